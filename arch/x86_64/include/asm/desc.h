@@ -1,0 +1,19 @@
+/* asm/desc.h: segment selectors, the TSS, and the IST stack numbers. */
+#pragma once
+
+#include "kernel/types.h"
+
+#define KERNEL_CS 0x08
+#define KERNEL_DS 0x10
+#define TSS_SEL 0x18
+
+#define IST_NMI 1
+#define IST_DOUBLE_FAULT 2
+#define IST_MCE 3
+#define IST_STACK_SIZE 16384
+
+/* Builds and loads cpu's GDT and TSS (IST stacks included) on the running
+ * CPU; the boot CPU calls it early, each AP during its bring-up. */
+void gdt_init_cpu(int cpu);
+/* The [bottom, top) of the IST stack ist of cpu, for backtrace bounds. */
+void ist_stack_bounds(int cpu, int ist, unsigned long *bottom, unsigned long *top);

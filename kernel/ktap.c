@@ -1,0 +1,142 @@
+/* kernel/ktap.c: running KTAP suites and printing their results. */
+#include "kernel/ktap.h"
+#include "kernel/cmdline.h"
+#include "kernel/string.h"
+
+extern const struct ktap_suite __start_ktap_suites[], __stop_ktap_suites[];
+
+static unsigned int ktap_timeout_ms = 120000;
+core_param(ktap.timeout, ktap_timeout_ms, uint, "per-case time limit in ms for in-kernel tests");
+
+/* Set while a case runs; cases run one at a time. */
+static volatile bool case_failed, case_skipped;
+static char skip_reason[128];
+static const char *indent = "    ";
+
+static void vlog(const char *fmt, va_list ap)
+{
+	char msg[400];
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	printk_raw("%s# %s\n", indent, msg);
+}
+
+void ktap_log(const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	vlog(fmt, ap);
+	va_end(ap);
+}
+
+void ktap_fail(const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	vlog(fmt, ap);
+	va_end(ap);
+	case_failed = true;
+}
+
+void ktap_skip(const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(skip_reason, sizeof(skip_reason), fmt, ap);
+	va_end(ap);
+	case_skipped = true;
+}
+
+bool ktap_case_ok(void)
+{
+	return !case_failed;
+}
+
+__weak bool ktap_run_case(const struct ktap_case *c, unsigned int timeout_ms)
+{
+	(void)timeout_ms;
+	c->run();
+	return true;
+}
+
+static bool selected(const char *name, const char *sel)
+{
+	size_t n = strlen(name);
+	if (!strcmp(sel, "all"))
+		return true;
+	for (const char *p = sel; *p;) {
+		const char *end = strchr(p, ',');
+		size_t len = end ? (size_t)(end - p) : strlen(p);
+		if (len == n && !strncmp(p, name, n))
+			return true;
+		p += len;
+		if (*p == ',')
+			p++;
+	}
+	return false;
+}
+
+static int count_cases(const struct ktap_suite *s)
+{
+	int n = 0;
+	while (s->cases[n].name)
+		n++;
+	return n;
+}
+
+/* Returns true if the suite passed (skipped cases do not fail it). */
+static bool run_suite(const struct ktap_suite *s, int index)
+{
+	int n = count_cases(s);
+	bool ok = true;
+
+	printk_raw("    KTAP version 1\n    # Subtest: %s\n    1..%d\n", s->name, n);
+	if (s->init && s->init()) {
+		for (int i = 0; i < n; i++)
+			printk_raw("    ok %d %s # SKIP suite init failed\n", i + 1, s->cases[i].name);
+		printk_raw("ok %d %s # SKIP suite init failed\n", index, s->name);
+		return true;
+	}
+	for (int i = 0; i < n; i++) {
+		const struct ktap_case *c = &s->cases[i];
+		case_failed = case_skipped = false;
+		unsigned int t = c->timeout_ms ? c->timeout_ms : ktap_timeout_ms;
+		if (!ktap_run_case(c, t)) {
+			ktap_log("case %s did not finish within %u ms", c->name, t);
+			case_failed = true;
+		}
+		if (case_failed) {
+			ok = false;
+			printk_raw("    not ok %d %s\n", i + 1, c->name);
+		} else if (case_skipped) {
+			printk_raw("    ok %d %s # SKIP %s\n", i + 1, c->name, skip_reason);
+		} else {
+			printk_raw("    ok %d %s\n", i + 1, c->name);
+		}
+	}
+	if (s->exit)
+		s->exit();
+	printk_raw("%s %d %s\n", ok ? "ok" : "not ok", index, s->name);
+	return ok;
+}
+
+int ktap_run(const char *selection)
+{
+	int total = 0, failed = 0, index = 0;
+
+	for (const struct ktap_suite *s = __start_ktap_suites; s < __stop_ktap_suites; s++)
+		if (selected(s->name, selection))
+			total++;
+	if (!total) {
+		printk(KERN_ERR "ktap: no test suite matches '%s'; suites are:\n", selection);
+		for (const struct ktap_suite *s = __start_ktap_suites; s < __stop_ktap_suites; s++)
+			printk(KERN_ERR "ktap:   %s\n", s->name);
+		printk_raw("KTAP version 1\n1..1\nnot ok 1 %s # no such suite\n", selection);
+		return -1;
+	}
+	printk_raw("KTAP version 1\n1..%d\n", total);
+	for (const struct ktap_suite *s = __start_ktap_suites; s < __stop_ktap_suites; s++)
+		if (selected(s->name, selection) && !run_suite(s, ++index))
+			failed++;
+	printk_raw("# ktap: %d of %d suites failed\n", failed, total);
+	return failed;
+}

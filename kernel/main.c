@@ -1,0 +1,74 @@
+/* kernel/main.c: kmain(), where the boot CPU arrives from boot/entry.asm in
+ * 64-bit mode, and the order in which the kernel comes up.
+ *
+ * Each step needs only the ones above it: consoles and per-CPU data first
+ * (printk uses both), then traps (so a bug below is reported, not a triple
+ * fault), then the boot information and command line, memory, the
+ * machine's tables and timers, the other CPUs, the scheduler and RCU.
+ * Then the kernel runs what the command line asks and ends the run. */
+#include "kernel/printk.h"
+#include "kernel/console.h"
+#include "kernel/percpu.h"
+#include "kernel/cmdline.h"
+#include "kernel/multiboot2.h"
+#include "kernel/ktap.h"
+#include "kernel/system.h"
+#include "kernel/string.h"
+#include "asm/desc.h"
+#include "asm/irq.h"
+
+#define MB2_BOOTLOADER_MAGIC 0x36d76289
+/* The boot information lies in low memory, identity-mapped by the early
+ * page tables; no honest loader makes it larger than this. */
+#define MB2_INFO_MAX (1024 * 1024)
+
+static char *test_selection;
+core_param(test, test_selection, charp, "run in-kernel test suites: all, or a comma-separated list");
+
+struct boot_info boot_info;
+
+static u64 usable_memory(const struct boot_info *bi)
+{
+	u64 total = 0;
+	for (size_t i = 0; i < bi->mmap_count; i++)
+		if (bi->mmap[i].type == MB2_MEMORY_AVAILABLE)
+			total += bi->mmap[i].len;
+	return total;
+}
+
+static void parse_boot_info(unsigned long magic, unsigned long info_phys)
+{
+	if (magic != MB2_BOOTLOADER_MAGIC) {
+		printk(KERN_ERR "boot: bad multiboot2 magic 0x%lx; no boot information\n", magic);
+		return;
+	}
+	if (!info_phys || info_phys >= 0x100000000ul - 8) {
+		printk(KERN_ERR "boot: boot information at 0x%lx is outside the early map\n", info_phys);
+		return;
+	}
+	size_t avail = MIN((u64)MB2_INFO_MAX, 0x100000000ul - info_phys);
+	if (mb2_parse((const void *)info_phys, avail, &boot_info))
+		printk(KERN_ERR "boot: boot information damaged; using what could be read\n");
+}
+
+void kmain(unsigned long magic, unsigned long info_phys)
+{
+	percpu_init_boot_cpu();
+	serial_init();
+	gdt_init_cpu(0);
+	idt_init();
+
+	parse_boot_info(magic, info_phys);
+	printk(KERN_INFO "rcukern: an SMP x86-64 kernel for the RCU usage article\n");
+	printk(KERN_INFO "boot: loader '%s', memory %lu MiB usable, command line '%s'\n",
+	       boot_info.loader_name[0] ? boot_info.loader_name : "?",
+	       (unsigned long)(usable_memory(&boot_info) >> 20), boot_info.cmdline);
+	cmdline_parse(boot_info.cmdline, __start___param, __stop___param);
+
+	if (test_selection) {
+		int failed = ktap_run(test_selection);
+		system_exit(failed ? EXIT_FAILURE_STATUS : EXIT_SUCCESS_STATUS);
+	}
+	printk(KERN_INFO "rcukern: nothing more to run\n");
+	system_exit(EXIT_SUCCESS_STATUS);
+}

@@ -1,0 +1,90 @@
+#!/usr/bin/env bash
+# run.sh: build rcukern if needed and boot it in QEMU, serial on stdout.
+#
+#   ./run.sh                     the article's scenarios on -smp 16
+#   ./run.sh -s 4 -c test=all    the tests on 4 CPUs
+#   ./run.sh --uefi              boot through OVMF instead of the BIOS
+#
+# Options:
+#   -s N          CPUs (default 16)          -m MB     memory (default 512)
+#   -c "ARGS"     kernel command line        --uefi    boot with OVMF
+#   --machine M   pc (default) or q35        --kvm     use KVM if it works
+#   --gdb         gdb stub on :1234, paused  --no-build  do not run make
+#   --display     show a screen (default: none, serial only)
+#   -- ARGS       passed to QEMU as they are
+# The ISO is build/rcukern.iso, or $RCUKERN_ISO.
+# Exit status: 0 the kernel reported success, 1 it reported failure (or
+# panicked), 2 no exit from the kernel (reset, triple fault, QEMU quit).
+set -uo pipefail
+cd "$(dirname "$0")"
+
+cpus=16 mem=512 cmdline="" uefi=0 machine=pc kvm=0 gdb=0 build=1 display=0
+extra=()
+while [[ $# -gt 0 ]]; do
+	case $1 in
+	-s) cpus=$2; shift 2 ;;
+	-m) mem=$2; shift 2 ;;
+	-c) cmdline=$2; shift 2 ;;
+	--uefi) uefi=1; shift ;;
+	--machine) machine=$2; shift 2 ;;
+	--kvm) kvm=1; shift ;;
+	--gdb) gdb=1; shift ;;
+	--no-build) build=0; shift ;;
+	--display) display=1; shift ;;
+	--) shift; extra=("$@"); break ;;
+	-h|--help) sed -n '2,20p' "$0" | sed 's/^# \{0,1\}//' >&2; exit 0 ;;
+	*) echo "run.sh: unknown option '$1' (try --help)" >&2; exit 64 ;;
+	esac
+done
+if [[ $cmdline == *"'"* ]]; then
+	echo "run.sh: the kernel command line may not contain single quotes" >&2
+	exit 64
+fi
+
+iso=${RCUKERN_ISO:-build/rcukern.iso}
+if [[ $build == 1 ]]; then
+	bash tools/deps.sh || exit 1
+	make -s iso >&2 || exit 1
+fi
+[[ -f $iso ]] || { echo "run.sh: $iso missing (run make)" >&2; exit 1; }
+
+# The command line reaches GRUB through a tiny FAT disk: grub.cfg sources
+# /rcukern-args.cfg from whichever disk has it.
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+printf "set timeout=0\nset args='%s'\n" "$cmdline" > "$tmp/rcukern-args.cfg"
+mformat -i "$tmp/args.img" -C -f 1440 :: >/dev/null 2>&1 &&
+	mcopy -i "$tmp/args.img" "$tmp/rcukern-args.cfg" ::/ >/dev/null 2>&1 ||
+	{ echo "run.sh: could not make the args disk (mtools)" >&2; exit 1; }
+
+qemu=(qemu-system-x86_64 -machine "$machine" -smp "$cpus" -m "$mem"
+	-cdrom "$iso" -drive "file=$tmp/args.img,format=raw,if=ide,index=1"
+	-boot d -serial stdio -no-reboot
+	-device isa-debug-exit,iobase=0xf4,iosize=0x04)
+if [[ $display == 0 ]]; then qemu+=(-display none -vga std); fi
+if [[ $kvm == 1 && -w /dev/kvm ]]; then
+	qemu+=(-accel kvm -cpu host)
+else
+	[[ $kvm == 1 ]] && echo "run.sh: /dev/kvm not usable, using TCG" >&2
+	qemu+=(-accel tcg,thread=multi -cpu max)
+fi
+if [[ $uefi == 1 ]]; then
+	fw=""
+	for f in /usr/share/ovmf/OVMF.fd /usr/share/OVMF/OVMF.fd /usr/share/qemu/OVMF.fd; do
+		[[ -f $f ]] && fw=$f && break
+	done
+	[[ -n $fw ]] || { echo "run.sh: OVMF not found (apt-get install ovmf)" >&2; exit 1; }
+	qemu+=(-bios "$fw")
+fi
+[[ $gdb == 1 ]] && qemu+=(-s -S)
+qemu+=("${extra[@]}")
+
+"${qemu[@]}" < /dev/null
+rc=$?
+case $rc in
+1) exit 0 ;;			# kernel wrote 0 to the exit port
+3) exit 1 ;;			# kernel wrote 1: failure
+5) exit 1 ;;			# kernel wrote 2: panic
+0) echo "run.sh: QEMU stopped without an exit from the kernel (reset or triple fault?)" >&2; exit 2 ;;
+*) echo "run.sh: QEMU exited with status $rc" >&2; exit 2 ;;
+esac
