@@ -1,0 +1,82 @@
+/* kernel/smp.h: the generic SMP interface: which CPU am I, which CPUs are
+ * online, and running a function on other CPUs.  Implemented in
+ * kernel/smp.c over the arch's IPIs (arch/x86_64/ipi.c).  CPUs are
+ * numbered 0..nr_cpu_ids-1 in the order they came up; CPU 0 boots. */
+#pragma once
+
+#include "kernel/types.h"
+#include "kernel/percpu.h"
+
+#define smp_processor_id() raw_smp_processor_id()
+
+/* CPUs online so far; ids are dense, so this is also max id + 1. */
+extern int nr_cpu_ids;
+
+/* NR_CPUS is 64: one word holds a whole mask. */
+struct cpumask {
+	u64 bits;
+};
+
+extern struct cpumask cpu_online_mask;
+
+static inline bool cpumask_test_cpu(int cpu, const struct cpumask *m)
+{
+	return (unsigned)cpu < NR_CPUS && (__atomic_load_n(&m->bits, __ATOMIC_RELAXED) >> cpu) & 1;
+}
+static inline void cpumask_set_cpu(int cpu, struct cpumask *m)
+{
+	__atomic_fetch_or(&m->bits, 1ull << cpu, __ATOMIC_RELAXED);
+}
+static inline void cpumask_clear_cpu(int cpu, struct cpumask *m)
+{
+	__atomic_fetch_and(&m->bits, ~(1ull << cpu), __ATOMIC_RELAXED);
+}
+static inline int cpumask_weight(const struct cpumask *m)
+{
+	return __builtin_popcountll(__atomic_load_n(&m->bits, __ATOMIC_RELAXED));
+}
+static inline void cpumask_clear(struct cpumask *m) { m->bits = 0; }
+
+#define for_each_cpu(cpu, mask) \
+	for ((cpu) = 0; (cpu) < NR_CPUS; (cpu)++) \
+		if (!cpumask_test_cpu((cpu), (mask))) {} else
+#define for_each_online_cpu(cpu) for_each_cpu(cpu, &cpu_online_mask)
+
+static inline bool cpu_online(int cpu) { return cpumask_test_cpu(cpu, &cpu_online_mask); }
+static inline int num_online_cpus(void) { return cpumask_weight(&cpu_online_mask); }
+
+typedef void (*smp_call_func_t)(void *info);
+
+/*
+ * Runs fn(info) on cpu, in its interrupt context (irqs off there), or
+ * directly (irqs off) when cpu is this CPU.  wait: return only after fn
+ * has returned.  Returns 0, -ENXIO/-EINVAL for a CPU that is not online,
+ * -ETIMEDOUT if a waited-for CPU never ran it (it is named on the console).
+ * May be called with irqs off: while waiting this CPU keeps running calls
+ * sent to it, so two CPUs calling each other do not deadlock.
+ */
+int smp_call_function_single(int cpu, smp_call_func_t fn, void *info, int wait);
+/* The same on every CPU in mask except this one. */
+int smp_call_function_many(const struct cpumask *mask, smp_call_func_t fn,
+			   void *info, int wait);
+/* Every other online CPU. */
+int smp_call_function(smp_call_func_t fn, void *info, int wait);
+/* Every online CPU, this one included (this one directly, irqs off). */
+int on_each_cpu(smp_call_func_t fn, void *info, int wait);
+
+/* Kick cpu into its scheduler (calls scheduler_ipi() there). */
+void smp_send_reschedule(int cpu);
+/* The reschedule IPI's hook; the scheduler overrides this weak no-op. */
+void scheduler_ipi(void);
+
+/* NMI cpu, which prints its registers and backtrace (flushed once out of
+ * NMI).  False if it cannot (not online, no NMI IPIs). */
+bool trigger_cpu_backtrace(int cpu);
+/* Every online CPU but this one. */
+void trigger_all_cpu_backtrace(void);
+
+/* Bring-up, from arch code. */
+void smp_prepare_boot_cpu(void);	/* CPU 0 online, before the APs */
+void smp_ap_main(int cpu) __noreturn;	/* each AP ends its bring-up here */
+void cpu_idle_loop(void) __noreturn;	/* weak: hlt loop; the scheduler's idle */
+void smp_call_function_interrupt(void);	/* arch: the call IPI arrived */
