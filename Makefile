@@ -40,22 +40,33 @@ all: iso
 
 iso: $(BUILD)/rcukern.iso
 
+ifeq ($(V),1)
+Q :=
+say := @true
+else
+Q := @
+say := @echo
+endif
+
 $(BUILD)/%.o: %.c
 	@mkdir -p $(dir $@)
-	$(CC) $(KCFLAGS) -c $< -o $@
+	$(say) "  CC      $<"
+	$(Q)$(CC) $(KCFLAGS) -c $< -o $@
 
 $(BUILD)/%.o: %.asm
 	@mkdir -p $(dir $@)
-	$(NASM) -f elf64 -g -F dwarf -MD $(@:.o=.d) -MP -o $@ $<
+	$(say) "  NASM    $<"
+	$(Q)$(NASM) -f elf64 -g -F dwarf -MD $(@:.o=.d) -MP -o $@ $<
 
 # Two links: the first finds where every function is, the second adds the
 # symbol table.  The table lives in .rodata, after .text, so no function
 # moves between the links (checked).
 $(BUILD)/kernel.elf: $(OBJS) linker.ld tools/kallsyms.py
-	$(LD) $(KLDFLAGS) -o $(BUILD)/kernel.pass1.elf $(OBJS)
-	nm -n $(BUILD)/kernel.pass1.elf | $(PYTHON) tools/kallsyms.py > $(BUILD)/kallsyms.c
-	$(CC) $(KCFLAGS) -c $(BUILD)/kallsyms.c -o $(BUILD)/kallsyms.o
-	$(LD) $(KLDFLAGS) -o $@ $(OBJS) $(BUILD)/kallsyms.o
+	$(say) "  LD      $@"
+	$(Q)$(LD) $(KLDFLAGS) -o $(BUILD)/kernel.pass1.elf $(OBJS)
+	$(Q)nm -n $(BUILD)/kernel.pass1.elf | $(PYTHON) tools/kallsyms.py > $(BUILD)/kallsyms.c
+	$(Q)$(CC) $(KCFLAGS) -c $(BUILD)/kallsyms.c -o $(BUILD)/kallsyms.o
+	$(Q)$(LD) $(KLDFLAGS) -o $@ $(OBJS) $(BUILD)/kallsyms.o
 	@nm -n $(BUILD)/kernel.pass1.elf | grep ' [tT] ' > $(BUILD)/syms1.txt
 	@nm -n $@ | grep ' [tT] ' > $(BUILD)/syms2.txt
 	@cmp -s $(BUILD)/syms1.txt $(BUILD)/syms2.txt || { echo "kallsyms: text moved between links" >&2; exit 1; }
@@ -63,9 +74,10 @@ $(BUILD)/kernel.elf: $(OBJS) linker.ld tools/kallsyms.py
 $(BUILD)/rcukern.iso: $(BUILD)/kernel.elf boot/grub.cfg
 	@rm -rf $(BUILD)/isodir
 	@mkdir -p $(BUILD)/isodir/boot/grub
-	cp $(BUILD)/kernel.elf $(BUILD)/isodir/boot/kernel.elf
-	cp boot/grub.cfg $(BUILD)/isodir/boot/grub/grub.cfg
-	grub-mkrescue -o $@ $(BUILD)/isodir 2> $(BUILD)/grub-mkrescue.log || { cat $(BUILD)/grub-mkrescue.log >&2; exit 1; }
+	@cp $(BUILD)/kernel.elf $(BUILD)/isodir/boot/kernel.elf
+	@cp boot/grub.cfg $(BUILD)/isodir/boot/grub/grub.cfg
+	$(say) "  ISO     $@"
+	$(Q)grub-mkrescue -o $@ $(BUILD)/isodir 2> $(BUILD)/grub-mkrescue.log || { cat $(BUILD)/grub-mkrescue.log >&2; exit 1; }
 
 deps:
 	bash tools/deps.sh
