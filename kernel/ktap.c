@@ -59,10 +59,13 @@ __weak bool ktap_run_case(const struct ktap_case *c, unsigned int timeout_ms)
 }
 
 /* Suite names are C identifiers; on the command line '-' may stand for
- * '_' (test=selftest-crash). */
+ * '_' (test=selftest-crash), and a trailing '*' matches any rest
+ * (test=paper_*). */
 static bool name_matches(const char *name, const char *p, size_t len)
 {
 	for (size_t i = 0; i < len; i++) {
+		if (p[i] == '*' && i == len - 1)
+			return true;
 		char c = p[i] == '-' ? '_' : p[i];
 		if (!name[i] || name[i] != c)
 			return false;

@@ -19,7 +19,8 @@
  *
  * Cases are void functions; KTAP_EXPECT records a failure and goes on,
  * KTAP_ASSERT records it and returns from the case.  test=all or
- * test=mm,rcu on the command line selects suites. */
+ * test=mm,rcu on the command line selects suites; test=paper_* selects by
+ * prefix. */
 #pragma once
 
 #include "kernel/types.h"

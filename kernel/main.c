@@ -22,8 +22,11 @@
  * page tables; no honest loader makes it larger than this. */
 #define MB2_INFO_MAX (1024 * 1024)
 
+/* Without test=, a boot runs the article's scenarios: the KTAP suites
+ * named paper_* (tests/scenarios). */
 static char *test_selection;
-core_param(test, test_selection, charp, "run in-kernel test suites: all, or a comma-separated list");
+core_param(test, test_selection, charp,
+	   "KTAP suites to run: all, a comma-separated list, prefix* (default: paper_*, the article's scenarios)");
 
 struct boot_info boot_info;
 
@@ -69,6 +72,8 @@ void kmain(unsigned long magic, unsigned long info_phys)
 		int failed = ktap_run(test_selection);
 		system_exit(failed ? EXIT_FAILURE_STATUS : EXIT_SUCCESS_STATUS);
 	}
-	printk(KERN_INFO "rcukern: nothing more to run\n");
-	system_exit(EXIT_SUCCESS_STATUS);
+	int failed = ktap_run("paper_*");
+	if (failed < 0)
+		printk(KERN_INFO "rcukern: this build has no scenarios to run\n");
+	system_exit(failed > 0 ? EXIT_FAILURE_STATUS : EXIT_SUCCESS_STATUS);
 }
