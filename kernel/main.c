@@ -14,6 +14,8 @@
 #include "kernel/ktap.h"
 #include "kernel/system.h"
 #include "kernel/string.h"
+#include "kernel/pmm.h"
+#include "arch/x86_64/paging.h"
 #include "asm/desc.h"
 #include "asm/irq.h"
 
@@ -62,6 +64,8 @@ void kmain(unsigned long magic, unsigned long info_phys)
 	idt_init();
 
 	parse_boot_info(magic, info_phys);
+	pmm_init(&boot_info);	/* the free ranges; no memory touched yet */
+	paging_init();		/* own tables, then pmm's bitmap: kmalloc works */
 	printk(KERN_INFO "rcukern: an SMP x86-64 kernel for the RCU usage article\n");
 	printk(KERN_INFO "boot: loader '%s', memory %lu MiB usable, command line '%s'\n",
 	       boot_info.loader_name[0] ? boot_info.loader_name : "?",

@@ -1,0 +1,23 @@
+# tests/host/runner.mk: the self-tests of the test judge (tests/runner.py)
+# and of the report tool (tools/report.py), included by tests/host/Makefile.
+# They are Python (standard library only): the "program" added to
+# HOST_TESTS is a small script that runs them with python3 -m unittest.
+# `make -C tests/host runner-test` runs them alone.
+RUNNER_ROOT ?= ../..
+RUNNER_BUILD ?= build
+RUNNER_PYTHON ?= python3
+RUNNER_SRCS = $(RUNNER_ROOT)/tests/runner.py $(RUNNER_ROOT)/tests/runner_test.py \
+	$(RUNNER_ROOT)/tests/report_test.py $(RUNNER_ROOT)/tools/report.py \
+	$(RUNNER_ROOT)/tests/qemu-configs $(wildcard $(RUNNER_ROOT)/tests/runner-fixtures/*)
+
+HOST_TESTS += $(RUNNER_BUILD)/runner_test
+
+$(RUNNER_BUILD)/runner_test: $(RUNNER_SRCS) runner.mk
+	@mkdir -p $(RUNNER_BUILD)
+	@printf '#!/bin/sh\n# made by tests/host/runner.mk\ncd "%s" && exec %s -m unittest tests/runner_test.py tests/report_test.py\n' \
+		"$(abspath $(RUNNER_ROOT))" "$(RUNNER_PYTHON)" > $@
+	@chmod +x $@
+
+.PHONY: runner-test
+runner-test: $(RUNNER_BUILD)/runner_test
+	$(RUNNER_BUILD)/runner_test

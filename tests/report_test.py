@@ -1,0 +1,140 @@
+#!/usr/bin/env python3
+"""tests/report_test.py: tests of tools/report.py over a fixture log of
+made-up benchmark rows (tests/runner-fixtures/report-fixture.log; its
+numbers are not measurements).  The report must hold the goal table, the
+read-side matrix and a table per row name; with gnuplot it must produce
+the PNG plots, without it say that they were skipped.
+
+    python3 -m unittest tests/report_test.py       (from the repo root)
+"""
+
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+import unittest
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+ROOT = os.path.dirname(HERE)
+sys.path.insert(0, os.path.join(ROOT, "tools"))
+import report  # noqa: E402
+
+FIXTURE = os.path.join(HERE, "runner-fixtures", "report-fixture.log")
+PLOTS = ("readside-cpus", "readside-cslen", "refcnt-cpus", "refcnt-cslen",
+         "gp-latency")
+
+
+def paper_dir(tmp):
+    """The article's data if it is beside the repo, else a small stand-in
+    with the same columns (so the test runs on any clone)."""
+    found = report.find_paper_data()
+    if found:
+        return found
+    d = os.path.join(tmp, "paper-data")
+    os.makedirs(d)
+    with open(os.path.join(d, "readside-nonpreempt.tsv"), "w") as f:
+        f.write("cpus\trcu_ns\trcu_sd\trwlock_ns\trwlock_sd\n1\t1e-4\t1e-6\t57.7\t0.04\n"
+                "16\t3e-4\t6e-5\t3312\t390\n")
+    with open(os.path.join(d, "readside-preempt.tsv"), "w") as f:
+        f.write("cpus\trcu_ns\trcu_sd\trwlock_ns\trwlock_sd\trefcnt_ns\trefcnt_sd\n"
+                "1\t6.05\t0.2\t86.6\t2.7\t66.3\t2.0\n16\t5.63\t0.03\t6629\t690\t2820\t41\n")
+    with open(os.path.join(d, "cslen-preempt-16cpus.tsv"), "w") as f:
+        f.write("cs_us\trcu_ns\trcu_sd\trwlock_ns\trwlock_sd\trefcnt_ns\trefcnt_sd\n"
+                "0\t5.6\t0.03\t6629\t690\t2820\t41\n3\t\t\t6374\t178\t3276\t50\n"
+                "20\t20069\t34\t20351\t37\t20079\t45\n")
+    return d
+
+
+class ReportTest(unittest.TestCase):
+    def setUp(self):
+        self.tmp = tempfile.TemporaryDirectory()
+        self.out = os.path.join(self.tmp.name, "report")
+        self.paper = paper_dir(self.tmp.name)
+
+    def tearDown(self):
+        self.tmp.cleanup()
+
+    def run_report(self, *extra):
+        p = subprocess.run([sys.executable, os.path.join(ROOT, "tools", "report.py"),
+                            FIXTURE, "--out", self.out, "--paper-data", self.paper,
+                            *extra], capture_output=True, text=True, timeout=300)
+        self.assertEqual(p.returncode, 0, p.stdout + p.stderr)
+        with open(os.path.join(self.out, "report.md")) as f:
+            return f.read()
+
+    def test_tables(self):
+        md = self.run_report("--gnuplot", "none")
+        self.assertIn("**rcukern under QEMU TCG**", md)
+        self.assertIn("**2007 Linux, 16-CPU 3GHz x86**", md)
+        # The goals, computed from the rows (fixture: rwlock 393.22 / 2.00).
+        self.assertIn("| rwlock / rcu-sched at 16 CPUs | >= 100x | 196.6x", md)
+        self.assertIn("| refcnt / rcu-sched at 16 CPUs | >= 10x | 63.3x", md)
+        # The matrix and one table per row name, with every row.
+        self.assertIn("| type | 1 CPU | 2 CPUs | 4 CPUs | 8 CPUs | 16 CPUs |", md)
+        self.assertIn("| rwlock | 60 ± 3 (net 59) |", md)
+        for name, n in (("readside", 65), ("gp", 10), ("ipi", 1), ("ctxsw", 1),
+                        ("nmi_profile", 1), ("gc_inflight", 1)):
+            self.assertIn(f"### name={name} ({n} row", md)
+        self.assertIn("| type | cpus | cs_ns | ns_per_op | stddev | runs | "
+                      "median_ns | host_gaps |", md)
+        self.assertIn("| rwlock | 16 | 0 | 393.22 | 19.66 | 5 | 393.22 | 0 |", md)
+        self.assertIn("| cpus | max_kib | mean_kib |", md)   # a row of its own shape
+        self.assertIn("Plots skipped: gnuplot was not found", md)
+        self.assertFalse(any(f.endswith(".png") for f in os.listdir(self.out)))
+
+    @unittest.skipUnless(shutil.which("gnuplot"), "gnuplot is not installed")
+    def test_plots(self):
+        md = self.run_report()
+        for name in PLOTS:
+            png = os.path.join(self.out, name + ".png")
+            self.assertTrue(os.path.isfile(png), name)
+            with open(png, "rb") as f:
+                self.assertEqual(f.read(8), b"\x89PNG\r\n\x1a\n", name)
+            self.assertIn(f"({name}.png)", md)
+            with open(os.path.join(self.out, name + ".gp")) as f:
+                gp = f.read()
+            if name != "gp-latency":   # the article has no grace-period data
+                self.assertIn("2007 Linux, 16-CPU 3GHz x86", gp, name)
+            self.assertIn("rcukern under QEMU TCG", gp, name)
+        with open(os.path.join(self.out, "readside-cpus.gp")) as f:
+            gp = f.read()
+        self.assertIn("set logscale y", gp)
+        self.assertIn("yerrorlines", gp)
+
+    def test_platform_labels(self):
+        self.assertEqual(report.platform_label(["hardware Intel i7-8650U"]),
+                         "rcukern on a real PC")
+        self.assertEqual(report.platform_label(["qemu tcg"]), "rcukern under QEMU TCG")
+        self.assertEqual(report.platform_label(["qemu kvm"]), "rcukern under QEMU KVM")
+        self.assertEqual(report.platform_label([], ran_qemu=True),
+                         "rcukern under QEMU TCG")
+        self.assertIn("not stated", report.platform_label([]))
+
+    def test_rows_and_goals_from_text(self):
+        rows, plat = report.read_log(
+            "[c0] boot\n# platform: hardware\n"
+            "    # bench name=readside type=rcu-sched cpus=16 cs_ns=0 ns_per_op=5 stddev=0 runs=3\n"
+            "# bench name=readside type=rwlock cpus=16 cs_ns=0 ns_per_op=50 stddev=1 runs=3\n"
+            "# bench nonsense\n")
+        self.assertEqual(plat, ["hardware"])
+        self.assertEqual(len(rows), 2)
+        text = "\n".join(report.goals(rows))
+        self.assertIn("10.0x (50 / 5 ns) | NOT met", text)   # under 100x
+        self.assertIn("refcnt / rcu-sched at 16 CPUs | >= 10x | not measured", text)
+
+    def test_no_rows(self):
+        md_dir = os.path.join(self.tmp.name, "empty")
+        log = os.path.join(self.tmp.name, "empty.log")
+        with open(log, "w") as f:
+            f.write("KTAP version 1\n1..0\n")
+        p = subprocess.run([sys.executable, os.path.join(ROOT, "tools", "report.py"),
+                            log, "--out", md_dir, "--gnuplot", "none"],
+                           capture_output=True, text=True)
+        self.assertEqual(p.returncode, 0)
+        with open(os.path.join(md_dir, "report.md")) as f:
+            self.assertIn("The log has no `# bench` rows.", f.read())
+
+
+if __name__ == "__main__":
+    unittest.main()

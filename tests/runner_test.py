@@ -1,0 +1,428 @@
+#!/usr/bin/env python3
+"""tests/runner_test.py: tests of the test judge (tests/runner.py) over the
+saved serial logs in tests/runner-fixtures/.  They show that the judge
+fails a run when it should: a "not ok", output that stops mid-suite, a
+panic (whose register dump and backtrace it must echo), UBSAN, a plan
+that disagrees with the results, an expected failure that did not happen.
+The last class drives the runner against fake run.sh scripts to check the
+time limit (the whole process group is killed), resets and the exit code.
+
+    python3 -m unittest tests/runner_test.py       (from the repo root)
+"""
+
+import os
+import re
+import subprocess
+import sys
+import tempfile
+import textwrap
+import time
+import unittest
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, HERE)
+import runner  # noqa: E402
+
+FIXTURES = os.path.join(HERE, "runner-fixtures")
+
+
+def fixture(name):
+    return runner.read_lines(os.path.join(FIXTURES, name))
+
+
+def judge_fixture(name, cfg=None, **kw):
+    cfg = cfg or runner.Config(name=name.split(".")[0])
+    return runner.judge(cfg, fixture(name), **kw)
+
+
+def statuses(v):
+    return {c.path: c.status for c in v.cases}
+
+
+def text_of(v):
+    return "\n".join(runner.format_verdict(v))
+
+
+def crash_cfg(**over):
+    line = ("selftest-crash cpus=1 expect=fail require='Kernel panic' "
+            "require='RIP: .*crash_null_dereference' -- test=selftest_crash")
+    cfg = runner.parse_config_line(line)
+    for k, val in over.items():
+        setattr(cfg, k, val)
+    return cfg
+
+
+class ConfigTest(unittest.TestCase):
+    def test_full_line(self):
+        c = runner.parse_config_line(
+            "x-1 cpus=4 mem=128 timeout=30 uefi machine=q35 "
+            "forbid='rcu: stall' allow=UBSAN:.*expected -- test=mm,rcu rcu.x=1")
+        self.assertEqual((c.name, c.cpus, c.mem, c.timeout, c.uefi, c.machine),
+                         ("x-1", 4, 128, 30.0, True, "q35"))
+        self.assertEqual(c.cmdline, "test=mm,rcu rcu.x=1")
+        self.assertEqual(c.forbid[0].pattern, "rcu: stall")
+        self.assertFalse(c.expect_fail)
+        self.assertEqual(runner.run_command(c, "./run.sh"),
+                         ["./run.sh", "--no-build", "-s", "4", "-m", "128",
+                          "-c", "test=mm,rcu rcu.x=1", "--uefi",
+                          "--machine", "q35"])
+
+    def test_comments_and_defaults(self):
+        self.assertIsNone(runner.parse_config_line("   # a comment"))
+        self.assertIsNone(runner.parse_config_line(""))
+        c = runner.parse_config_line("plain")
+        self.assertEqual((c.cpus, c.mem, c.cmdline, c.uefi), (16, 512, "", False))
+
+    def test_errors(self):
+        bad = ["x cpu=4 -- test=all",            # unknown key
+               "x cpus=0", "x cpus=four", "x mem=1", "x timeout=-3",
+               "x machine=isapc", "x expect=maybe",
+               "x require=RIP: -- test=all",     # require without expect=fail
+               "x expect=fail require='(' -- t",  # bad regex
+               "bad/name cpus=1", "x -- it's quoted", "x 'unterminated"]
+        for line in bad:
+            with self.assertRaises(runner.ConfigError, msg=line):
+                runner.parse_config_line(line)
+        with self.assertRaisesRegex(runner.ConfigError, "twice"):
+            runner.parse_configs("a cpus=1\na cpus=2\n")
+
+    def test_the_real_file(self):
+        with open(os.path.join(HERE, "qemu-configs")) as f:
+            configs = {c.name: c for c in runner.parse_configs(f.read())}
+        for name in ("boot-smp1", "boot-smp16", "uefi-smp2", "selftest-crash"):
+            self.assertIn(name, configs)
+        self.assertEqual(configs["boot-smp1"].cpus, 1)
+        self.assertEqual(configs["boot-smp16"].cpus, 16)
+        self.assertIn("test=all", configs["boot-smp16"].cmdline)
+        self.assertTrue(configs["uefi-smp2"].uefi)
+        crash = configs["selftest-crash"]
+        self.assertTrue(crash.expect_fail)
+        pats = [r.pattern for r in crash.require]
+        self.assertTrue(any("RIP:" in p for p in pats))
+        self.assertTrue(any("Kernel panic" in p for p in pats))
+
+
+class CleanTest(unittest.TestCase):
+    def test_escapes_and_crs(self):
+        raw = b"\x1b[2J\x1b[H\x1b[0mGRUB\r\nKTAP version 1\r\n1..1\r\nab\rok 1 x\n"
+        self.assertEqual(runner.clean_lines(raw),
+                         ["GRUB", "KTAP version 1", "1..1", "ok 1 x"])
+
+    def test_bad_utf8_is_not_fatal(self):
+        self.assertEqual(runner.clean_lines(b"\xff\xfeok\n"), ["\ufffd\ufffdok"])
+
+
+class VerdictTest(unittest.TestCase):
+    def test_good_log_passes(self):
+        v = judge_fixture("good.log", rc=0)
+        self.assertTrue(v.passed, text_of(v))
+        self.assertEqual(statuses(v), {
+            "selftest/ktap_expect_works": "PASS",
+            "selftest/kallsyms_names_functions": "PASS",
+            "selftest/probe_fault_catches_page_fault": "PASS",
+            "locks/spinlock_counts": "PASS",
+            "locks/rwlock_counts": "PASS"})
+        self.assertEqual(runner.summary_line([v]), ("5 passed, 0 failed", 0))
+        self.assertEqual(v.bench, ["name=readside type=spinlock cpus=2 cs_ns=0 "
+                                   "ns_per_op=41.5 stddev=2.1 runs=5"])
+        self.assertEqual(v.platform, ["qemu tcg cpus=2"])
+
+    def test_not_ok_fails_and_shows_why(self):
+        v = judge_fixture("not-ok.log")
+        self.assertFalse(v.passed)
+        self.assertEqual(statuses(v)["selftest/kallsyms_names_functions"], "FAIL")
+        self.assertEqual(statuses(v)["selftest/ktap_expect_works"], "PASS")
+        self.assertIn("FAIL not-ok/selftest/kallsyms_names_functions", text_of(v))
+        self.assertIn("EXPECTATION FAILED at tests/kernel/test_selftest.c:22",
+                      text_of(v))
+        self.assertEqual(runner.summary_line([v]), ("2 passed, 1 failed", 1))
+
+    def test_truncated_log_fails(self):
+        v = judge_fixture("truncated.log")
+        self.assertFalse(v.passed)
+        st = statuses(v)
+        self.assertEqual(st["rcu/gp_completes"], "PASS")
+        self.assertEqual(st["rcu/#2"], "FAIL")      # the case that never ended
+        out = text_of(v)
+        self.assertIn("never reported", out)
+        self.assertIn("| " + "    # waiting for grace period 12", out)  # the tail
+
+    def test_panic_fails_and_echoes_registers_and_backtrace(self):
+        v = judge_fixture("panic.log")
+        self.assertFalse(v.passed)
+        self.assertEqual(statuses(v)["crash"], "FAIL")
+        out = text_of(v)
+        for want in ("RIP: 0008:ffffffff80104a12 crash_null_dereference+0x12/0x20",
+                     "RAX: 0000000000000008", "CR2: 0000000000000008",
+                     "Call Trace:", "null_dereference+0x11/0x30",
+                     "kmain+0x90/0x100",
+                     "Kernel panic - not syncing: Fatal exception: page fault"):
+            self.assertIn(want, out)
+
+    def test_ubsan_fails_even_when_every_case_passes(self):
+        v = judge_fixture("ubsan.log", rc=0)
+        self.assertFalse(v.passed)
+        st = statuses(v)
+        self.assertEqual(st["mm/page_alloc"], "PASS")
+        self.assertEqual(st["crash"], "FAIL")
+        self.assertEqual(st["exit-status"], "FAIL")  # exit 0 despite a report
+        out = text_of(v)
+        self.assertIn("UBSAN: shift-out-of-bounds in kernel/pmm.c:88:19", out)
+        self.assertIn("shift exponent 64", out)
+
+    def test_stack_protector_fails(self):
+        v = judge_fixture("stack-protector.log")
+        self.assertFalse(v.passed)
+        self.assertIn("stack-protector: kernel stack is corrupted", text_of(v))
+        self.assertIn("__stack_chk_fail", text_of(v))
+
+    def test_plan_mismatch_fails(self):
+        v = judge_fixture("plan-mismatch.log", rc=0)
+        self.assertFalse(v.passed)
+        self.assertIn("plan says 3 case(s), 2 reported", text_of(v))
+
+    def test_missing_plan_fails(self):
+        v = judge_fixture("no-plan.log")
+        self.assertFalse(v.passed)
+        self.assertIn("no plan line", text_of(v))
+
+    def test_nested_suites(self):
+        v = judge_fixture("nested.log")
+        st = statuses(v)
+        self.assertEqual(st["rcu/tree/fanout_16"], "PASS")
+        self.assertEqual(st["rcu/tree/qs_rolls_up"], "PASS")
+        self.assertEqual(st["rcu/segcblist/advance_moves_done"], "FAIL")
+        self.assertEqual(st["list/list_add_del"], "PASS")
+        self.assertEqual(len(st), 4)   # suites are not counted as cases
+        self.assertIn("rcu/segcblist.c:40", text_of(v))
+
+    def test_skip(self):
+        v = judge_fixture("skip.log", rc=0)
+        self.assertTrue(v.passed, text_of(v))
+        st = statuses(v)
+        self.assertEqual(st["nmi/nmi_ipi_roundtrip"], "PASS")
+        self.assertEqual(st["nmi/nmi_in_idle"], "SKIP")
+        self.assertEqual(st["hpet/hpet_counts"], "SKIP")
+        self.assertEqual(st["preempt_rcu"], "SKIP")
+        self.assertIn("needs at least 2 CPUs", text_of(v) + str(v.cases))
+        self.assertEqual(runner.summary_line([v])[0],
+                         "1 passed, 0 failed, 3 skipped")
+
+    def test_restarted_output_fails(self):
+        v = judge_fixture("restarted.log", rc=0)
+        self.assertFalse(v.passed)
+        self.assertIn("restarted", text_of(v))
+
+    def test_no_ktap_fails(self):
+        v = judge_fixture("no-ktap.log", rc=0)
+        self.assertFalse(v.passed)
+        self.assertIn("no KTAP output", text_of(v))
+
+    def test_empty_log_fails(self):
+        v = runner.judge(runner.Config(name="e"), [], rc=2)
+        self.assertFalse(v.passed)
+        self.assertIn("(nothing at all)", text_of(v))
+
+    def test_suite_ok_with_failed_case_is_inconsistent(self):
+        lines = ["KTAP version 1", "1..1", "    KTAP version 1",
+                 "    # Subtest: s", "    1..1", "    not ok 1 c", "ok 1 s"]
+        v = runner.judge(runner.Config(name="x"), lines)
+        self.assertIn("reports ok though a case failed", text_of(v))
+
+    def test_suite_not_ok_with_passing_cases_fails(self):
+        lines = ["KTAP version 1", "1..1", "    KTAP version 1",
+                 "    # Subtest: s", "    1..1", "    ok 1 c",
+                 "    # exit hook leaked 3 pages", "not ok 1 s"]
+        v = runner.judge(runner.Config(name="x"), lines)
+        self.assertFalse(v.passed)
+        self.assertEqual(statuses(v)["s"], "FAIL")
+        self.assertIn("exit hook leaked 3 pages", text_of(v))
+
+    def test_misnumbered_results_fail(self):
+        lines = ["KTAP version 1", "1..2", "ok 1 a", "ok 3 b"]
+        v = runner.judge(runner.Config(name="x"), lines)
+        self.assertFalse(v.passed)
+        self.assertIn("numbered 3 where 2 was due", text_of(v))
+
+    def test_flat_document_without_suites(self):
+        lines = ["KTAP version 1", "1..2", "ok 1 a", "ok 2 b # SKIP why"]
+        v = runner.judge(runner.Config(name="x"), lines, rc=0)
+        self.assertTrue(v.passed)
+        self.assertEqual(statuses(v), {"a": "PASS", "b": "SKIP"})
+
+    def test_printk_lines_inside_a_suite_are_ignored(self):
+        v = judge_fixture("good.log")
+        self.assertTrue(v.passed)   # "[c1] smp: CPU 1 online" inside locks
+
+    def test_allow_and_forbid(self):
+        allow = runner.parse_config_line("u allow=shift-out-of-bounds")
+        self.assertTrue(runner.judge(allow, fixture("ubsan.log"), rc=0).passed)
+        forbid = runner.parse_config_line("g forbid='CPU 1 online'")
+        v = runner.judge(forbid, fixture("good.log"), rc=0)
+        self.assertFalse(v.passed)
+        self.assertEqual(statuses(v)["forbid"], "FAIL")
+
+    def test_exit_status_is_checked(self):
+        self.assertTrue(judge_fixture("good.log", rc=0).passed)
+        for rc, what in ((1, "exit-status"), (2, "reset"), (64, "exit-status")):
+            v = judge_fixture("good.log", rc=rc)
+            self.assertFalse(v.passed, rc)
+            self.assertEqual(statuses(v)[what], "FAIL")
+        v = judge_fixture("not-ok.log", rc=0)
+        self.assertEqual(statuses(v)["exit-status"], "FAIL")
+        self.assertNotIn("exit-status", statuses(judge_fixture("not-ok.log", rc=1)))
+
+    def test_timeout_fails_and_shows_the_last_lines(self):
+        v = judge_fixture("good.log", rc=124, timed_out=True,
+                          stderr_text="qemu-system-x86_64: terminating on signal 15")
+        self.assertFalse(v.passed)
+        out = text_of(v)
+        self.assertIn("FAIL good/timeout", out)
+        self.assertIn("last 20 line(s)", out)
+        self.assertIn("| [c0] rcukern: done, exit 0", out)
+        self.assertIn("terminating on signal 15", out)
+
+
+class ExpectedFailureTest(unittest.TestCase):
+    def test_crash_as_expected_passes(self):
+        v = runner.judge(crash_cfg(), fixture("panic.log"), rc=1)
+        self.assertTrue(v.passed, text_of(v))
+        self.assertEqual([(c.status, c.path) for c in v.cases],
+                         [("PASS", "expected-failure")])
+        self.assertEqual(runner.summary_line([v]), ("1 passed, 0 failed", 0))
+
+    def test_expected_failure_that_passes_is_a_failure(self):
+        v = runner.judge(crash_cfg(), fixture("good.log"), rc=0)
+        self.assertFalse(v.passed)
+        self.assertEqual(statuses(v), {"expected-failure": "FAIL"})
+        self.assertIn("the run passed", text_of(v))
+        self.assertEqual(runner.summary_line([v]), ("0 passed, 1 failed", 1))
+
+    def test_failing_the_wrong_way_is_a_failure(self):
+        # not ok, but no panic: the required lines are missing.
+        v = runner.judge(crash_cfg(), fixture("not-ok.log"), rc=1)
+        self.assertFalse(v.passed)
+        self.assertIn("required /Kernel panic/ is not in the log", text_of(v))
+        # A panic without the function name in RIP (symbols broken).
+        lines = [re.sub(r"crash_null_dereference\+", "0x", x)
+                 if "RIP:" in x else x for x in fixture("panic.log")]
+        v = runner.judge(crash_cfg(), lines, rc=1)
+        self.assertFalse(v.passed)
+        self.assertIn("crash_null_dereference", text_of(v))
+
+    def test_hang_or_reset_is_not_the_expected_failure(self):
+        v = runner.judge(crash_cfg(), fixture("panic.log"), rc=124, timed_out=True)
+        self.assertFalse(v.passed)
+        self.assertIn("hanging", text_of(v))
+        v = runner.judge(crash_cfg(), fixture("panic.log"), rc=2)
+        self.assertFalse(v.passed)
+        self.assertIn("reset", text_of(v))
+
+
+FAKE_RUN_SH = """\
+#!/usr/bin/env bash
+# A stand-in for run.sh: behaves as the first word of the command line says.
+echo "args: $*" >&2
+while [[ $# -gt 0 ]]; do [[ $1 == -c ]] && cmd=$2; shift; done
+case $cmd in
+good*)  cat "{fixtures}/good.log"; exit 0 ;;
+crash*) cat "{fixtures}/panic.log"; exit 1 ;;
+reset*) echo "KTAP version 1"; echo "1..1"
+        echo "run.sh: QEMU stopped without an exit from the kernel" >&2; exit 2 ;;
+hang*)  echo "KTAP version 1"; echo "1..1"; echo "# hanging now"
+        sleep 300 &
+        echo $! > "$HANG_PID"
+        wait ;;
+esac
+"""
+
+
+class RunnerProcessTest(unittest.TestCase):
+    """The runner end to end, with a fake run.sh."""
+
+    def setUp(self):
+        self.tmp = tempfile.TemporaryDirectory()
+        d = self.tmp.name
+        self.run_sh = os.path.join(d, "run.sh")
+        with open(self.run_sh, "w") as f:
+            f.write(FAKE_RUN_SH.format(fixtures=FIXTURES))
+        os.chmod(self.run_sh, 0o755)
+        self.cfg = os.path.join(d, "configs")
+        with open(self.cfg, "w") as f:
+            f.write(textwrap.dedent("""\
+                # test configurations
+                good     cpus=2 mem=64 timeout=60 uefi -- good test=all
+                crash    cpus=1 timeout=60 expect=fail require='RIP: .*crash_null' -- crash
+                reset    cpus=1 timeout=60 -- reset
+                hang     cpus=1 timeout=2 -- hang
+                """))
+        self.logs = os.path.join(d, "logs")
+        self.env = dict(os.environ, HANG_PID=os.path.join(d, "hang.pid"))
+
+    def tearDown(self):
+        self.tmp.cleanup()
+
+    def run_runner(self, *args):
+        return subprocess.run(
+            [sys.executable, os.path.join(HERE, "runner.py"), "--config",
+             self.cfg, "--run-sh", self.run_sh, "--log-dir", self.logs, *args],
+            capture_output=True, text=True, env=self.env, timeout=120)
+
+    def test_pass_and_expected_failure(self):
+        p = self.run_runner("--only", "good,crash")
+        self.assertEqual(p.returncode, 0, p.stdout + p.stderr)
+        lines = p.stdout.splitlines()
+        self.assertEqual(lines[-1], "6 passed, 0 failed")
+        self.assertIn("PASS good/locks/rwlock_counts", lines)
+        self.assertIn("PASS crash/expected-failure", lines)
+        with open(os.path.join(self.logs, "good.stderr")) as f:
+            self.assertIn("--no-build -s 2 -m 64 -c good test=all --uefi", f.read())
+        with open(os.path.join(self.logs, "bench.txt")) as f:
+            bench = f.read()
+        self.assertIn("# bench name=readside type=spinlock cpus=2 cs_ns=0 "
+                      "ns_per_op=41.5 stddev=2.1 runs=5 config=good", bench)
+        self.assertIn("# platform: qemu tcg cpus=2 config=good", bench)
+
+    def test_reset_fails(self):
+        p = self.run_runner("--only", "reset")
+        self.assertEqual(p.returncode, 1)
+        self.assertIn("FAIL reset/reset", p.stdout)
+        self.assertIn("QEMU stopped without an exit", p.stdout)
+        self.assertRegex(p.stdout.splitlines()[-1], r"^0 passed, \d+ failed$")
+
+    def test_hang_is_killed_with_its_process_group(self):
+        start = time.monotonic()
+        p = self.run_runner("--only", "hang")
+        self.assertLess(time.monotonic() - start, 30)
+        self.assertEqual(p.returncode, 1)
+        self.assertIn("FAIL hang/timeout", p.stdout)
+        self.assertIn("| # hanging now", p.stdout)   # the last lines printed
+        with open(self.env["HANG_PID"]) as f:
+            pid = int(f.read())
+        with self.assertRaises(ProcessLookupError):    # the grandchild is gone
+            for _ in range(50):
+                os.kill(pid, 0)
+                time.sleep(0.1)
+
+    def test_unknown_config_name(self):
+        p = self.run_runner("--only", "nosuch")
+        self.assertEqual(p.returncode, 2)
+        self.assertIn("no configuration named nosuch", p.stderr)
+
+    def test_judging_saved_logs(self):
+        p = self.run_runner("--log", os.path.join(FIXTURES, "good.log"))
+        self.assertEqual(p.returncode, 0, p.stdout)
+        self.assertEqual(p.stdout.splitlines()[-1], "5 passed, 0 failed")
+        p = self.run_runner("--log", os.path.join(FIXTURES, "panic.log"))
+        self.assertEqual(p.returncode, 1)
+        self.assertIn("RIP: 0008:ffffffff80104a12 crash_null_dereference", p.stdout)
+        self.assertRegex(p.stdout.splitlines()[-1], r"^0 passed, [1-9]\d* failed$")
+        # Judged as the expected-fail configuration, the panic log passes.
+        p = self.run_runner("--log", os.path.join(FIXTURES, "panic.log"),
+                            "--only", "crash")
+        self.assertEqual(p.returncode, 0, p.stdout)
+        self.assertEqual(p.stdout.splitlines()[-1], "1 passed, 0 failed")
+
+
+if __name__ == "__main__":
+    unittest.main()

@@ -1,0 +1,650 @@
+#!/usr/bin/env python3
+"""tools/report.py: the benchmark report (`make report`).  Reads the
+benchmark rows ("# bench name=... key=value ...", DESIGN.md) of a serial
+log -- or boots ./run.sh to make one when no log is given -- and writes
+build/report/report.md: the issue's goals with the ratios measured, a table
+of every row grouped by name, and PNG plots through gnuplot that mirror
+the article's figures, with the article's own 2007 measurements
+(../shared/paper-data/*.tsv) drawn on the same axes:
+
+    readside-cpus.png    read-side cost vs CPUs, log scale, error bars
+    readside-cslen.png   cost vs critical-section length (cs_ns)
+    refcnt-cpus.png      reference count vs RCU by CPUs
+    refcnt-cslen.png     reference count vs RCU by critical-section length
+    gp-latency.png       synchronize_sched() latency, normal vs expedited
+
+    tools/report.py                       boot ./run.sh (the scenarios) and report
+    tools/report.py build/test-logs/bench.txt     report on saved rows
+    tools/report.py serial.log --out DIR --paper-data DIR
+
+A log from a real PC works the same way; the kernel's "# platform:
+qemu|hardware ..." line says which the numbers are.  Without gnuplot the
+tables are written and the report says the plots were skipped.  Only the
+Python standard library is used.
+"""
+
+import argparse
+import datetime
+import math
+import os
+import re
+import shlex
+import shutil
+import signal
+import subprocess
+import sys
+import time
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+PAPER_LABEL = "2007 Linux, 16-CPU 3GHz x86"
+
+_BENCH = re.compile(r"#\s*bench\s+(name=\S+.*)$")
+_PLATFORM = re.compile(r"#\s*platform:\s*(.*\S)")
+_ANSI = re.compile(r"\x1b(\[[0-9;?]*[ -/]*[@-~]|[()][0-9A-Za-z]|[@-Z\\-_])")
+
+
+# --------------------------------------------------------------------------
+# Reading rows
+
+class Row(dict):
+    """One benchmark row: key -> value string; .num(key) gives a float."""
+
+    def __init__(self, pairs, source):
+        super().__init__(pairs)
+        self.source = source
+
+    def num(self, key, default=None):
+        try:
+            v = float(self[key])
+        except (KeyError, ValueError):
+            return default
+        return v if math.isfinite(v) else default
+
+
+def parse_row(text, source=""):
+    pairs = []
+    for tok in text.split():
+        key, eq, val = tok.partition("=")
+        if eq and key:
+            pairs.append((key, val))
+    return Row(pairs, source) if pairs and pairs[0][0] == "name" else None
+
+
+def read_log(text, source=""):
+    """Returns (rows, platform lines) of a serial log or a bench.txt."""
+    rows, platforms = [], []
+    for n, line in enumerate(text.splitlines(), 1):
+        line = _ANSI.sub("", line.replace("\r", ""))
+        m = _BENCH.search(line)
+        if m:
+            row = parse_row(m.group(1), f"{source}:{n}")
+            if row is not None:
+                rows.append(row)
+            continue
+        m = _PLATFORM.search(line)
+        if m:
+            platforms.append(m.group(1))
+    return rows, platforms
+
+
+def platform_label(platforms, ran_qemu=False):
+    """How our series are labelled in the plots and the report."""
+    words = " ".join(platforms).lower().split()
+    if "hardware" in words:
+        return "rcukern on a real PC"
+    if "qemu" in words:
+        return "rcukern under QEMU KVM" if "kvm" in words else \
+            "rcukern under QEMU TCG"
+    if ran_qemu:
+        return "rcukern under QEMU TCG"
+    return "rcukern (platform not stated in the log)"
+
+
+# --------------------------------------------------------------------------
+# The article's data
+
+def read_tsv(path):
+    """A paper-data table: {column: [float or None]} in row order."""
+    with open(path) as f:
+        lines = [x.rstrip("\n") for x in f if x.strip()]
+    head = lines[0].split("\t")
+    cols = {h: [] for h in head}
+    for line in lines[1:]:
+        cells = line.split("\t")
+        for i, h in enumerate(head):
+            cell = cells[i].strip() if i < len(cells) else ""
+            try:
+                cols[h].append(float(cell) if cell else None)
+            except ValueError:
+                cols[h].append(None)
+    return cols
+
+
+def find_paper_data(explicit=None):
+    candidates = [explicit] if explicit else []
+    candidates += [os.environ.get("RCUKERN_PAPER_DATA"),
+                   os.path.join(os.path.dirname(ROOT), "shared", "paper-data"),
+                   os.path.join(ROOT, "shared", "paper-data")]
+    for c in candidates:
+        if c and os.path.isfile(os.path.join(c, "readside-preempt.tsv")):
+            return c
+    return None
+
+
+def paper_series(cols, xcol, ycol, sdcol, xscale=1.0):
+    pts = []
+    for x, y, sd in zip(cols.get(xcol, []), cols.get(ycol, []),
+                        cols.get(sdcol, [])):
+        if x is not None and y is not None:
+            pts.append((x * xscale, y, sd or 0.0))
+    return pts
+
+
+# --------------------------------------------------------------------------
+# Our series
+
+def readside(rows):
+    return [r for r in rows if r.get("name") == "readside"
+            and r.num("cpus") is not None and r.num("ns_per_op") is not None]
+
+
+def series_by(rows, key_fn, x_fn, y_key, sd_key):
+    """{series: [(x, y, sd)]} sorted by x; a repeated x keeps the last row
+    (returned in the duplicate count)."""
+    out, dups = {}, 0
+    for r in rows:
+        k, x, y = key_fn(r), x_fn(r), r.num(y_key)
+        if k is None or x is None or y is None:
+            continue
+        pts = out.setdefault(k, {})
+        dups += x in pts
+        pts[x] = (x, y, r.num(sd_key, 0.0) if sd_key else 0.0)
+    return {k: sorted(v.values()) for k, v in out.items()}, dups
+
+
+def cs_of(r):
+    return r.num("cs_ns", 0.0)
+
+
+def sweep_cpus(rows):
+    """The CPU count of the critical-section sweep: the one with the most
+    distinct cs_ns values (ties: the larger count)."""
+    seen = {}
+    for r in rows:
+        seen.setdefault(r.num("cpus"), set()).add(cs_of(r))
+    if not seen:
+        return None
+    return max(seen, key=lambda c: (len(seen[c]), c))
+
+
+# --------------------------------------------------------------------------
+# gnuplot
+
+def gnuplot_terminal(gnuplot):
+    for term in ("pngcairo", "png"):
+        p = subprocess.run([gnuplot, "-e", f"set terminal {term}"],
+                           capture_output=True, text=True)
+        if p.returncode == 0 and not p.stderr.strip():
+            return term
+    return None
+
+
+def _quote(s):
+    return '"' + s.replace("\\", "\\\\").replace('"', '\\"') + '"'
+
+
+# One colour per reader type, shared by our series and the article's
+# (dashed), so the pairs to compare read at a glance.
+COLOURS = {"rcu-sched": "#1b9e77", "rcu": "#66a61e", "srcu": "#a6761d",
+           "rwlock": "#d95f02", "rwlock-fair": "#e6ab02", "spinlock": "#7570b3",
+           "refcnt": "#e7298a", "refcnt-percpu": "#984ea3", "seqlock": "#377eb8",
+           "empty": "#666666", "normal": "#1b9e77", "expedited": "#d95f02"}
+SPARE = ["#a65628", "#f781bf", "#4daf4a", "#ff7f00", "#999999", "#e41a1c"]
+
+
+class Plot:
+    def __init__(self, name, title, xlabel, ylabel, logy=True, xmin=0):
+        self.name, self.title = name, title
+        self.xlabel, self.ylabel, self.logy, self.xmin = xlabel, ylabel, logy, xmin
+        self.series = []     # (title, [(x, y, ylow, yhigh)], paper?, colour)
+
+    def add(self, title, pts, paper=False, bars="sd", kind=None):
+        """pts: (x, y, sd) or, with bars="range", (x, y, low, high)."""
+        out = []
+        for p in pts:
+            x, y = p[0], p[1]
+            if bars == "range":
+                lo, hi = p[2], p[3]
+            else:
+                lo, hi = y - p[2], y + p[2]
+            if self.logy:
+                if y <= 0:
+                    continue         # nothing to draw on a log axis
+                lo = max(lo, y / 100)
+            out.append((x, y, lo, hi))
+        if out:
+            colour = COLOURS.get(kind) or SPARE[len(self.series) % len(SPARE)]
+            self.series.append((title, out, paper, colour))
+
+    def has_ours(self):
+        return any(not paper for _, _, paper, _ in self.series)
+
+    def script(self, term, data_dir):
+        lines = [f"set terminal {term} size 960,720 noenhanced",
+                 f"set output {_quote(self.name + '.png')}",
+                 f"set title {_quote(self.title)}",
+                 f"set xlabel {_quote(self.xlabel)}",
+                 f"set ylabel {_quote(self.ylabel)}",
+                 "set grid", "set key outside below",
+                 f"set xrange [{self.xmin:g}:*]"]
+        if self.logy:
+            lines.append("set logscale y")
+            lines.append("set format y '%g'")
+        plots = []
+        for i, (title, pts, paper, colour) in enumerate(self.series):
+            dat = os.path.join(data_dir, f"{self.name}-{i}.dat")
+            with open(dat, "w") as f:
+                f.write(f"# {title}\n# x y ylow yhigh\n")
+                for p in pts:
+                    f.write(" ".join(f"{v:.6g}" for v in p) + "\n")
+            style = ("with yerrorlines dt 2 lw 1 pt 6" if paper
+                     else "with yerrorlines lw 2 pt 7") + f" lc rgb '{colour}'"
+            rel = os.path.relpath(dat, os.path.dirname(data_dir))
+            plots.append(f"{_quote(rel)} using 1:2:3:4 {style} title {_quote(title)}")
+        lines.append("plot " + ", \\\n     ".join(plots))
+        return "\n".join(lines) + "\n"
+
+
+def draw(plots, out_dir, gnuplot):
+    """Writes NAME.gp and data/, runs gnuplot; returns {name: error or None}."""
+    term = gnuplot_terminal(gnuplot)
+    if term is None:
+        return {p.name: "gnuplot has no png terminal" for p in plots}
+    data_dir = os.path.join(out_dir, "data")
+    os.makedirs(data_dir, exist_ok=True)
+    result = {}
+    for p in plots:
+        if not p.series:
+            continue
+        gp = os.path.join(out_dir, p.name + ".gp")
+        with open(gp, "w") as f:
+            f.write(f"# {p.name}.gp: written by tools/report.py; run in {out_dir}\n")
+            f.write(p.script(term, data_dir))
+        r = subprocess.run([gnuplot, os.path.basename(gp)], cwd=out_dir,
+                           capture_output=True, text=True, timeout=120)
+        png = os.path.join(out_dir, p.name + ".png")
+        if r.returncode != 0 or not os.path.isfile(png):
+            result[p.name] = (r.stderr.strip().splitlines() or ["failed"])[-1]
+        else:
+            result[p.name] = None
+    return result
+
+
+# --------------------------------------------------------------------------
+# The plots and the report
+
+OUR_TYPES_CPUS = ("rcu-sched", "rcu", "srcu", "rwlock", "rwlock-fair",
+                  "spinlock", "refcnt", "refcnt-percpu", "seqlock", "empty")
+
+
+def type_order(t):
+    return (OUR_TYPES_CPUS.index(t) if t in OUR_TYPES_CPUS else 99, t)
+
+
+def build_plots(rows, ours, paper):
+    rs = readside(rows)
+    plots = []
+
+    p = Plot("readside-cpus", "Read-side critical section cost by CPU count "
+             "(cs_ns=0)", "CPUs", "ns per critical section (log)")
+    zero = [r for r in rs if cs_of(r) == 0]
+    s, _ = series_by(zero, lambda r: r.get("type"), lambda r: r.num("cpus"),
+                     "ns_per_op", "stddev")
+    for t in sorted(s, key=type_order):
+        p.add(f"{ours}: {t}", s[t], kind=t)
+    if "nonpreempt" in paper:
+        c = paper["nonpreempt"]
+        p.add(f"{PAPER_LABEL}: rwlock (PREEMPT=n)",
+              paper_series(c, "cpus", "rwlock_ns", "rwlock_sd"), True, kind="rwlock")
+        p.add(f"{PAPER_LABEL}: RCU (PREEMPT=n)",
+              paper_series(c, "cpus", "rcu_ns", "rcu_sd"), True, kind="rcu-sched")
+    plots.append(p)
+
+    cpus = sweep_cpus(rs)
+    sweep = [r for r in rs if r.num("cpus") == cpus]
+    s, _ = series_by(sweep, lambda r: r.get("type"), lambda r: cs_of(r) / 1000,
+                     "ns_per_op", "stddev")
+    label = f"{cpus:g} CPUs" if cpus is not None else "no rows"
+    p = Plot("readside-cslen", f"Cost by critical-section length ({label}; "
+             "2007: 16 CPUs, PREEMPT=y)", "critical-section length (us)",
+             "ns per critical section, work included (log)", xmin=-0.5)
+    for t in sorted(s, key=type_order):
+        p.add(f"{ours}: {t}", s[t], kind=t)
+    if "cslen" in paper:
+        c = paper["cslen"]
+        p.add(f"{PAPER_LABEL}: rwlock", paper_series(c, "cs_us", "rwlock_ns",
+                                                    "rwlock_sd"), True, kind="rwlock")
+        p.add(f"{PAPER_LABEL}: RCU", paper_series(c, "cs_us", "rcu_ns",
+                                                 "rcu_sd"), True, kind="rcu-sched")
+    plots.append(p)
+
+    refs = ("refcnt", "refcnt-percpu", "rcu-sched", "rcu")
+    p = Plot("refcnt-cpus", "Reference count vs RCU by CPU count (cs_ns=0)",
+             "CPUs", "ns per get/put or read-side section (log)")
+    s, _ = series_by([r for r in zero if r.get("type") in refs],
+                     lambda r: r.get("type"), lambda r: r.num("cpus"),
+                     "ns_per_op", "stddev")
+    for t in sorted(s, key=type_order):
+        p.add(f"{ours}: {t}", s[t], kind=t)
+    if "preempt" in paper:
+        c = paper["preempt"]
+        p.add(f"{PAPER_LABEL}: refcnt (PREEMPT=y)",
+              paper_series(c, "cpus", "refcnt_ns", "refcnt_sd"), True, kind="refcnt")
+        p.add(f"{PAPER_LABEL}: RCU (PREEMPT=y)",
+              paper_series(c, "cpus", "rcu_ns", "rcu_sd"), True, kind="rcu-sched")
+    plots.append(p)
+
+    p = Plot("refcnt-cslen", f"Reference count vs RCU by critical-section "
+             f"length ({label}; 2007: 16 CPUs)", "critical-section length (us)",
+             "ns per section, work included (log)", xmin=-0.5)
+    s, _ = series_by([r for r in sweep if r.get("type") in refs],
+                     lambda r: r.get("type"), lambda r: cs_of(r) / 1000,
+                     "ns_per_op", "stddev")
+    for t in sorted(s, key=type_order):
+        p.add(f"{ours}: {t}", s[t], kind=t)
+    if "cslen" in paper:
+        c = paper["cslen"]
+        p.add(f"{PAPER_LABEL}: refcnt", paper_series(c, "cs_us", "refcnt_ns",
+                                                    "refcnt_sd"), True, kind="refcnt")
+        p.add(f"{PAPER_LABEL}: RCU", paper_series(c, "cs_us", "rcu_ns",
+                                                 "rcu_sd"), True, kind="rcu-sched")
+    plots.append(p)
+
+    p = Plot("gp-latency", "Grace-period latency: synchronize_sched() vs "
+             "expedited (bars: min..max; no 2007 data)", "CPUs",
+             "ns per grace period (log)")
+    gp = {}
+    for r in rows:
+        if r.get("name") != "gp":
+            continue
+        x, y = r.num("cpus"), r.num("mean_ns")
+        if x is None or y is None:
+            continue
+        gp.setdefault(r.get("type", "?"), {})[x] = \
+            (x, y, r.num("min_ns", y), r.num("max_ns", y))
+    for t in sorted(gp):
+        p.add(f"{ours}: {t}", sorted(gp[t].values()), bars="range", kind=t)
+    plots.append(p)
+    return plots
+
+
+def md_table(head, body):
+    esc = lambda s: str(s).replace("|", "\\|")   # noqa: E731
+    out = ["| " + " | ".join(esc(h) for h in head) + " |",
+           "|" + "|".join("---" for _ in head) + "|"]
+    out += ["| " + " | ".join(esc(c) for c in row) + " |" for row in body]
+    return out
+
+
+def row_tables(rows):
+    out, groups = [], {}
+    for r in rows:
+        groups.setdefault(r["name"], []).append(r)
+    for name in sorted(groups, key=lambda n: (n != "readside", n)):
+        g = groups[name]
+        keys = []
+        for r in g:
+            keys += [k for k in r if k != "name" and k not in keys]
+        out += ["", f"### name={name} ({len(g)} row{'s' if len(g) != 1 else ''})", ""]
+        out += md_table(keys, [[r.get(k, "") for k in keys] for r in g])
+    return out
+
+
+def fmt(v, digits=3):
+    if v is None:
+        return "-"
+    if v == 0:
+        return "0"
+    return f"{v:.{digits}g}" if abs(v) < 1e6 else f"{v:.3e}"
+
+
+def readside_matrix(rows):
+    """type x CPUs: mean ± stddev at cs_ns=0, and net of the empty loop."""
+    zero = [r for r in readside(rows) if cs_of(r) == 0]
+    if not zero:
+        return []
+    cpus = sorted({r.num("cpus") for r in zero})
+    cell, empty = {}, {}
+    for r in zero:
+        cell[(r["type"], r.num("cpus"))] = r
+        if r.get("type") == "empty":
+            empty[r.num("cpus")] = r.num("ns_per_op")
+    types = sorted({r["type"] for r in zero}, key=type_order)
+    body = []
+    for t in types:
+        line = [t]
+        for c in cpus:
+            r = cell.get((t, c))
+            if r is None:
+                line.append("")
+                continue
+            v, sd = r.num("ns_per_op"), r.num("stddev")
+            s = fmt(v) + (f" ± {fmt(sd, 2)}" if sd is not None else "")
+            if t != "empty" and c in empty:
+                s += f" (net {fmt(v - empty[c])})"
+            if r.get("host_gaps") not in (None, "0"):
+                s += f" [gaps {r['host_gaps']}]"
+            line.append(s)
+        body.append(line)
+    return md_table(["type"] + [f"{c:g} CPU" + ("s" if c != 1 else "")
+                                for c in cpus], body)
+
+
+def goals(rows):
+    """The goals of issue 7 at the largest CPU count measured, cs_ns=0."""
+    zero = [r for r in readside(rows) if cs_of(r) == 0]
+    val = {}
+    for r in zero:
+        val[(r["type"], r.num("cpus"))] = (r.num("ns_per_op"), r.num("stddev", 0.0))
+    if not val:
+        return ["No read-side rows: the goals cannot be checked."]
+    n = max(c for _, c in val)
+    out, body = [], []
+
+    def get(t, c=n):
+        return val.get((t, c), (None, None))[0]
+
+    def ratio_line(num, goal):
+        a, b = get(num), get("rcu-sched")
+        if a is None or b is None or b <= 0:
+            body.append([f"{num} / rcu-sched at {n:g} CPUs", f">= {goal}x",
+                         "not measured", "-"])
+            return
+        r = a / b
+        body.append([f"{num} / rcu-sched at {n:g} CPUs", f">= {goal}x",
+                     f"{r:.1f}x ({fmt(a)} / {fmt(b)} ns)",
+                     "met" if r >= goal else "NOT met"])
+
+    ratio_line("rwlock", 100)
+    ratio_line("refcnt", 10)
+    one, many = get("rcu-sched", 1.0), get("rcu-sched")
+    if one and many is not None and n != 1:
+        d = (many - one) / one
+        body.append([f"rcu-sched {n:g} CPUs vs 1 CPU", "within 10%",
+                     f"{d * 100:+.1f}% ({fmt(many)} vs {fmt(one)} ns)",
+                     "met" if abs(d) <= 0.10 else "NOT met"])
+    else:
+        body.append([f"rcu-sched {n:g} CPUs vs 1 CPU", "within 10%",
+                     "not measured", "-"])
+    rcu, emp = val.get(("rcu", n)), val.get(("empty", n))
+    if rcu and emp and rcu[0] is not None and emp[0] is not None:
+        diff = rcu[0] - emp[0]
+        noise = 2 * math.hypot(rcu[1] or 0, emp[1] or 0)
+        noise = max(noise, 0.01 * abs(emp[0]))
+        body.append([f"rcu (non-preemptible) vs empty loop at {n:g} CPUs",
+                     "indistinguishable",
+                     f"{diff:+.3g} ns (noise ±{noise:.3g} ns)",
+                     "met" if abs(diff) <= noise else "NOT met"])
+    else:
+        body.append([f"rcu (non-preemptible) vs empty loop at {n:g} CPUs",
+                     "indistinguishable", "not measured", "-"])
+    out += md_table(["goal", "target", "measured", "verdict"], body)
+    out += ["", "Ratios use the gross time per critical section "
+            "(`ns_per_op`, loop included, as the article and refscale report "
+            "it). They are reported, not asserted."]
+    return out
+
+
+def write_report(rows, platforms, sources, out_dir, paper_dir,
+                 gnuplot=None, ran_qemu=False):
+    os.makedirs(out_dir, exist_ok=True)
+    ours = platform_label(platforms, ran_qemu)
+    paper = {}
+    if paper_dir:
+        for key, f in (("nonpreempt", "readside-nonpreempt.tsv"),
+                       ("preempt", "readside-preempt.tsv"),
+                       ("cslen", "cslen-preempt-16cpus.tsv")):
+            path = os.path.join(paper_dir, f)
+            if os.path.isfile(path):
+                paper[key] = read_tsv(path)
+    plots = build_plots(rows, ours, paper)
+    drawn = None
+    if gnuplot:
+        drawn = draw(plots, out_dir, gnuplot)
+
+    now = datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d %H:%M UTC")
+    md = ["# rcukern benchmark report", "",
+          f"Written by tools/report.py at {now} from "
+          + ", ".join(f"`{s}`" for s in sources) + ".", ""]
+    md.append(f"- Our numbers: **{ours}**"
+              + (f" (`# platform: {platforms[0]}`)" if platforms else
+                 " (the log has no `# platform:` line)") + ".")
+    if len(set(platforms)) > 1:
+        md.append("- The log names more than one platform: "
+                  + "; ".join(sorted(set(platforms))) + ".")
+    if paper:
+        md.append(f"- The article's numbers: **{PAPER_LABEL}** (Linux 2.6.23, "
+                  f"2007), from `{os.path.relpath(paper_dir, ROOT)}`.")
+    else:
+        md.append("- The article's 2007 data was not found (looked for "
+                  "../shared/paper-data next to the repository; "
+                  "--paper-data DIR): only our numbers are drawn.")
+    md.append(f"- {len(rows)} benchmark row(s).")
+    if ours.endswith("QEMU TCG"):
+        md.append("- Under QEMU TCG the vCPUs are host threads on a host with "
+                  "fewer cores than vCPUs: a reader may be descheduled for "
+                  "milliseconds, so means over many CPUs measure the host as "
+                  "much as the kernel (see `median_ns`, `host_gaps`).")
+    md += ["", "## Goals (issue 7)", ""] + goals(rows)
+    matrix = readside_matrix(rows)
+    if matrix:
+        md += ["", "## Read-side cost, ns per critical section (cs_ns=0)", "",
+               "Mean ± standard deviation over the runs; *net* subtracts the "
+               "empty loop at the same CPU count.", ""] + matrix
+    md += ["", "## Figures", ""]
+    if drawn is None:
+        md.append("Plots skipped: gnuplot was not found (Debian: "
+                  "`apt-get install gnuplot-nox`). The tables below have "
+                  "every number.")
+    else:
+        for p in plots:
+            if p.name not in drawn:
+                md.append(f"- {p.title}: nothing to draw (no rows).")
+                continue
+            if drawn[p.name]:
+                md.append(f"- {p.title}: gnuplot failed: {drawn[p.name]}")
+                continue
+            note = "" if p.has_ours() else \
+                " (no rcukern rows for this figure in the log: the 2007 data only)"
+            md += [f"### {p.title}{note}", "", f"![{p.title}]({p.name}.png)", ""]
+    md += ["", "## All benchmark rows"]
+    md += row_tables(rows) if rows else ["", "The log has no `# bench` rows."]
+    path = os.path.join(out_dir, "report.md")
+    with open(path, "w") as f:
+        f.write("\n".join(md) + "\n")
+    return path, drawn
+
+
+# --------------------------------------------------------------------------
+
+def run_qemu(out_dir, run_args, timeout):
+    """Boots ./run.sh (the scenarios by default); returns the log path."""
+    log = os.path.join(out_dir, "serial.log")
+    cmd = [os.path.join(ROOT, "run.sh")] + shlex.split(run_args)
+    print(f"report: running {' '.join(shlex.quote(c) for c in cmd)} "
+          f"(limit {timeout:g} s), serial to {os.path.relpath(log)}",
+          file=sys.stderr)
+    with open(log, "wb") as f:
+        p = subprocess.Popen(cmd, stdout=f, stdin=subprocess.DEVNULL,
+                             cwd=ROOT, start_new_session=True)
+        try:
+            rc = p.wait(timeout)
+        except subprocess.TimeoutExpired:
+            os.killpg(p.pid, signal.SIGTERM)
+            try:
+                p.wait(5)
+            except subprocess.TimeoutExpired:
+                os.killpg(p.pid, signal.SIGKILL)
+                p.wait()
+            print(f"report: the run passed its {timeout:g} s limit and was "
+                  "stopped; reporting what it printed", file=sys.stderr)
+            rc = None
+    if rc not in (None, 0):
+        print(f"report: run.sh exited {rc}; reporting what it printed",
+              file=sys.stderr)
+    return log
+
+
+def main(argv=None):
+    ap = argparse.ArgumentParser(description="Tables and plots of rcukern's "
+                                 "benchmark rows beside the article's data.")
+    ap.add_argument("logs", nargs="*", help="serial logs or bench.txt files "
+                    "(none: boot ./run.sh and use its output)")
+    ap.add_argument("--out", default=os.path.join(ROOT, "build", "report"))
+    ap.add_argument("--paper-data", help="the article's data (default: "
+                    "../shared/paper-data beside the repository)")
+    ap.add_argument("--run-args", default="",
+                    help="arguments for ./run.sh when no log is given, "
+                         "e.g. \"-s 16 -c 'bench=readside'\"")
+    ap.add_argument("--timeout", type=float, default=3600,
+                    help="time limit of that run in seconds")
+    ap.add_argument("--gnuplot", default=shutil.which("gnuplot"),
+                    help="gnuplot binary ('none' to skip the plots)")
+    args = ap.parse_args(argv)
+
+    os.makedirs(args.out, exist_ok=True)
+    logs, ran = args.logs, False
+    if not logs:
+        logs, ran = [run_qemu(args.out, args.run_args, args.timeout)], True
+    rows, platforms = [], []
+    for path in logs:
+        try:
+            with open(path, "rb") as f:
+                text = f.read().decode("utf-8", errors="replace")
+        except OSError as e:
+            print(f"report: {e}", file=sys.stderr)
+            return 2
+        r, p = read_log(text, os.path.basename(path))
+        rows += r
+        platforms += p
+    gnuplot = None if args.gnuplot in (None, "", "none") else args.gnuplot
+    if gnuplot and not shutil.which(gnuplot):
+        print(f"report: {gnuplot} not found: plots skipped", file=sys.stderr)
+        gnuplot = None
+    paper = find_paper_data(args.paper_data)
+    if args.paper_data and not paper:
+        print(f"report: no paper data in {args.paper_data}", file=sys.stderr)
+    sources = [os.path.relpath(p) for p in logs]
+    path, drawn = write_report(rows, platforms, sources, args.out, paper,
+                               gnuplot, ran)
+    made = sorted(n for n, e in (drawn or {}).items() if e is None)
+    print(f"report: {path}: {len(rows)} row(s), "
+          + (f"{len(made)} plot(s)" if drawn is not None else "plots skipped")
+          + ("" if paper else ", no 2007 data found"))
+    if not rows:
+        print("report: the log has no '# bench' rows", file=sys.stderr)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
