@@ -18,6 +18,7 @@
 #include "arch/x86_64/paging.h"
 #include "asm/desc.h"
 #include "asm/irq.h"
+#include "asm/smp.h"
 
 #define MB2_BOOTLOADER_MAGIC 0x36d76289
 /* The boot information lies in low memory, identity-mapped by the early
@@ -71,6 +72,8 @@ void kmain(unsigned long magic, unsigned long info_phys)
 	       boot_info.loader_name[0] ? boot_info.loader_name : "?",
 	       (unsigned long)(usable_memory(&boot_info) >> 20), boot_info.cmdline);
 	cmdline_parse(boot_info.cmdline, __start___param, __stop___param);
+	x86_platform_init();	/* ACPI, APICs, TSC, this CPU's tick; irqs on */
+	smp_boot_cpus();	/* the APs, the TSC sync check, the CPU table */
 
 	if (test_selection) {
 		int failed = ktap_run(test_selection);

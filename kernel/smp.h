@@ -33,7 +33,13 @@ static inline void cpumask_clear_cpu(int cpu, struct cpumask *m)
 }
 static inline int cpumask_weight(const struct cpumask *m)
 {
-	return __builtin_popcountll(__atomic_load_n(&m->bits, __ATOMIC_RELAXED));
+	u64 b = __atomic_load_n(&m->bits, __ATOMIC_RELAXED);
+	int n = 0;
+
+	/* No libgcc in the kernel, so no __builtin_popcount (without -mpopcnt). */
+	for (; b; b &= b - 1)
+		n++;
+	return n;
 }
 static inline void cpumask_clear(struct cpumask *m) { m->bits = 0; }
 
@@ -50,7 +56,7 @@ typedef void (*smp_call_func_t)(void *info);
 /*
  * Runs fn(info) on cpu, in its interrupt context (irqs off there), or
  * directly (irqs off) when cpu is this CPU.  wait: return only after fn
- * has returned.  Returns 0, -ENXIO/-EINVAL for a CPU that is not online,
+ * has returned.  Returns 0, -EINVAL for a CPU that is not online,
  * -ETIMEDOUT if a waited-for CPU never ran it (it is named on the console).
  * May be called with irqs off: while waiting this CPU keeps running calls
  * sent to it, so two CPUs calling each other do not deadlock.

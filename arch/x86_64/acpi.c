@@ -246,7 +246,7 @@ int acpi_parse_hpet(const void *table, size_t len, struct acpi_info *out)
 	base = rd64(t, 44);
 	/* Generic address: space 0 is memory, the only kind an HPET uses. */
 	if (rd8(t, 40) != 0 || base == 0 || (base & 0x3ff)) {
-		pr_err("ACPI: HPET: unusable base %#llx (space %u)\n",
+		pr_err("ACPI: HPET: unusable base 0x%llx (space %u)\n",
 		       (unsigned long long)base, rd8(t, 40));
 		return -EINVAL;
 	}
@@ -288,7 +288,7 @@ int acpi_parse_fadt(const void *table, size_t len, struct acpi_info *out)
 				rd8(t, 208));
 	}
 	if (port > 0xfffc) {
-		pr_warn("ACPI: FADT: PM timer port %#x out of range\n", port);
+		pr_warn("ACPI: FADT: PM timer port 0x%x out of range\n", port);
 		port = 0;
 	}
 	out->pm_tmr_port = port;
@@ -312,19 +312,19 @@ static const void *map_table(acpi_map_fn map, u64 phys, size_t *len)
 		return NULL;
 	h = map(phys, SDT_HEADER_LEN);
 	if (!h) {
-		pr_err("ACPI: table at %#llx cannot be mapped\n", (unsigned long long)phys);
+		pr_err("ACPI: table at 0x%llx cannot be mapped\n", (unsigned long long)phys);
 		return NULL;
 	}
 	tlen = rd32(h, 4);
 	sig_str(h, sig);
 	if (tlen < SDT_HEADER_LEN || tlen > ACPI_MAX_TABLE_LEN) {
-		pr_err("ACPI: %s at %#llx: implausible length %u\n", sig,
+		pr_err("ACPI: %s at 0x%llx: implausible length %u\n", sig,
 		       (unsigned long long)phys, tlen);
 		return NULL;
 	}
 	h = map(phys, tlen);
 	if (!h) {
-		pr_err("ACPI: %s at %#llx: %u bytes cannot be mapped\n", sig,
+		pr_err("ACPI: %s at 0x%llx: %u bytes cannot be mapped\n", sig,
 		       (unsigned long long)phys, tlen);
 		return NULL;
 	}

@@ -1,0 +1,20 @@
+/* asm/smp.h: what generic SMP code (kernel/smp.c) asks of the arch: IPIs
+ * to a logical CPU, and the APIC id behind each. */
+#pragma once
+
+#include "kernel/types.h"
+#include "kernel/percpu.h"
+
+extern u32 cpu_apic_id[NR_CPUS];
+
+void arch_send_call_function_ipi(int cpu);
+void arch_send_reschedule(int cpu);
+/* An NMI to cpu; false if it could not be sent. */
+bool arch_send_nmi(int cpu);
+void arch_send_nmi_allbutself(void);
+
+/* Boot: acpi, 8259 off, LAPIC, I/O APIC, TSC, this CPU's timer, IPI
+ * vectors (arch/x86_64/smpboot.c).  Then smp_boot_cpus() starts the APs,
+ * checks TSC sync and prints the CPU table. */
+void x86_platform_init(void);
+void smp_boot_cpus(void);

@@ -1,0 +1,222 @@
+/* arch/x86_64/lapic.c: the local APIC of each CPU, in xAPIC (MMIO) or
+ * x2APIC (MSR) mode.  x2APIC is used where the CPU has it: it is the only
+ * way to reach APIC ids above 254, and firmware that turned it on cannot
+ * be gone back on without a disable/re-enable dance the SDM discourages. */
+#include "arch/x86_64/lapic.h"
+#include "arch/x86_64/acpi.h"
+#include "arch/x86_64/mmio.h"
+#include "asm/cpu.h"
+#include "asm/irq.h"
+#include "kernel/atomic.h"
+#include "kernel/cmdline.h"
+#include "kernel/printk.h"
+#include "kernel/string.h"
+
+bool x2apic_mode;
+static volatile u32 *lapic_mmio;
+unsigned long lapic_spurious_count, lapic_error_count;
+
+static char *apic_mode_param = "";
+core_param(apic, apic_mode_param, charp, "xapic: do not use x2APIC even if the CPU has it");
+
+static inline u32 x2apic_msr(u32 reg) { return 0x800 + (reg >> 4); }
+
+u32 lapic_read(u32 reg)
+{
+	if (x2apic_mode)
+		return (u32)rdmsr(x2apic_msr(reg));
+	return lapic_mmio[reg / 4];
+}
+
+void lapic_write(u32 reg, u32 v)
+{
+	if (x2apic_mode)
+		wrmsr(x2apic_msr(reg), v);
+	else
+		lapic_mmio[reg / 4] = v;
+}
+
+u32 lapic_id(void)
+{
+	if (x2apic_mode)
+		return (u32)rdmsr(x2apic_msr(APIC_ID));
+	return lapic_mmio[APIC_ID / 4] >> 24;
+}
+
+void apic_eoi(void)
+{
+	/* x2APIC EOI writes are not serializing and need none: the handler's
+	 * effects need not be visible before the next interrupt is taken. */
+	lapic_write(APIC_EOI, 0);
+}
+
+bool lapic_send_ipi(u32 apic_id, u32 low)
+{
+	if (x2apic_mode) {
+		/* WRMSR to the ICR is not serializing: fence so that stores made
+		 * before the IPI (a call's arguments) are visible to its target. */
+		__asm__ __volatile__("mfence; lfence" ::: "memory");
+		wrmsr(x2apic_msr(APIC_ICR), ((u64)apic_id << 32) | low);
+		return true;
+	}
+	unsigned long flags = arch_local_irq_save();
+	/* An IPI from an interrupt handler between the two writes would
+	 * change ICR2 under us: irqs off.  An NMI handler sending one could
+	 * still interleave; NMI senders only use the shorthand-free path on
+	 * the CPU that is not also sending, which the callers ensure. */
+	lapic_mmio[APIC_ICR2 / 4] = apic_id << 24;
+	lapic_mmio[APIC_ICR / 4] = low;
+	for (int i = 0; i < 1000000; i++) {
+		if (!(lapic_mmio[APIC_ICR / 4] & APIC_ICR_BUSY)) {
+			arch_local_irq_restore(flags);
+			return true;
+		}
+		arch_cpu_relax();
+	}
+	arch_local_irq_restore(flags);
+	pr_err("lapic: IPI 0x%x to APIC %u stuck in the ICR\n", low, apic_id);
+	return false;
+}
+
+static void spurious_interrupt(struct pt_regs *regs)
+{
+	(void)regs;
+	__atomic_fetch_add(&lapic_spurious_count, 1, __ATOMIC_RELAXED);
+}
+
+static void error_interrupt(struct pt_regs *regs)
+{
+	u32 esr;
+
+	(void)regs;
+	lapic_write(APIC_ESR, 0);	/* latch the current errors */
+	esr = lapic_read(APIC_ESR);
+	if (__atomic_fetch_add(&lapic_error_count, 1, __ATOMIC_RELAXED) < 10)
+		pr_err("lapic: APIC error, ESR 0x%x\n", esr);
+}
+
+/* The MADT says which LINT pin of which CPU carries NMI (usually LINT1 on
+ * all); everything else on LINT0/1 stays masked (ExtINT is the 8259's
+ * route, which we do not use). */
+static void setup_lints(u32 acpi_uid)
+{
+	u32 lvt[2] = { APIC_LVT_MASKED, APIC_LVT_MASKED };
+
+	for (int i = 0; i < acpi_info.nr_lapic_nmis; i++) {
+		const struct acpi_lapic_nmi *n = &acpi_info.lapic_nmis[i];
+
+		if (n->acpi_uid != ACPI_UID_ALL && n->acpi_uid != acpi_uid)
+			continue;
+		/* NMI delivery is always edge: only polarity applies. */
+		lvt[n->lint] = APIC_DM_NMI;
+		if ((n->flags & ACPI_INTI_POL_MASK) == ACPI_INTI_POL_LOW)
+			lvt[n->lint] |= APIC_LVT_ACTIVE_LOW;
+	}
+	/* No MADT (or no NMI entry): the PC convention is LINT1 = NMI. */
+	if (!acpi_info.have_madt)
+		lvt[1] = APIC_DM_NMI;
+	lapic_write(APIC_LVT0, lvt[0]);
+	lapic_write(APIC_LVT1, lvt[1]);
+}
+
+void lapic_setup(u32 acpi_uid)
+{
+	u32 maxlvt = (lapic_read(APIC_VER) >> 16) & 0xff;
+
+	if (!x2apic_mode) {
+		lapic_write(APIC_DFR, 0xffffffff);	/* flat model */
+		lapic_write(APIC_LDR, 0);
+	}
+	lapic_write(APIC_TPR, 0);
+	lapic_write(APIC_LVTT, APIC_LVT_MASKED);
+	if (maxlvt >= 4)
+		lapic_write(APIC_LVTPC, APIC_LVT_MASKED);
+	if (maxlvt >= 5)
+		lapic_write(APIC_LVTTHMR, APIC_LVT_MASKED);
+	setup_lints(acpi_uid);
+	lapic_write(APIC_LVTERR, ERROR_APIC_VECTOR);
+	lapic_write(APIC_ESR, 0);
+	lapic_write(APIC_ESR, 0);
+	lapic_write(APIC_SVR, APIC_SVR_ENABLE | SPURIOUS_APIC_VECTOR);
+	/* Anything that was pending from firmware. */
+	apic_eoi();
+}
+
+/* Same mode on every CPU: an AP that firmware left in x2APIC mode while
+ * we run xAPIC (or the reverse) would not hear our IPIs. */
+static void enable_mode(void)
+{
+	u64 base = rdmsr(MSR_IA32_APIC_BASE);
+
+	if (x2apic_mode) {
+		if ((base & (APIC_BASE_ENABLE | APIC_BASE_EXTD)) !=
+		    (APIC_BASE_ENABLE | APIC_BASE_EXTD))
+			wrmsr(MSR_IA32_APIC_BASE, base | APIC_BASE_ENABLE | APIC_BASE_EXTD);
+	} else if (!(base & APIC_BASE_ENABLE)) {
+		wrmsr(MSR_IA32_APIC_BASE, base | APIC_BASE_ENABLE);
+	}
+}
+
+u32 acpi_uid_of(u32 apic_id)
+{
+	for (int i = 0; i < acpi_info.nr_cpus; i++)
+		if (acpi_info.cpus[i].apic_id == apic_id)
+			return acpi_info.cpus[i].acpi_uid;
+	return ACPI_UID_ALL - 1;	/* matches only the "all CPUs" NMI entries */
+}
+
+int lapic_init_bsp(void)
+{
+	u32 a, b, c, d;
+	u64 base;
+	bool has_x2, fw_x2, need_x2 = false;
+
+	cpuid(1, &a, &b, &c, &d);
+	if (!(d & (1u << 9))) {
+		pr_err("lapic: this CPU has no local APIC\n");
+		return -ENODEV;
+	}
+	has_x2 = c & (1u << 21);
+	base = rdmsr(MSR_IA32_APIC_BASE);
+	fw_x2 = (base & (APIC_BASE_ENABLE | APIC_BASE_EXTD)) ==
+		(APIC_BASE_ENABLE | APIC_BASE_EXTD);
+	for (int i = 0; i < acpi_info.nr_cpus; i++)
+		if (acpi_info.cpus[i].apic_id > XAPIC_MAX_ID)
+			need_x2 = true;
+
+	x2apic_mode = has_x2;
+	if (has_x2 && !fw_x2 && !strcmp(apic_mode_param, "xapic")) {
+		x2apic_mode = false;
+		if (need_x2)
+			pr_warn("lapic: apic=xapic: CPUs with APIC ids above %d will not start\n",
+				XAPIC_MAX_ID);
+	}
+	if (fw_x2 && !x2apic_mode)
+		x2apic_mode = true;	/* cannot leave it without a full disable */
+	if (!x2apic_mode) {
+		u64 phys = acpi_info.have_madt && acpi_info.lapic_phys ?
+			acpi_info.lapic_phys : (base & ~0xfffull);
+
+		if (need_x2)
+			pr_warn("lapic: no x2APIC: CPUs with APIC ids above %d will not start\n",
+				XAPIC_MAX_ID);
+		lapic_mmio = ioremap(phys, 4096);
+		if (!lapic_mmio) {
+			pr_err("lapic: cannot map the LAPIC at 0x%llx\n", (unsigned long long)phys);
+			return -ENODEV;
+		}
+	}
+	enable_mode();
+	lapic_setup(acpi_uid_of(lapic_id()));
+	irq_register(SPURIOUS_APIC_VECTOR, spurious_interrupt);
+	irq_register(ERROR_APIC_VECTOR, error_interrupt);
+	pr_info("lapic: %s mode%s, BSP APIC id %u, version 0x%x\n",
+		x2apic_mode ? "x2APIC" : "xAPIC", fw_x2 ? " (enabled by firmware)" : "",
+		lapic_id(), lapic_read(APIC_VER) & 0xff);
+	return 0;
+}
+
+void lapic_init_ap(void)
+{
+	enable_mode();
+}

@@ -1,0 +1,295 @@
+/* arch/x86_64/smpboot.c: bringing up the machine's CPUs.  The boot CPU
+ * reads the ACPI tables, sets up its interrupt controllers and timers
+ * (x86_platform_init), then starts each AP the MADT lists with
+ * INIT-SIPI-SIPI through the real-mode trampoline (trampoline.asm), one
+ * at a time, with the SDM's delays measured on the TSC.  An AP that does
+ * not answer is named, sent back to INIT, and skipped.  Each AP gets its
+ * own stack (guard page below), per-CPU area, GDT/TSS/IST, IDT, LAPIC and
+ * timer, then ends in smp_ap_main(). */
+#include "arch/x86_64/acpi.h"
+#include "arch/x86_64/ioapic.h"
+#include "arch/x86_64/lapic.h"
+#include "arch/x86_64/nmi.h"
+#include "arch/x86_64/paging.h"
+#include "arch/x86_64/pic.h"
+#include "arch/x86_64/timer.h"
+#include "arch/x86_64/tsc.h"
+#include "asm/cpu.h"
+#include "asm/irqflags.h"
+#include "asm/desc.h"
+#include "asm/irq.h"
+#include "asm/page.h"
+#include "asm/smp.h"
+#include "kernel/atomic.h"
+#include "kernel/cmdline.h"
+#include "kernel/multiboot2.h"
+#include "kernel/pmm.h"
+#include "kernel/printk.h"
+#include "kernel/smp.h"
+#include "kernel/string.h"
+#include "kernel/time.h"
+
+#define TRAMPOLINE_PHYS 0x8000	/* trampoline.asm: SIPI vector 0x08 */
+#define AP_STACK_SIZE (16 * 1024)
+
+u32 cpu_apic_id[NR_CPUS];
+static u32 cpu_acpi_uid[NR_CPUS];
+static s64 cpu_tsc_skew[NR_CPUS];
+
+/* Read by ap_entry64 once the AP has claimed the trampoline. */
+u64 ap_boot_stack;
+int ap_boot_cpu;
+extern struct boot_info boot_info;	/* kernel/main.c */
+static u64 bsp_cr0, bsp_cr4;
+static bool lapic_ok;
+
+static unsigned int smp_max_cpus;
+core_param(smp, smp_max_cpus, uint, "use at most this many CPUs (0: all the MADT lists)");
+static unsigned int smp_timeout_ms = 2000;
+core_param(smp.timeout_ms, smp_timeout_ms, uint, "how long an AP may take to answer its SIPIs, and again to come online");
+static unsigned int smp_skip_apic = 0xffffffff;
+core_param(smp.skip_apic, smp_skip_apic, uint, "test: do not send SIPIs to this APIC id (it must be reported and skipped)");
+
+extern const char trampoline_start[], trampoline_end[];
+extern const char tr_ticket[], tr_cr3[], tr_efer[], tr_entry[];
+extern char ap_entry64[];
+
+void smp_ap_entry(int cpu);
+
+/* Where a trampoline field lands in the copy below 1 MiB. */
+static volatile u32 *tr_field32(const char *sym)
+{
+	return phys_to_virt(TRAMPOLINE_PHYS + (sym - trampoline_start));
+}
+
+struct acpi_info acpi_info;
+
+/* Tables are usually in RAM the direct map covers; one in a hole of the
+ * memory map is reached through an uncached ioremap instead. */
+static void *acpi_map(u64 phys, size_t len)
+{
+	int level;
+
+	if (len == 0 || phys + len < phys || phys + len > PHYS_ADDR_MAX)
+		return NULL;
+	if (paging_lookup((u64)phys_to_virt(phys), &level) &&
+	    paging_lookup((u64)phys_to_virt(phys + len - 1), &level))
+		return phys_to_virt(phys);
+	return ioremap(phys, len);
+}
+
+static void acpi_setup(void)
+{
+	const struct boot_info *bi = &boot_info;
+	int r = acpi_parse(bi->rsdp_new_len ? bi->rsdp_new : NULL, bi->rsdp_new_len,
+			   bi->rsdp_old_len ? bi->rsdp_old : NULL, bi->rsdp_old_len,
+			   !bi->has_efi64 && !bi->has_efi32, acpi_map, &acpi_info);
+
+	if (r) {
+		pr_warn("acpi: no ACPI tables: one CPU, no HPET or PM timer\n");
+		return;
+	}
+	pr_info("acpi: rev %u, OEM '%s': %d CPUs, %d I/O APICs, %d overrides, %d LAPIC NMI entries%s%s\n",
+		acpi_info.revision, acpi_info.oem_id, acpi_info.nr_cpus,
+		acpi_info.nr_ioapics, acpi_info.nr_isos, acpi_info.nr_lapic_nmis,
+		acpi_info.have_hpet ? ", HPET" : "",
+		acpi_info.pm_tmr_port ? ", PM timer" : "");
+	if (acpi_info.nr_cpus_dropped)
+		pr_warn("acpi: %d more CPUs than the kernel supports (%d) ignored\n",
+			acpi_info.nr_cpus_dropped, ACPI_MAX_CPUS);
+	if (acpi_info.madt_errors || acpi_info.tables_bad)
+		pr_warn("acpi: %d malformed MADT entries and %d bad tables were skipped\n",
+			acpi_info.madt_errors, acpi_info.tables_bad);
+}
+
+void x86_platform_init(void)
+{
+	acpi_setup();
+	pic_disable();
+	nmi_init();
+	if (lapic_init_bsp()) {
+		pr_err("smp: no local APIC: no timer interrupts, one CPU\n");
+		tsc_init();
+		return;
+	}
+	lapic_ok = true;
+	cpu_apic_id[0] = lapic_id();
+	cpu_acpi_uid[0] = acpi_uid_of(cpu_apic_id[0]);
+	ioapic_init();
+	tsc_init();
+	ipi_init();
+	timer_init();
+	smp_prepare_boot_cpu();
+	local_irq_enable();
+}
+
+static void *alloc_percpu_area(void)
+{
+	size_t pages = (percpu_area_size() + PAGE_SIZE - 1) / PAGE_SIZE;
+	u64 phys = pmm_alloc_pages(pages ? pages : 1);
+
+	return phys ? phys_to_virt(phys) : NULL;
+}
+
+static bool wait_for(bool (*done)(int), int arg, unsigned int ms)
+{
+	u64 t0 = get_cycles(), limit = ns_to_cycles(ms * 1000000ull);
+
+	while (!done(arg)) {
+		if (get_cycles() - t0 > limit)
+			return done(arg);
+		cpu_relax();
+	}
+	return true;
+}
+
+static bool trampoline_claimed(int unused)
+{
+	(void)unused;
+	return READ_ONCE(*tr_field32(tr_ticket)) == 0;
+}
+
+static bool came_online(int cpu) { return cpu_online(cpu); }
+
+/* Starts APIC id apic as logical cpu.  0 on success; on failure the CPU
+ * is named and parked in INIT. */
+static int start_cpu(int cpu, u32 apic, u32 uid)
+{
+	void *stack, *area;
+
+	if (apic == smp_skip_apic) {
+		pr_err("smp: CPU %d (APIC id %u) skipped by smp.skip_apic: does not answer\n",
+		       cpu, apic);
+		return -ETIMEDOUT;
+	}
+	area = alloc_percpu_area();
+	stack = alloc_kernel_stack(AP_STACK_SIZE);
+	if (!area || !stack) {
+		pr_err("smp: no memory for CPU %d (APIC id %u)\n", cpu, apic);
+		return -ENOMEM;
+	}
+	percpu_setup_cpu(cpu, area);
+	cpu_apic_id[cpu] = apic;
+	cpu_acpi_uid[cpu] = uid;
+	ap_boot_stack = (u64)stack;
+	ap_boot_cpu = cpu;
+	*tr_field32(tr_cr3) = (u32)paging_kernel_cr3();
+	*tr_field32(tr_efer) = (1u << 8) | ((u32)rdmsr(MSR_EFER) & EFER_NXE);
+	*(volatile u64 *)tr_field32(tr_entry) = (u64)ap_entry64;
+	smp_wmb();
+	WRITE_ONCE(*tr_field32(tr_ticket), 1);
+	smp_mb();
+
+	/* SDM vol 3 8.4.4.1: INIT, 10 ms, SIPI, 200 us, SIPI, 200 us. */
+	lapic_send_ipi(apic, APIC_DM_INIT | APIC_ICR_LEVEL | APIC_ICR_ASSERT);
+	mdelay(10);
+	for (int i = 0; i < 2 && !trampoline_claimed(0); i++) {
+		lapic_send_ipi(apic, APIC_DM_STARTUP | (TRAMPOLINE_PHYS >> 12));
+		udelay(200);
+	}
+	if (!wait_for(trampoline_claimed, 0, smp_timeout_ms)) {
+		/* Withdraw the claim first, so a late start halts in the
+		 * trampoline; then put the CPU back into wait-for-SIPI. */
+		if (__atomic_exchange_n(tr_field32(tr_ticket), 0, __ATOMIC_SEQ_CST) != 0) {
+			lapic_send_ipi(apic, APIC_DM_INIT | APIC_ICR_LEVEL | APIC_ICR_ASSERT);
+			pr_err("smp: CPU %d (APIC id %u) does not answer INIT-SIPI-SIPI after %u ms; skipped\n",
+			       cpu, apic, smp_timeout_ms);
+			free_kernel_stack(stack, AP_STACK_SIZE);
+			return -ETIMEDOUT;
+		}
+		/* It claimed the trampoline just now after all: go on. */
+	}
+	if (!wait_for(came_online, cpu, smp_timeout_ms * 5)) {
+		pr_err("smp: CPU %d (APIC id %u) started but is not online after %u ms; skipped\n",
+		       cpu, apic, smp_timeout_ms * 5);
+		return -EIO;	/* its stack and area stay: it may be using them */
+	}
+	return 0;
+}
+
+void smp_ap_entry(int cpu)
+{
+	/* The per-CPU base first: everything below may use this_cpu ops. */
+	percpu_load(cpu);
+	write_cr0(bsp_cr0);
+	write_cr4(bsp_cr4);
+	paging_load_cpu();
+	gdt_init_cpu(cpu);
+	idt_load();
+	lapic_init_ap();
+	lapic_setup(cpu_acpi_uid[cpu]);
+	if (lapic_id() != cpu_apic_id[cpu])
+		pr_err("smp: CPU %d has APIC id %u, the MADT said %u\n", cpu,
+		       lapic_id(), cpu_apic_id[cpu]);
+	timer_init_ap();
+	smp_ap_main(cpu);
+}
+
+static void print_cpu_table(void)
+{
+	int cpu;
+
+	pr_info("smp: %d CPUs online\n", num_online_cpus());
+	pr_info("  cpu  apic-id  tsc-skew(cycles)  timer\n");
+	for_each_online_cpu(cpu) {
+		const char *mode = per_cpu(timer_mode, cpu);
+
+		pr_info("  %3d  %7u  %16lld  %s\n", cpu, cpu_apic_id[cpu],
+			(long long)cpu_tsc_skew[cpu], mode ? mode : "none");
+	}
+}
+
+void smp_boot_cpus(void)
+{
+	int next = 1, limit = NR_CPUS, cpu;
+	s64 worst = 0;
+
+	bsp_cr0 = read_cr0();
+	bsp_cr4 = read_cr4();
+	if (smp_max_cpus && smp_max_cpus < (unsigned)limit)
+		limit = smp_max_cpus;
+	if (!acpi_info.have_madt) {
+		pr_warn("smp: no MADT: running on the boot CPU only\n");
+		goto done;
+	}
+	if (!lapic_ok) {
+		pr_warn("smp: no local APIC: running on the boot CPU only\n");
+		goto done;
+	}
+	paging_identity_map_low(true);
+	memcpy(phys_to_virt(TRAMPOLINE_PHYS), trampoline_start,
+	       trampoline_end - trampoline_start);
+	for (int i = 0; i < acpi_info.nr_cpus; i++) {
+		const struct acpi_cpu *c = &acpi_info.cpus[i];
+
+		if (c->apic_id == cpu_apic_id[0])
+			continue;
+		if (next >= limit) {
+			pr_info("smp: APIC id %u not started (smp=%d)\n", c->apic_id, limit);
+			continue;
+		}
+		if (!x2apic_mode && c->apic_id > XAPIC_MAX_ID) {
+			pr_warn("smp: APIC id %u needs x2APIC, which this CPU lacks; skipped\n",
+				c->apic_id);
+			continue;
+		}
+		int r = start_cpu(next, c->apic_id, c->acpi_uid);
+
+		if (r == 0 || r == -EIO)
+			next++;		/* -EIO: the id is taken by a stuck CPU */
+	}
+	paging_identity_map_low(false);
+	for_each_online_cpu(cpu) {
+		if (cpu == 0)
+			continue;
+		cpu_tsc_skew[cpu] = tsc_check_sync(cpu);
+		if (cpu_tsc_skew[cpu] > worst)
+			worst = cpu_tsc_skew[cpu];
+	}
+	if (num_online_cpus() > 1)
+		pr_info("tsc: largest cross-CPU skew seen %lld cycles (%llu ns)%s\n",
+			(long long)worst, (unsigned long long)cycles_to_ns(worst > 0 ? worst : 0),
+			worst > 0 ? ": TSC NOT in sync" : "");
+done:
+	print_cpu_table();
+}

@@ -1,0 +1,18 @@
+/* arch/x86_64/timer.h: the per-CPU LAPIC timer that ticks at hz. */
+#pragma once
+
+#include "kernel/types.h"
+#include "kernel/percpu.h"
+
+DECLARE_PER_CPU(u64, timer_ticks);	/* ticks taken on this CPU */
+DECLARE_PER_CPU(const char *, timer_mode);	/* "tsc-deadline" / "periodic" */
+
+/* Boot CPU: calibrate the LAPIC timer against the TSC, start ticking. */
+void timer_init(void);
+/* Each AP: start its own timer with the boot CPU's calibration. */
+void timer_init_ap(void);
+
+/* Hooks the tick calls on every CPU; weak no-ops until the scheduler and
+ * RCU link theirs. */
+void sched_tick(void);
+void rcu_sched_clock_irq(int user);

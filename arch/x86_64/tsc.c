@@ -1,0 +1,262 @@
+/* arch/x86_64/tsc.c: how fast the TSC runs, and whether the CPUs' TSCs
+ * agree.  The frequency comes from CPUID leaf 0x15 (crystal ratio) or
+ * 0x16 (base MHz) when the CPU states it; otherwise it is measured against
+ * the HPET, the ACPI PM timer or the PIT, in that order: PCs without
+ * legacy devices gate the PIT, and hardware-reduced ACPI has no PM timer.
+ * Each measurement is repeated and the median kept, so that one run
+ * stretched by an SMI (or, under QEMU, by the host) does not decide. */
+#include "arch/x86_64/tsc.h"
+#include "arch/x86_64/acpi.h"
+#include "arch/x86_64/mmio.h"
+#include "asm/cpu.h"
+#include "kernel/atomic.h"
+#include "kernel/printk.h"
+#include "kernel/smp.h"
+#include "kernel/spinlock.h"
+#include "kernel/time.h"
+
+bool tsc_invariant;
+const char *tsc_method = "none";
+
+#define CAL_RUNS 5
+#define CAL_MS 10
+
+/* ---- HPET ---- */
+#define HPET_CAP 0x000
+#define HPET_CFG 0x010
+#define HPET_COUNTER 0x0f0
+#define HPET_CFG_ENABLE 1
+
+static volatile u8 *hpet;
+static u32 hpet_period_fs;
+
+static bool hpet_setup(void)
+{
+	u64 cap;
+
+	if (hpet)
+		return true;
+	if (!acpi_info.have_hpet)
+		return false;
+	hpet = ioremap(acpi_info.hpet_phys, 1024);
+	if (!hpet)
+		return false;
+	cap = mmio_read64(hpet + HPET_CAP);
+	hpet_period_fs = cap >> 32;
+	/* The spec bounds the period: at most 100 ns, and never zero. */
+	if (hpet_period_fs == 0 || hpet_period_fs > 100000000u) {
+		pr_warn("tsc: HPET period %u fs is invalid, HPET not used\n", hpet_period_fs);
+		hpet = NULL;
+		return false;
+	}
+	mmio_write64(hpet + HPET_CFG, mmio_read64(hpet + HPET_CFG) | HPET_CFG_ENABLE);
+	return true;
+}
+
+/* Counts TSC cycles over ms of a reference counter that ticks at ref_hz
+ * with `bits` significant bits.  Returns kHz, or 0 if the reference did
+ * not move (gated, absent) within a generous TSC bound. */
+static u64 measure(u64 (*read)(void), u64 ref_hz, unsigned int bits, unsigned int ms)
+{
+	u64 mask = bits >= 64 ? ~0ull : (1ull << bits) - 1;
+	u64 want = ref_hz * ms / 1000, r0, r1, t0, t1;
+	u64 spins = 0;
+
+	r0 = read();
+	t0 = rdtsc_ordered();
+	do {
+		r1 = read();
+		/* 50 M reads without reaching the target: it is not counting. */
+		if (++spins > 50000000ull)
+			return 0;
+	} while (((r1 - r0) & mask) < want);
+	t1 = rdtsc_ordered();
+	return (t1 - t0) * ref_hz / ((r1 - r0) & mask) / 1000;
+}
+
+static u64 hpet_read(void) { return mmio_read64(hpet + HPET_COUNTER); }
+
+u64 tsc_measure_khz_hpet(unsigned int ms)
+{
+	if (!hpet_setup())
+		return 0;
+	/* 32-bit counters: a 10 ms wait cannot wrap them at any legal rate
+	 * (at most 10 MHz... the spec's 100 ns bound), masking handles it. */
+	return measure(hpet_read, 1000000000000000ull / hpet_period_fs, 32, ms);
+}
+
+/* ---- ACPI PM timer: 3.579545 MHz, 24 or 32 bits ---- */
+#define PMTMR_HZ 3579545
+
+static u64 pmtmr_read(void) { return inl((u16)acpi_info.pm_tmr_port); }
+
+u64 tsc_measure_khz_pmtimer(unsigned int ms)
+{
+	if (!acpi_info.pm_tmr_port)
+		return 0;
+	return measure(pmtmr_read, PMTMR_HZ, acpi_info.pm_tmr_32bit ? 32 : 24, ms);
+}
+
+/* ---- PIT channel 2, gated through port 0x61 ---- */
+#define PIT_HZ 1193182
+
+u64 tsc_measure_khz_pit(unsigned int ms)
+{
+	u32 count = PIT_HZ * ms / 1000;
+	u64 t0, t1, spins = 0;
+	u8 gate;
+
+	if (count > 0xffff)
+		count = 0xffff, ms = count * 1000 / PIT_HZ;
+	/* Gate high, speaker off; mode 0 counts down once and raises OUT2. */
+	gate = inb(0x61);
+	outb(0x61, (gate & ~0x02) | 0x01);
+	outb(0x43, 0xb0);		/* channel 2, lobyte/hibyte, mode 0, binary */
+	outb(0x42, count & 0xff);
+	outb(0x42, count >> 8);
+	t0 = rdtsc_ordered();
+	while (!(inb(0x61) & 0x20)) {
+		if (++spins > 50000000ull) {
+			outb(0x61, gate);
+			return 0;
+		}
+	}
+	t1 = rdtsc_ordered();
+	outb(0x61, gate);
+	return (t1 - t0) * PIT_HZ / count / 1000;
+}
+
+static u64 median_of_runs(u64 (*fn)(unsigned int))
+{
+	u64 v[CAL_RUNS];
+
+	for (int i = 0; i < CAL_RUNS; i++) {
+		v[i] = fn(CAL_MS);
+		if (!v[i])
+			return 0;
+	}
+	for (int i = 1; i < CAL_RUNS; i++)	/* insertion sort: 5 values */
+		for (int j = i; j > 0 && v[j] < v[j - 1]; j--) {
+			u64 t = v[j]; v[j] = v[j - 1]; v[j - 1] = t;
+		}
+	return v[CAL_RUNS / 2];
+}
+
+static u64 cpuid_khz(void)
+{
+	u32 max, a, b, c, d;
+
+	cpuid(0, &max, &b, &c, &d);
+	if (max >= 0x15) {
+		cpuid(0x15, &a, &b, &c, &d);
+		if (a && b && c) {
+			tsc_method = "cpuid-15h";
+			return (u64)c * b / a / 1000;
+		}
+	}
+	if (max >= 0x16) {
+		cpuid(0x16, &a, &b, &c, &d);
+		if (a & 0xffff) {
+			tsc_method = "cpuid-16h";
+			return (u64)(a & 0xffff) * 1000;
+		}
+	}
+	return 0;
+}
+
+void tsc_init(void)
+{
+	u32 a, b, c, d;
+	u64 khz;
+
+	cpuid(0x80000000, &a, &b, &c, &d);
+	if (a >= 0x80000007) {
+		cpuid(0x80000007, &a, &b, &c, &d);
+		tsc_invariant = d & (1u << 8);
+	}
+	khz = cpuid_khz();
+	if (!khz && (khz = median_of_runs(tsc_measure_khz_hpet)))
+		tsc_method = "hpet";
+	if (!khz && (khz = median_of_runs(tsc_measure_khz_pmtimer)))
+		tsc_method = "pmtimer";
+	if (!khz && (khz = median_of_runs(tsc_measure_khz_pit)))
+		tsc_method = "pit";
+	if (!khz) {
+		pr_err("tsc: no HPET, PM timer or PIT answered; assuming %llu MHz\n",
+		       (unsigned long long)(tsc_khz / 1000));
+		tsc_method = "guess";
+		khz = tsc_khz;
+	}
+	time_set_tsc_khz(khz);
+	pr_info("tsc: %llu.%03llu MHz by %s, %sinvariant\n",
+		(unsigned long long)(khz / 1000), (unsigned long long)(khz % 1000),
+		tsc_method, tsc_invariant ? "" : "NOT ");
+}
+
+/* ---- cross-CPU sync check (Linux's check_tsc_warp, for two CPUs) ---- */
+
+static arch_spinlock_t warp_lock = __ARCH_SPIN_LOCK_UNLOCKED;
+static u64 warp_last;
+static s64 warp_max;
+static atomic_t warp_arrived, warp_done;
+
+#define WARP_LOOPS 2000
+#define WARP_MS 20
+
+/* Each turn takes the lock, so a TSC read is ordered after the previous
+ * holder's: a later read that is smaller is a real backwards step. */
+static void warp_loop(void)
+{
+	u64 end = rdtsc() + ns_to_cycles(WARP_MS * 1000000ull);
+
+	for (int i = 0; i < WARP_LOOPS; i++) {
+		arch_spin_lock(&warp_lock);
+		u64 prev = warp_last, now = rdtsc_ordered();
+
+		warp_last = now;
+		if (prev > now && (s64)(prev - now) > warp_max)
+			warp_max = prev - now;
+		arch_spin_unlock(&warp_lock);
+		if (now > end)
+			break;
+	}
+}
+
+static void warp_remote(void *unused)
+{
+	(void)unused;
+	atomic_inc(&warp_arrived);
+	while (atomic_read(&warp_arrived) < 2)
+		cpu_relax();
+	warp_loop();
+	atomic_inc(&warp_done);
+}
+
+s64 tsc_check_sync(int cpu)
+{
+	u64 t0;
+
+	warp_last = 0;
+	warp_max = 0;
+	atomic_set(&warp_arrived, 0);
+	atomic_set(&warp_done, 0);
+	smp_mb();
+	if (smp_call_function_single(cpu, warp_remote, NULL, 0))
+		return -1;
+	t0 = rdtsc();
+	while (atomic_read(&warp_arrived) < 1) {
+		if (rdtsc() - t0 > ns_to_cycles(2000000000ull)) {
+			pr_err("tsc: CPU %d did not join the sync check\n", cpu);
+			/* Let it through whenever it arrives. */
+			atomic_inc(&warp_arrived);
+			return -1;
+		}
+		cpu_relax();
+	}
+	atomic_inc(&warp_arrived);
+	warp_loop();
+	t0 = rdtsc();
+	while (atomic_read(&warp_done) < 1 && rdtsc() - t0 < ns_to_cycles(2000000000ull))
+		cpu_relax();
+	return warp_max;
+}

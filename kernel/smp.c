@@ -1,0 +1,201 @@
+/* kernel/smp.c: generic SMP: the online mask, the end of each AP's
+ * bring-up, cross-CPU function calls and NMI backtraces, over the arch's
+ * IPIs (asm/smp.h).
+ *
+ * Function calls: each CPU has a lock-free stack of pending calls.  A
+ * sender fills one of its own call slots (one per target CPU, so a call
+ * that times out leaves its slot locked rather than a dangling pointer to
+ * the sender's stack), pushes it, and sends the IPI only if the stack was
+ * empty (otherwise one is already on its way).  The target takes the whole
+ * stack at once, runs the calls oldest first, and unlocks each slot after
+ * its function returns, which is what a waiting sender waits for. */
+#include "kernel/smp.h"
+#include "kernel/atomic.h"
+#include "kernel/preempt.h"
+#include "kernel/printk.h"
+#include "kernel/time.h"
+#include "asm/cpu.h"
+#include "asm/irqflags.h"
+#include "asm/smp.h"
+
+int nr_cpu_ids = 1;
+struct cpumask cpu_online_mask;
+
+static unsigned int call_timeout_ms = 10000;
+
+struct call_single_data {
+	struct call_single_data *next;
+	smp_call_func_t fn;
+	void *info;
+	int locked;
+};
+
+/* call_slots[sender][target] */
+static struct call_single_data call_slots[NR_CPUS][NR_CPUS] ____cacheline_aligned;
+static struct call_single_data *call_queue[NR_CPUS] ____cacheline_aligned;
+
+/* Weak hooks into RCU and the scheduler, until they link theirs. */
+__weak void rcu_init_percpu(int cpu) { (void)cpu; }
+__weak void rcu_cpu_online(int cpu) { (void)cpu; }
+
+__weak void cpu_idle_loop(void)
+{
+	for (;;)
+		arch_safe_halt();
+}
+
+void smp_prepare_boot_cpu(void)
+{
+	cpumask_set_cpu(0, &cpu_online_mask);
+	nr_cpu_ids = 1;
+}
+
+void smp_ap_main(int cpu)
+{
+	rcu_init_percpu(cpu);
+	rcu_cpu_online(cpu);
+	/* Publish the CPU only once it can take IPIs: its IDT, LAPIC and
+	 * per-CPU data are ready. */
+	smp_mb();
+	cpumask_set_cpu(cpu, &cpu_online_mask);
+	__atomic_store_n(&nr_cpu_ids, MAX(nr_cpu_ids, cpu + 1), __ATOMIC_RELEASE);
+	pr_info("smp: CPU %d online (APIC id %u)\n", cpu, cpu_apic_id[cpu]);
+	cpu_idle_loop();
+}
+
+static void run_queue(void)
+{
+	int me = smp_processor_id();
+	struct call_single_data *list, *rev = NULL;
+
+	list = __atomic_exchange_n(&call_queue[me], NULL, __ATOMIC_ACQUIRE);
+	while (list) {		/* reverse the stack: run in sending order */
+		struct call_single_data *n = list->next;
+
+		list->next = rev;
+		rev = list;
+		list = n;
+	}
+	while (rev) {
+		struct call_single_data *c = rev;
+
+		rev = c->next;
+		c->fn(c->info);
+		__atomic_store_n(&c->locked, 0, __ATOMIC_RELEASE);
+	}
+}
+
+void smp_call_function_interrupt(void)
+{
+	run_queue();
+}
+
+/* Waits for a slot to come free, running calls sent to us meanwhile (the
+ * sender of the call we wait for may itself be waiting on us). */
+static bool wait_slot(struct call_single_data *c, int target)
+{
+	u64 t0 = get_cycles(), limit = ns_to_cycles(call_timeout_ms * 1000000ull);
+
+	while (__atomic_load_n(&c->locked, __ATOMIC_ACQUIRE)) {
+		if (irqs_disabled())
+			run_queue();
+		if (get_cycles() - t0 > limit) {
+			pr_err("smp: CPU %d did not run a function call from CPU %d within %u ms\n",
+			       target, smp_processor_id(), call_timeout_ms);
+			return false;
+		}
+		cpu_relax();
+	}
+	return true;
+}
+
+/* Queues fn on target (not this CPU); irqs are off. */
+static int queue_call(int target, smp_call_func_t fn, void *info)
+{
+	struct call_single_data *c = &call_slots[smp_processor_id()][target];
+	struct call_single_data *head;
+
+	if (!wait_slot(c, target))
+		return -ETIMEDOUT;
+	c->fn = fn;
+	c->info = info;
+	c->locked = 1;
+	head = __atomic_load_n(&call_queue[target], __ATOMIC_RELAXED);
+	do {
+		c->next = head;
+	} while (!__atomic_compare_exchange_n(&call_queue[target], &head, c, true,
+					      __ATOMIC_RELEASE, __ATOMIC_RELAXED));
+	if (!head)
+		arch_send_call_function_ipi(target);
+	return 0;
+}
+
+int smp_call_function_many(const struct cpumask *mask, smp_call_func_t fn,
+			   void *info, int wait)
+{
+	unsigned long flags;
+	int cpu, me, ret = 0;
+
+	local_irq_save(flags);
+	me = smp_processor_id();
+	for_each_cpu(cpu, mask) {
+		if (cpu == me || !cpu_online(cpu))
+			continue;
+		int r = queue_call(cpu, fn, info);
+
+		if (r)
+			ret = r;
+	}
+	if (wait) {
+		for_each_cpu(cpu, mask) {
+			if (cpu == me || !cpu_online(cpu))
+				continue;
+			if (!wait_slot(&call_slots[me][cpu], cpu))
+				ret = -ETIMEDOUT;
+		}
+	}
+	local_irq_restore(flags);
+	return ret;
+}
+
+int smp_call_function_single(int cpu, smp_call_func_t fn, void *info, int wait)
+{
+	unsigned long flags;
+	int ret;
+
+	if (cpu < 0 || cpu >= NR_CPUS || !cpu_online(cpu))
+		return -EINVAL;
+	local_irq_save(flags);
+	if (cpu == smp_processor_id()) {
+		fn(info);
+		local_irq_restore(flags);
+		return 0;
+	}
+	ret = queue_call(cpu, fn, info);
+	if (!ret && wait && !wait_slot(&call_slots[smp_processor_id()][cpu], cpu))
+		ret = -ETIMEDOUT;
+	local_irq_restore(flags);
+	return ret;
+}
+
+int smp_call_function(smp_call_func_t fn, void *info, int wait)
+{
+	return smp_call_function_many(&cpu_online_mask, fn, info, wait);
+}
+
+int on_each_cpu(smp_call_func_t fn, void *info, int wait)
+{
+	unsigned long flags;
+	int ret = smp_call_function(fn, info, wait);
+
+	local_irq_save(flags);
+	fn(info);
+	local_irq_restore(flags);
+	return ret;
+}
+
+void smp_send_reschedule(int cpu)
+{
+	if (cpu_online(cpu))
+		arch_send_reschedule(cpu);
+}

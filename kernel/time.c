@@ -1,0 +1,61 @@
+/* kernel/time.c: jiffies, the hz= parameter, and the TSC-based clock and
+ * delays.  The arch calibrates the TSC (arch/x86_64/tsc.c) and calls
+ * time_set_tsc_khz(); before that, delays assume a fast 8 GHz TSC so that
+ * they err long, which is the safe side for hardware waits. */
+#include "kernel/time.h"
+#include "kernel/cmdline.h"
+#include "asm/cpu.h"
+
+volatile u64 jiffies;
+unsigned int hz = 1000;
+core_param(hz, hz, uint, "timer ticks per second on every CPU (10-10000)");
+
+u64 tsc_khz = 8000000;
+static u64 ns_mult;		/* ns = cycles * ns_mult >> 32 */
+static u64 cyc_mult;		/* cycles = ns * cyc_mult >> 32 */
+static u64 tsc_boot;
+
+u64 get_cycles(void) { return rdtsc(); }
+u64 get_cycles_ordered(void) { return rdtsc_ordered(); }
+
+void time_set_tsc_khz(u64 khz)
+{
+	if (!khz)
+		return;
+	tsc_khz = khz;
+	ns_mult = (1000000ull << 32) / khz;
+	cyc_mult = (khz << 32) / 1000000;
+	if (!tsc_boot)
+		tsc_boot = rdtsc();
+}
+
+u64 cycles_to_ns(u64 c)
+{
+	if (!ns_mult)
+		time_set_tsc_khz(tsc_khz);
+	return (u64)(((unsigned __int128)c * ns_mult) >> 32);
+}
+
+u64 ns_to_cycles(u64 ns)
+{
+	if (!cyc_mult)
+		time_set_tsc_khz(tsc_khz);
+	/* Rounded up: a delay computed from this is never short. */
+	return (u64)((((unsigned __int128)ns * cyc_mult) + 0xffffffffu) >> 32) + 1;
+}
+
+u64 ktime_get_ns(void)
+{
+	return cycles_to_ns(rdtsc() - tsc_boot);
+}
+
+void ndelay(unsigned long ns)
+{
+	u64 start = rdtsc_ordered(), n = ns_to_cycles(ns);
+
+	while (rdtsc_ordered() - start < n)
+		arch_cpu_relax();
+}
+
+void udelay(unsigned long us) { ndelay(us * 1000ull); }
+void mdelay(unsigned long ms) { while (ms--) udelay(1000); }
