@@ -20,6 +20,7 @@ NEEDS=(
 	"python3:python3"
 	"gnuplot-nox:gnuplot"
 	"spin:spin"
+	"clang:clang"
 )
 
 missing=()

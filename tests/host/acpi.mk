@@ -8,6 +8,8 @@ ACPI_CFLAGS = -std=gnu11 -Wall -Wextra -Werror -g -O1 \
 	-I$(ACPI_ROOT)/tests/host/acpi_shim -I$(ACPI_ROOT)
 ACPI_SRC = $(ACPI_ROOT)/arch/x86_64/acpi.c $(ACPI_ROOT)/arch/x86_64/acpi.h
 FUZZ_SECONDS ?= 60
+FUZZ_CC ?= clang
+FUZZ_CFLAGS ?= -std=gnu11 -g -O1 -fsanitize=fuzzer,address,undefined
 
 HOST_TESTS += $(ACPI_BUILD)/test_acpi
 
@@ -17,9 +19,8 @@ $(ACPI_BUILD)/test_acpi: test_acpi.c $(ACPI_SRC) acpi_shim/kernel/printk.h
 
 $(ACPI_BUILD)/fuzz_madt: fuzz_madt.c $(ACPI_SRC)
 	@mkdir -p $(ACPI_BUILD)
-	clang $(filter-out -fsanitize=address%,$(ACPI_CFLAGS)) \
-		-fsanitize=fuzzer,address,undefined -o $@ fuzz_madt.c \
-		$(ACPI_ROOT)/arch/x86_64/acpi.c
+	$(FUZZ_CC) $(FUZZ_CFLAGS) -I$(ACPI_ROOT)/tests/host/acpi_shim -I$(ACPI_ROOT) \
+		-o $@ fuzz_madt.c $(ACPI_ROOT)/arch/x86_64/acpi.c
 
 .PHONY: fuzz fuzz-madt
 fuzz: fuzz-madt
