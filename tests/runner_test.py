@@ -283,6 +283,34 @@ class VerdictTest(unittest.TestCase):
         self.assertIn("terminating on signal 15", out)
 
 
+def real_config(name):
+    with open(os.path.join(HERE, "qemu-configs")) as f:
+        return {c.name: c for c in runner.parse_configs(f.read())}[name]
+
+
+class RealLogTest(unittest.TestCase):
+    """Serial logs saved from real QEMU runs (CRLF line ends and all),
+    judged as the configurations of tests/qemu-configs."""
+
+    def test_real_boot_passes(self):
+        v = runner.judge(real_config("boot-smp16"),
+                         fixture("real-boot-smp16.log"), rc=0)
+        self.assertTrue(v.passed, text_of(v))
+        self.assertEqual(statuses(v)["selftest/kallsyms_names_functions"], "PASS")
+        self.assertGreaterEqual(len(v.cases), 10)
+
+    def test_real_crash_is_the_expected_failure(self):
+        lines = fixture("real-selftest-crash.log")
+        v = runner.judge(real_config("selftest-crash"), lines, rc=1)
+        self.assertTrue(v.passed, text_of(v))
+        # Judged as an ordinary run it fails, showing RIP and the trace.
+        v = runner.judge(runner.Config(name="c"), lines, rc=1)
+        self.assertFalse(v.passed)
+        out = text_of(v)
+        self.assertRegex(out, r"\| \[c0\] RIP: 0008:[0-9a-f]{16} crash_null_dereference")
+        self.assertRegex(out, r"\| \[c0\]  \[<[0-9a-f]{16}>\] kmain\+")
+
+
 class ExpectedFailureTest(unittest.TestCase):
     def test_crash_as_expected_passes(self):
         v = runner.judge(crash_cfg(), fixture("panic.log"), rc=1)
