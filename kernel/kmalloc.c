@@ -92,7 +92,7 @@ static bool valid_object(unsigned int c, const void *p)
 static void report_modified(unsigned int c, const void *obj, size_t off, u8 val)
 {
 	__atomic_fetch_add(&poison_errors, 1, __ATOMIC_RELAXED);
-	printk(KERN_ERR "kmalloc: kmalloc-%u object %p modified after free: byte %zu is %#x, not %#x\n",
+	printk(KERN_ERR "kmalloc: kmalloc-%u object %p modified after free: byte %zu is 0x%x, not 0x%x\n",
 	       classes[c].size, obj, off, val, POISON_FREE);
 	dump_stack();
 }
@@ -186,7 +186,7 @@ void *kmalloc(size_t size, gfp_t flags)
 	void *p;
 
 	if (in_nmi()) {
-		WARN_ONCE(1, "kmalloc from NMI context\n");
+		WARN_ONCE(1, "kmalloc from NMI context");
 		return NULL;
 	}
 	if (!pmm_ready()) {
@@ -212,7 +212,7 @@ void *kmalloc(size_t size, gfp_t flags)
 static void bad_free(const void *p, const char *why)
 {
 	__atomic_fetch_add(&bad_frees, 1, __ATOMIC_RELAXED);
-	WARN(1, "kfree(%p): %s\n", p, why);
+	WARN(1, "kfree(%p): %s", p, why);
 }
 
 void kfree(const void *p)

@@ -18,14 +18,14 @@
 #define LOW_MEMORY_END	0x100000ul	/* real-mode area, BIOS, trampoline */
 #define POISON_FREE	0x6b
 
-struct pmm_range {
-	u64 start, end;		/* [start, end), page-aligned, start < end */
-};
+#define PMM_MAX_COVER	64
+#define COVER_ALIGN	(2ul << 20)
 
-static struct pmm_range ranges[PMM_MAX_RANGES];
+static struct pmm_range ranges[PMM_MAX_RANGES];	/* page-aligned, sorted, disjoint */
+static struct pmm_range cover[PMM_MAX_COVER];	/* 2 MiB-aligned, sorted, disjoint */
+static unsigned int nr_cover;
 static unsigned int nr_ranges;
 static u64 usable_bytes;	/* before reservations */
-static u64 physical_end;	/* highest end of any memory-map entry */
 static unsigned long dropped_bytes;	/* lost to a full range table */
 
 static DEFINE_SPINLOCK(pmm_lock);
@@ -72,7 +72,7 @@ static bool make_room(u64 start, u64 end)
 		remove_range(small);
 	}
 	dropped_bytes += end - start;
-	pr_warn("pmm: too many memory ranges; ignoring %#lx-%#lx\n",
+	pr_warn("pmm: too many memory ranges; ignoring 0x%lx-0x%lx\n",
 		(unsigned long)start, (unsigned long)end);
 	return nr_ranges < PMM_MAX_RANGES;
 }
@@ -131,12 +131,61 @@ static void cut_range(u64 start, u64 end)
 	}
 }
 
+static void remove_cover(unsigned int i)
+{
+	memmove(&cover[i], &cover[i + 1], (nr_cover - i - 1) * sizeof(cover[0]));
+	nr_cover--;
+}
+
+/* Widens cover[i] to include [start, end), then swallows the ranges it
+ * now reaches. */
+static void widen_cover(unsigned int i, u64 start, u64 end)
+{
+	if (start < cover[i].start)
+		cover[i].start = start;
+	if (end > cover[i].end)
+		cover[i].end = end;
+	while (i + 1 < nr_cover && cover[i + 1].start <= cover[i].end) {
+		if (cover[i + 1].end > cover[i].end)
+			cover[i].end = cover[i + 1].end;
+		remove_cover(i + 1);
+	}
+	while (i > 0 && cover[i - 1].end >= cover[i].start) {
+		if (cover[i].end > cover[i - 1].end)
+			cover[i - 1].end = cover[i].end;
+		remove_cover(i);
+		i--;
+	}
+}
+
+/* What the direct map must reach.  A full table merges the range into a
+ * neighbour: that maps a hole too, which costs tables, not correctness. */
 void pmm_note_physical(u64 base, u64 len)
 {
 	u64 start, end;
+	unsigned int i = 0;
 
-	if (clamp_range(base, len, &start, &end) && end > physical_end)
-		physical_end = end;
+	if (!clamp_range(base, len, &start, &end))
+		return;
+	start = ALIGN_DOWN(start, COVER_ALIGN);
+	end = ALIGN_UP(end, COVER_ALIGN);
+	while (i < nr_cover && cover[i].end < start)
+		i++;
+	if (i < nr_cover && cover[i].start <= end) {
+		widen_cover(i, start, end);
+	} else if (nr_cover == PMM_MAX_COVER) {
+		widen_cover(i > 0 ? i - 1 : 0, start, end);
+	} else {
+		memmove(&cover[i + 1], &cover[i], (nr_cover - i) * sizeof(cover[0]));
+		cover[i] = (struct pmm_range){ start, end };
+		nr_cover++;
+	}
+}
+
+unsigned int pmm_physical_ranges(const struct pmm_range **out)
+{
+	*out = cover;
+	return nr_cover;
 }
 
 void pmm_add_range(u64 base, u64 len)
@@ -357,7 +406,7 @@ void pmm_free_pages(u64 phys, unsigned long npages)
 	if ((phys & (PAGE_SIZE - 1)) || pfn >= bitmap_pages ||
 	    npages > bitmap_pages - pfn) {
 		__atomic_fetch_add(&bad_frees, 1, __ATOMIC_RELAXED);
-		WARN(1, "pmm: free of %lu pages at %#lx: not a managed page address\n",
+		WARN(1, "pmm: free of %lu pages at 0x%lx: not a managed page address",
 		     npages, (unsigned long)phys);
 		return;
 	}
@@ -388,7 +437,7 @@ void pmm_free_pages(u64 phys, unsigned long npages)
 		return;
 double_free:
 	__atomic_fetch_add(&bad_frees, bad, __ATOMIC_RELAXED);
-	WARN(1, "pmm: double free: %lu of %lu pages at %#lx were already free\n",
+	WARN(1, "pmm: double free: %lu of %lu pages at 0x%lx were already free",
 	     bad, npages, (unsigned long)phys);
 }
 
@@ -418,7 +467,7 @@ u64 pmm_usable_end(void)
 	return nr_ranges ? ranges[nr_ranges - 1].end : 0;
 }
 
-u64 pmm_physical_end(void) { return physical_end; }
+u64 pmm_physical_end(void) { return nr_cover ? cover[nr_cover - 1].end : 0; }
 u64 pmm_usable_bytes(void) { return usable_bytes; }
 unsigned long pmm_free_count(void) { return READ_ONCE(free_pages); }
 unsigned long pmm_managed_count(void) { return managed_pages; }
@@ -440,7 +489,7 @@ void pmm_reset(void)
 {
 	nr_ranges = 0;
 	usable_bytes = 0;
-	physical_end = 0;
+	nr_cover = 0;
 	dropped_bytes = 0;
 	bitmap = NULL;
 	page_tags = NULL;

@@ -20,6 +20,10 @@
 
 struct boot_info;
 
+struct pmm_range {
+	u64 start, end;		/* [start, end) */
+};
+
 void pmm_init(const struct boot_info *bi);
 
 /* Step 1 by hand (pmm_init uses these; so do the host tests).  Ranges may
@@ -30,8 +34,11 @@ void pmm_add_range(u64 base, u64 len);
 /* Before pmm_late_init: cut [base, base+len) out of the free ranges.
  * After: mark the pages allocated (they must be free). */
 void pmm_reserve(u64 base, u64 len);
-/* Any memory-map entry (any type): the direct map covers them all. */
+/* Any memory-map entry (any type): the direct map covers them all
+ * (rounded out to 2 MiB), and not the holes between them. */
 void pmm_note_physical(u64 base, u64 len);
+/* Those ranges, sorted and merged; returns how many. */
+unsigned int pmm_physical_ranges(const struct pmm_range **out);
 
 /* npages contiguous pages below limit, taken for good; 0 if none.
  * Only before pmm_late_init. */

@@ -110,7 +110,7 @@ static void map_one(u64 virt, u64 phys, u64 flags, int level)
 	u64 *e = walk_create(virt, level);
 
 	if (!e)
-		panic("paging: cannot map %#lx (out of memory or huge page in the way)",
+		panic("paging: cannot map 0x%lx (out of memory or huge page in the way)",
 		      (unsigned long)virt);
 	WRITE_ONCE(*e, phys | fix_flags(flags | PTE_PRESENT | (level > 1 ? PTE_HUGE : 0)));
 }
@@ -174,16 +174,16 @@ static void map_kernel_image(void)
 		map_one(v, v - KERNEL_VMA, image_flags(v, true), 1);
 }
 
-/* All physical memory the memory map names (at least 4 GiB, where the
- * chipset's devices are), huge pages except around the kernel image,
- * whose alias gets 4 KiB pages so text and rodata stay read-only. */
-static void map_direct(u64 end)
+/* [start, end) of physical memory (2 MiB-aligned), huge pages except
+ * around the kernel image, whose alias gets 4 KiB pages so text and
+ * rodata stay read-only there too. */
+static void map_direct(u64 start, u64 end)
 {
 	u64 img_lo = ALIGN_DOWN((u64)__text_start - KERNEL_VMA, SZ_2M);
 	u64 img_hi = ALIGN_UP((u64)__kernel_end - KERNEL_VMA, SZ_2M);
 	u64 rw = PTE_WRITE | PTE_GLOBAL | PTE_NX;
 
-	for (u64 p = 0; p < end;) {
+	for (u64 p = start; p < end;) {
 		if (p >= img_lo && p < img_hi) {
 			u64 kv = p + KERNEL_VMA;
 			bool in_image = kv >= (u64)__text_start && kv < (u64)__kernel_end;
@@ -228,25 +228,34 @@ static void enable_cpu_features(void)
 
 void paging_init(void)
 {
-	u64 end;
+	const struct pmm_range *cover;
+	unsigned int n;
+	u64 limit, mapped = 0;
 
 	detect_features();
 	if (!paging_features.nx)
 		pr_warn("paging: this CPU has no NX bit; data and stacks stay executable\n");
 
-	end = pmm_physical_end();
-	if (end < SZ_4G)
-		end = SZ_4G;
-	if (end > (1ul << paging_features.phys_bits)) {
-		pr_warn("paging: memory map reaches %#lx, beyond the CPU's %u physical address bits; truncated\n",
-			(unsigned long)end, paging_features.phys_bits);
-		end = 1ul << paging_features.phys_bits;
-	}
-	end = ALIGN_UP(end, SZ_1G);
+	/* Everything the memory map names, and the low 4 GiB where the
+	 * chipset's devices and firmware tables sit even if it names none. */
+	pmm_note_physical(0, SZ_4G);
+	n = pmm_physical_ranges(&cover);
+	limit = MIN(1ul << paging_features.phys_bits, DIRECT_MAP_SIZE);
 
 	kernel_pml4_phys = alloc_table();
 	map_kernel_image();
-	map_direct(end);
+	for (unsigned int i = 0; i < n; i++) {
+		u64 start = cover[i].start, end = MIN(cover[i].end, limit);
+
+		if (start >= end) {
+			pr_warn("paging: physical range 0x%lx-0x%lx is beyond the CPU's %u address bits; not mapped\n",
+				(unsigned long)cover[i].start, (unsigned long)cover[i].end,
+				paging_features.phys_bits);
+			continue;
+		}
+		map_direct(start, end);
+		mapped += end - start;
+	}
 	build_low_identity();
 	/* Pre-make the region tables so PML4 entries never change after APs
 	 * have started (and the region entries exist in every CPU's view). */
@@ -256,8 +265,8 @@ void paging_init(void)
 	enable_cpu_features();
 	write_cr3(kernel_pml4_phys);
 	tables_live = true;
-	pr_info("paging: kernel tables at %#lx: direct map %lu GiB (%s pages), NX %s, W^X image, boot identity map dropped\n",
-		(unsigned long)kernel_pml4_phys, (unsigned long)(end >> 30),
+	pr_info("paging: kernel tables at 0x%lx: direct map %lu MiB in %u ranges (%s pages), NX %s, W^X image, boot identity map dropped\n",
+		(unsigned long)kernel_pml4_phys, (unsigned long)(mapped >> 20), n,
 		paging_features.gbpages ? "1 GiB" : "2 MiB",
 		paging_features.nx ? "on" : "unavailable");
 	pmm_late_init();
@@ -289,11 +298,11 @@ void *ioremap(u64 phys, size_t len)
 	u64 start, end, virt;
 
 	if (!tables_live) {
-		pr_err("ioremap(%#lx): called before paging_init\n", (unsigned long)phys);
+		pr_err("ioremap(0x%lx): called before paging_init\n", (unsigned long)phys);
 		return NULL;
 	}
 	if (len == 0 || phys + len < phys || phys + len > (1ul << paging_features.phys_bits)) {
-		pr_err("ioremap: bad range %#lx+%#lx\n", (unsigned long)phys, (unsigned long)len);
+		pr_err("ioremap: bad range 0x%lx+0x%lx\n", (unsigned long)phys, (unsigned long)len);
 		return NULL;
 	}
 	start = ALIGN_DOWN(phys, PAGE_SIZE);
@@ -387,7 +396,7 @@ void free_kernel_stack(void *top, size_t size)
 	s = (struct free_stack *)((u64)top - size);
 	if ((u64)s < STACK_REGION_START + PAGE_SIZE || (u64)top > READ_ONCE(stack_next) ||
 	    ((u64)top & (PAGE_SIZE - 1)) || is_stack_guard((u64)s)) {
-		WARN(1, "free_kernel_stack: %p (size %zu) is not a kernel stack\n", top, size);
+		WARN(1, "free_kernel_stack: %p (size %zu) is not a kernel stack", top, size);
 		return;
 	}
 	s->size = size;
@@ -403,3 +412,28 @@ bool is_stack_guard(unsigned long addr)
 		return false;
 	return !(paging_lookup(addr, NULL) & PTE_PRESENT);
 }
+
+/* rbx is callee-saved, so it carries the old stack pointer across fn;
+ * the new stack starts 16-byte aligned, as the ABI wants at a call. */
+__asm__(
+	".pushsection .text\n"
+	".globl call_on_stack\n"
+	".type call_on_stack, @function\n"
+	"call_on_stack:\n"
+	"	push %rbp\n"
+	"	mov %rsp, %rbp\n"
+	"	push %rbx\n"
+	"	sub $8, %rsp\n"
+	"	mov %rsp, %rbx\n"
+	"	and $-16, %rdi\n"
+	"	mov %rdi, %rsp\n"
+	"	mov %rsi, %rax\n"
+	"	mov %rdx, %rdi\n"
+	"	call *%rax\n"
+	"	mov %rbx, %rsp\n"
+	"	add $8, %rsp\n"
+	"	pop %rbx\n"
+	"	pop %rbp\n"
+	"	ret\n"
+	".size call_on_stack, .-call_on_stack\n"
+	".popsection\n");

@@ -71,3 +71,7 @@ struct paging_features {
 	unsigned int phys_bits;
 };
 extern struct paging_features paging_features;
+
+/* Runs fn(arg) with the stack pointer at top (from alloc_kernel_stack),
+ * then returns on the caller's stack. */
+void call_on_stack(void *top, void (*fn)(void *), void *arg);

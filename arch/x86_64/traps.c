@@ -104,6 +104,11 @@ void do_exception(struct pt_regs *regs)
 		       is_stack_guard(cr2) ? "kernel stack overflow (guard page hit)" : what,
 		       how, cr2);
 	}
+	/* An overflow mostly ends here: the CPU could not push the #PF
+	 * frame onto the guard page either.  CR2 still names that page. */
+	if (vec == 8 && is_stack_guard(read_cr2()))
+		printk(KERN_EMERG "BUG: kernel stack overflow (guard page hit) at address %016lx\n",
+		       read_cr2());
 	show_regs(regs);
 	show_stack(regs->rbp, regs->rip);
 	panic("Fatal exception: %s", exception_names[vec & 31]);

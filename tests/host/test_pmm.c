@@ -116,6 +116,47 @@ static void test_ranges(void)
 	CHECK(pmm_usable_bytes() == 47 * MiB + 16 * MiB + 3 * PAGE_SIZE);
 }
 
+/* The direct map's ranges: every noted range covered, sorted, disjoint,
+ * however many and in whatever order they come. */
+static void test_cover(void)
+{
+	static u64 base[300], len[300];
+	const struct pmm_range *c;
+	unsigned int n;
+
+	reset();
+	pmm_note_physical(0xfd00000000ul, 12 * GiB);
+	pmm_note_physical(1 * MiB, 255 * MiB);
+	pmm_note_physical(0, 640 * 1024);
+	pmm_note_physical(0, 0);
+	n = pmm_physical_ranges(&c);
+	CHECK(n == 2);
+	CHECK(c[0].start == 0 && c[0].end == 256 * MiB);
+	CHECK(c[1].start == 0xfd00000000ul && c[1].end == 0xfd00000000ul + 12 * GiB);
+
+	srand(99);
+	for (int i = 0; i < 300; i++) {
+		base[i] = ((u64)rand() << 20) ^ (u64)rand();
+		len[i] = (u64)(rand() % 5000) << 12;
+		pmm_note_physical(base[i], len[i]);
+	}
+	n = pmm_physical_ranges(&c);
+	CHECK(n <= 64);
+	bool sorted = true, covered = true;
+	for (unsigned int i = 0; i + 1 < n; i++)
+		if (c[i].end >= c[i + 1].start || c[i].start >= c[i].end)
+			sorted = false;
+	for (int i = 0; i < 300; i++) {
+		bool in = len[i] == 0;
+		for (unsigned int k = 0; k < n && !in; k++)
+			in = c[k].start <= base[i] && base[i] + len[i] <= c[k].end;
+		if (!in)
+			covered = false;
+	}
+	CHECK(sorted);
+	CHECK(covered);
+}
+
 /* The usual boot: ranges, reservations, early pages, bitmap; then every
  * free page must be handed out exactly once and only allowed ones. */
 static void test_alloc_all(void)
@@ -519,6 +560,7 @@ int main(int argc, char **argv)
 {
 	static const struct { const char *name; void (*fn)(void); } tests[] = {
 		{ "pmm_ranges", test_ranges },
+		{ "pmm_cover", test_cover },
 		{ "pmm_alloc_all", test_alloc_all },
 		{ "pmm_bad_frees", test_bad_frees },
 		{ "pmm_too_many_ranges", test_too_many_ranges },

@@ -20,6 +20,8 @@
 /* Highest physical address the architecture can name (52 bits); memory
  * map entries above it are firmware garbage. */
 #define PHYS_ADDR_MAX	(1ul << 52)
+/* The direct map's virtual room (up to the stack region): 64 TiB. */
+#define DIRECT_MAP_SIZE	(1ul << 46)
 
 static inline void *phys_to_virt(u64 phys)
 {
@@ -42,7 +44,7 @@ static inline bool virt_addr_direct(const void *virt)
 {
 	u64 v = (u64)virt;
 
-	return v >= PAGE_OFFSET && v < PAGE_OFFSET + PHYS_ADDR_MAX;
+	return v >= PAGE_OFFSET && v - PAGE_OFFSET < DIRECT_MAP_SIZE;
 }
 
 #define __va(p)	phys_to_virt(p)

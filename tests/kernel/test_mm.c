@@ -1,0 +1,348 @@
+/* tests/kernel/test_mm.c: KTAP suite `mm`, the memory code on the real
+ * machine: pages, kmalloc classes and poisoning, the page tables' W^X
+ * (each checked by the fault it must raise, through probe_fault), guarded
+ * stacks and ioremap.  `selftest_mm_crash` overflows a guarded stack on
+ * purpose; tests/qemu-configs expects the "kernel stack overflow" report. */
+#include "kernel/ktap.h"
+#include "kernel/pmm.h"
+#include "kernel/slab.h"
+#include "kernel/string.h"
+#include "arch/x86_64/paging.h"
+#include "asm/irq.h"
+
+#define PF_VECTOR 14
+#define NPAGES 64
+
+extern char __text_start[], __rodata_start[], __data_start[], __kernel_end[];
+
+static void pages_alloc_free(void)
+{
+	u64 pages[NPAGES];
+	unsigned long before = pmm_free_count();
+
+	KTAP_ASSERT(pmm_ready());
+	for (int i = 0; i < NPAGES; i++) {
+		pages[i] = pmm_alloc_page();
+		KTAP_ASSERT(pages[i] != 0);
+		KTAP_EXPECT((pages[i] & (PAGE_SIZE - 1)) == 0);
+		KTAP_EXPECT(pages[i] >= 0x100000);
+		/* not inside the kernel image */
+		KTAP_EXPECT(pages[i] + PAGE_SIZE <= (u64)__text_start - KERNEL_VMA ||
+			    pages[i] >= (u64)__kernel_end - KERNEL_VMA);
+		memset(phys_to_virt(pages[i]), i, PAGE_SIZE);
+	}
+	KTAP_EXPECT_EQ(pmm_free_count(), before - NPAGES);
+	for (int i = 0; i < NPAGES; i++) {
+		const u8 *v = phys_to_virt(pages[i]);
+
+		for (int j = 0; j < i; j++)
+			KTAP_EXPECT(pages[i] != pages[j]);
+		KTAP_EXPECT(v[0] == (u8)i && v[PAGE_SIZE - 1] == (u8)i);
+	}
+	for (int i = 0; i < NPAGES; i++)
+		pmm_free_page(pages[i]);
+	KTAP_EXPECT_EQ(pmm_free_count(), before);
+	/* freed pages are poisoned */
+	KTAP_EXPECT(*(u8 *)phys_to_virt(pages[0]) == POISON_FREE);
+
+	u64 run = pmm_alloc_pages(16);
+	KTAP_ASSERT(run != 0);
+	memset(phys_to_virt(run), 0x5a, 16 * PAGE_SIZE);
+	pmm_free_pages(run, 16);
+	KTAP_EXPECT_EQ(pmm_free_count(), before);
+
+	unsigned long bad = pmm_bad_free_count();
+	pmm_free_page(run);	/* double free: reported (WARNING), ignored */
+	KTAP_EXPECT_EQ(pmm_bad_free_count(), bad + 1);
+	KTAP_EXPECT_EQ(pmm_free_count(), before);
+	ktap_log("pmm: %lu of %lu pages free", pmm_free_count(), pmm_managed_count());
+}
+
+static void kmalloc_all_classes(void)
+{
+	static const size_t sizes[] = { 1, 16, 17, 32, 48, 64, 100, 128, 255, 256,
+					500, 512, 1000, 1024, 1500, 2048, 2049, 5000,
+					70000 };
+	void *p[ARRAY_SIZE(sizes)];
+	struct kmalloc_class_stats st[KMALLOC_NR_CLASSES];
+	unsigned long large = kmalloc_large_in_use();
+
+	for (unsigned int c = 0; c < KMALLOC_NR_CLASSES; c++)
+		kmalloc_class_stats(c, &st[c]);
+	for (size_t i = 0; i < ARRAY_SIZE(sizes); i++) {
+		p[i] = kmalloc(sizes[i], GFP_KERNEL);
+		KTAP_ASSERT(p[i] != NULL);
+		size_t ks = ksize(p[i]);
+		KTAP_EXPECT(ks >= sizes[i]);
+		KTAP_EXPECT(((u64)p[i] & ((ks < 64 ? ks : 64) - 1)) == 0);
+		memset(p[i], (int)i + 1, sizes[i]);
+	}
+	for (size_t i = 0; i < ARRAY_SIZE(sizes); i++) {
+		const u8 *b = p[i];
+		bool intact = true;
+
+		for (size_t j = 0; j < sizes[i]; j++)
+			if (b[j] != (u8)(i + 1))
+				intact = false;
+		KTAP_EXPECT(intact);
+	}
+	KTAP_EXPECT_EQ(kmalloc_large_in_use(), large + 3);
+	for (size_t i = 0; i < ARRAY_SIZE(sizes); i++)
+		kfree(p[i]);
+	for (unsigned int c = 0; c < KMALLOC_NR_CLASSES; c++) {
+		struct kmalloc_class_stats now;
+
+		kmalloc_class_stats(c, &now);
+		KTAP_EXPECT_EQ(now.in_use, st[c].in_use);
+	}
+	KTAP_EXPECT_EQ(kmalloc_large_in_use(), large);
+
+	u8 *z = kzalloc(3000, GFP_ATOMIC);
+	KTAP_ASSERT(z != NULL);
+	bool zero = true;
+	for (int i = 0; i < 3000; i++)
+		zero &= z[i] == 0;
+	KTAP_EXPECT(zero);
+	kfree(z);
+}
+
+static void kmalloc_poison_after_free(void)
+{
+	unsigned long errors = kmalloc_poison_errors();
+	u8 *p = kmalloc(96, GFP_KERNEL);	/* class 128 */
+
+	KTAP_ASSERT(p != NULL);
+	memset(p, 0x11, 96);
+	kfree(p);
+	/* freed memory reads as poison (the first 8 bytes hold the link) */
+	bool poisoned = true;
+	for (int i = 8; i < 128; i++)
+		poisoned &= p[i] == POISON_FREE;
+	KTAP_EXPECT(poisoned);
+
+	/* a write after free shows up when the object is handed out again */
+	p[40] = 0;
+	u8 *q = kmalloc(100, GFP_KERNEL);
+	KTAP_EXPECT(q == p);
+	KTAP_EXPECT_EQ(kmalloc_poison_errors(), errors + 1);
+	kfree(q);
+
+	/* honest reuse raises nothing */
+	q = kmalloc(128, GFP_KERNEL);
+	KTAP_EXPECT_EQ(kmalloc_poison_errors(), errors + 1);
+	kfree(q);
+
+	unsigned long bad = kmalloc_bad_frees();
+	kfree(q);				/* double free: reported, ignored */
+	KTAP_EXPECT_EQ(kmalloc_bad_frees(), bad + 1);
+	kfree((void *)__data_start);		/* not kmalloc's */
+	KTAP_EXPECT_EQ(kmalloc_bad_frees(), bad + 2);
+}
+
+/* Each probe rewrites a byte with the value it already holds, so if the
+ * protection were missing nothing would change but the verdict. */
+static void rewrite_byte(void *addr)
+{
+	volatile u8 *p = addr;
+
+	*p = *p;
+}
+
+static void call_code(void *addr)
+{
+	((void (*)(void))addr)();
+}
+
+static const u8 rodata_byte = 0xc3;
+static u8 data_ret[16] __aligned(16) = { 0xc3 };	/* ret */
+
+static void wx_text_readonly(void)
+{
+	int level;
+	u64 pte = paging_lookup((u64)pages_alloc_free, &level);
+
+	KTAP_EXPECT(pte & PTE_PRESENT);
+	KTAP_EXPECT(!(pte & PTE_WRITE));
+	KTAP_EXPECT(!(pte & PTE_NX));
+	KTAP_EXPECT_EQ(level, 1);
+	KTAP_EXPECT_EQ(probe_fault(rewrite_byte, (void *)pages_alloc_free), PF_VECTOR);
+	/* nor through its alias in the direct map */
+	void *alias = phys_to_virt(virt_to_phys((void *)pages_alloc_free));
+	KTAP_EXPECT_EQ(probe_fault(rewrite_byte, alias), PF_VECTOR);
+}
+
+static void wx_rodata_readonly_noexec(void)
+{
+	u64 pte = paging_lookup((u64)&rodata_byte, NULL);
+
+	KTAP_EXPECT(pte & PTE_PRESENT);
+	KTAP_EXPECT(!(pte & PTE_WRITE));
+	KTAP_EXPECT_EQ(probe_fault(rewrite_byte, (void *)&rodata_byte), PF_VECTOR);
+	if (!paging_features.nx) {
+		ktap_skip("no NX on this CPU");
+		return;
+	}
+	KTAP_EXPECT(pte & PTE_NX);
+	KTAP_EXPECT_EQ(probe_fault(call_code, (void *)&rodata_byte), PF_VECTOR);
+}
+
+static void wx_data_noexec(void)
+{
+	if (!paging_features.nx) {
+		ktap_skip("no NX on this CPU");
+		return;
+	}
+	u64 pte = paging_lookup((u64)data_ret, NULL);
+	KTAP_EXPECT((pte & PTE_PRESENT) && (pte & PTE_WRITE) && (pte & PTE_NX));
+	KTAP_EXPECT_EQ(probe_fault(call_code, data_ret), PF_VECTOR);
+	KTAP_EXPECT_EQ(probe_fault(rewrite_byte, data_ret), 0);
+
+	/* heap (direct map) memory is not executable either */
+	u8 *heap = kmalloc(16, GFP_KERNEL);
+	KTAP_ASSERT(heap != NULL);
+	heap[0] = 0xc3;
+	KTAP_EXPECT_EQ(probe_fault(call_code, heap), PF_VECTOR);
+	kfree(heap);
+}
+
+static void read_byte(void *addr)
+{
+	(void)*(volatile u8 *)addr;
+}
+
+static void low_memory_unmapped(void)
+{
+	/* the boot identity map is gone: low virtual addresses fault */
+	if (paging_lookup(0x100000, NULL)) {
+		ktap_skip("the AP trampoline identity map is on");
+		return;
+	}
+	KTAP_EXPECT_EQ(probe_fault(read_byte, (void *)0x100000), PF_VECTOR);
+	KTAP_EXPECT_EQ(probe_fault(read_byte, (void *)0x200000000ul), PF_VECTOR);
+	/* while the direct map reaches the same memory */
+	KTAP_EXPECT_EQ(probe_fault(read_byte, phys_to_virt(0x100000)), 0);
+}
+
+static void write_top_word(void *top)
+{
+	((volatile u64 *)top)[-1] = 0x1234;
+}
+
+static void stack_guard_page(void)
+{
+	const size_t size = 16384;
+	u8 *top = alloc_kernel_stack(size);
+
+	KTAP_ASSERT(top != NULL);
+	u8 *bottom = top - size;
+	KTAP_EXPECT(((u64)top & (PAGE_SIZE - 1)) == 0);
+	KTAP_EXPECT((u64)top >= STACK_REGION_START && (u64)top < STACK_REGION_END);
+	KTAP_EXPECT_EQ(probe_fault(write_top_word, top), 0);
+	KTAP_EXPECT_EQ(probe_fault(rewrite_byte, bottom), 0);
+	KTAP_EXPECT(bottom[1] == 0 && top[-9] == 0);	/* zeroed */
+	KTAP_EXPECT_EQ(probe_fault(read_byte, bottom - 1), PF_VECTOR);
+	KTAP_EXPECT(is_stack_guard((unsigned long)(bottom - 1)));
+	KTAP_EXPECT(is_stack_guard((unsigned long)(bottom - PAGE_SIZE)));
+	KTAP_EXPECT(!is_stack_guard((unsigned long)bottom));
+	KTAP_EXPECT(!is_stack_guard((unsigned long)__data_start));
+	if (paging_features.nx)
+		KTAP_EXPECT(paging_lookup((u64)bottom, NULL) & PTE_NX);
+
+	/* a second stack has its own guard, and freed stacks are reused */
+	u8 *top2 = alloc_kernel_stack(size);
+	KTAP_ASSERT(top2 != NULL);
+	KTAP_EXPECT(top2 - size - PAGE_SIZE >= top || top2 <= bottom - PAGE_SIZE);
+	free_kernel_stack(top2, size);
+	u8 *top3 = alloc_kernel_stack(size);
+	KTAP_EXPECT(top3 == top2);
+	KTAP_EXPECT(top3 && top3[-8] == 0);
+	free_kernel_stack(top3, size);
+	free_kernel_stack(top, size);
+}
+
+static void on_stack(void *arg)
+{
+	volatile u64 local = 42;
+
+	*(u64 *)arg = (u64)&local;
+	(void)local;
+}
+
+static void call_on_guarded_stack(void)
+{
+	u8 *top = alloc_kernel_stack(8192);
+	u64 where = 0;
+
+	KTAP_ASSERT(top != NULL);
+	call_on_stack(top, on_stack, &where);
+	KTAP_EXPECT(where < (u64)top && where >= (u64)top - 8192);
+	free_kernel_stack(top, 8192);
+}
+
+static void ioremap_uncached(void)
+{
+	/* the LAPIC page: present on every PC, above RAM */
+	u8 *a = ioremap(0xfee00000, 0x400);
+	u8 *b = ioremap(0xfec00000 + 0x10, 0x20);
+
+	KTAP_ASSERT(a != NULL && b != NULL);
+	KTAP_EXPECT((u64)a >= IOREMAP_REGION_START && (u64)a < IOREMAP_REGION_END);
+	KTAP_EXPECT(((u64)b & (PAGE_SIZE - 1)) == 0x10);
+	u64 pte = paging_lookup((u64)a, NULL);
+	KTAP_EXPECT((pte & PTE_ADDR_MASK) == 0xfee00000);
+	KTAP_EXPECT((pte & PTE_PCD) && (pte & PTE_WRITE));
+	if (paging_features.nx)
+		KTAP_EXPECT(pte & PTE_NX);
+	/* mappings do not touch: an overrun faults */
+	KTAP_EXPECT(paging_lookup((u64)a + PAGE_SIZE, NULL) == 0);
+	KTAP_EXPECT(ioremap(0, 0) == NULL);
+	KTAP_EXPECT(ioremap(~0ul - 10, 100) == NULL);
+}
+
+static void report(void)
+{
+	mm_report();
+	KTAP_EXPECT(pmm_free_count() > 0);
+}
+
+KTAP_SUITE(mm,
+	   KTAP_CASE(pages_alloc_free),
+	   KTAP_CASE(kmalloc_all_classes),
+	   KTAP_CASE(kmalloc_poison_after_free),
+	   KTAP_CASE(wx_text_readonly),
+	   KTAP_CASE(wx_rodata_readonly_noexec),
+	   KTAP_CASE(wx_data_noexec),
+	   KTAP_CASE(low_memory_unmapped),
+	   KTAP_CASE(stack_guard_page),
+	   KTAP_CASE(call_on_guarded_stack),
+	   KTAP_CASE(ioremap_uncached),
+	   KTAP_CASE(report));
+
+static volatile int recurse_forever = 1;
+
+static __attribute__((noinline)) int recurse(int depth)
+{
+	volatile char pad[200];
+
+	pad[0] = (char)depth;
+	if (recurse_forever)
+		depth += recurse(depth + 1);
+	return depth + pad[0];
+}
+
+static void overflow(void *arg)
+{
+	(void)arg;
+	recurse(0);
+}
+
+static void stack_overflow(void)
+{
+	u8 *top = alloc_kernel_stack(8192);
+
+	KTAP_ASSERT(top != NULL);
+	call_on_stack(top, overflow, NULL);
+	ktap_fail("survived a stack overflow");
+}
+
+KTAP_SUITE(selftest_mm_crash, KTAP_CASE(stack_overflow));
