@@ -2,7 +2,7 @@
 #   make            build/kernel.elf and build/rcukern.iso (BIOS + UEFI hybrid)
 #   make test       host unit tests, then QEMU runs judged from KTAP
 #   make bench      the paper's full benchmark sweeps (long)
-#   make report     build/report/report.md with tables and plots
+#   make report     build/report/report.md with tables and plots (LOG=file: from a saved log)
 #   make verify     long host torture and model checking
 #   make fuzz       libFuzzer targets over the parsers
 # The test build (build/test, SANITIZE=1) adds UBSan and the stack protector.
@@ -99,7 +99,7 @@ bench: deps iso
 	$(PYTHON) tests/runner.py --config tests/bench-configs
 
 report: deps iso
-	$(PYTHON) tools/report.py
+	$(PYTHON) tools/report.py $(LOG)
 
 verify: deps
 	$(MAKE) -C tests/host verify

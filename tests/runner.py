@@ -20,6 +20,7 @@ run fails and every required regex is in the log.
     python3 tests/runner.py                      every configuration
     python3 tests/runner.py --only boot-smp1     some of them
     python3 tests/runner.py --log saved.log      judge a saved serial log
+                                                 (also one from a real PC)
     python3 tests/runner.py --list               show the configurations
 
 Benchmark rows ("# bench name=... key=value ...") are not judged; they are
@@ -555,6 +556,20 @@ def platform_lines(lines):
     return [m.group(1).strip() for m in map(_PLATFORM.search, lines) if m]
 
 
+_EXIT_LINE = re.compile(r"^# rcukern: exit status (\d+)$")
+
+
+def logged_exit_status(lines):
+    """run.sh's status as the kernel's own last "# rcukern: exit status N"
+    line implies it (0 success, 1 failure, 2 panic), for saved logs; None
+    if the log has no such line."""
+    for line in reversed(lines):
+        m = _EXIT_LINE.match(line.strip())
+        if m:
+            return EXIT_OK if m.group(1) == "0" else EXIT_FAIL
+    return None
+
+
 # --------------------------------------------------------------------------
 # The verdict on one run
 
@@ -882,7 +897,7 @@ def main(argv=None):
             else:
                 stem = os.path.splitext(os.path.basename(path))[0]
                 cfg = by_name.get(stem) or Config(name=stem)
-            v = judge(cfg, lines)
+            v = judge(cfg, lines, logged_exit_status(lines))
             emit(format_verdict(v, args.verbose))
             verdicts.append(v)
     else:

@@ -311,6 +311,18 @@ class RealLogTest(unittest.TestCase):
         self.assertRegex(out, r"\| \[c0\]  \[<[0-9a-f]{16}>\] kmain\+")
 
 
+class SavedLogExitTest(unittest.TestCase):
+    def test_exit_status_line(self):
+        self.assertEqual(runner.logged_exit_status(fixture("real-boot-smp16.log")), 0)
+        self.assertEqual(runner.logged_exit_status(fixture("real-selftest-crash.log")), 1)
+        self.assertIsNone(runner.logged_exit_status(fixture("good.log")))
+        # A saved log whose kernel said "failure" with no failed case fails.
+        lines = fixture("real-boot-smp16.log")[:-1] + ["# rcukern: exit status 1"]
+        v = runner.judge(runner.Config(name="x"), lines,
+                         runner.logged_exit_status(lines))
+        self.assertEqual(statuses(v)["exit-status"], "FAIL")
+
+
 class ExpectedFailureTest(unittest.TestCase):
     def test_crash_as_expected_passes(self):
         v = runner.judge(crash_cfg(), fixture("panic.log"), rc=1)
