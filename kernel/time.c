@@ -57,5 +57,7 @@ void ndelay(unsigned long ns)
 		arch_cpu_relax();
 }
 
+/* One wait, not a loop of short ones: a vCPU the host deschedules would
+ * overshoot each short wait by the whole gap. */
 void udelay(unsigned long us) { ndelay(us * 1000ull); }
-void mdelay(unsigned long ms) { while (ms--) udelay(1000); }
+void mdelay(unsigned long ms) { ndelay(ms * 1000000ull); }

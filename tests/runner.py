@@ -48,7 +48,7 @@ ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 # Configurations
 
 CONFIG_KEYS = ("cpus", "mem", "timeout", "machine", "expect", "require",
-               "forbid", "allow")
+               "forbid", "allow", "qemu")
 
 
 class ConfigError(Exception):
@@ -68,6 +68,7 @@ class Config:
     require: list = field(default_factory=list)   # regexes that must appear
     forbid: list = field(default_factory=list)    # regexes that must not
     allow: list = field(default_factory=list)     # crash lines to ignore
+    qemu: list = field(default_factory=list)      # extra QEMU arguments
     source: str = ""                              # file:line, for messages
 
 
@@ -130,6 +131,8 @@ def parse_config_line(line, where="<line>"):
             if val not in ("pass", "fail"):
                 raise ConfigError(f"{where}: expect= must be pass or fail")
             cfg.expect_fail = val == "fail"
+        elif key == "qemu":
+            cfg.qemu += [a for a in val.split(",") if a]
         elif key in ("require", "forbid", "allow"):
             getattr(cfg, key).append(_regex(val, where))
     if cfg.require and not cfg.expect_fail:
@@ -758,6 +761,8 @@ def run_command(cfg, run_sh):
         cmd.append("--uefi")
     if cfg.machine:
         cmd += ["--machine", cfg.machine]
+    if cfg.qemu:
+        cmd += ["--"] + cfg.qemu
     return cmd
 
 

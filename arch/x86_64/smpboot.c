@@ -43,12 +43,14 @@ extern struct boot_info boot_info;	/* kernel/main.c */
 static u64 bsp_cr0, bsp_cr4;
 static bool lapic_ok;
 
+int smp_cpus_wanted = 1, smp_cpus_failed;
 static unsigned int smp_max_cpus;
 core_param(smp, smp_max_cpus, uint, "use at most this many CPUs (0: all the MADT lists)");
 static unsigned int smp_timeout_ms = 2000;
 core_param(smp.timeout_ms, smp_timeout_ms, uint, "how long an AP may take to answer its SIPIs, and again to come online");
 static unsigned int smp_skip_apic = 0xffffffff;
-core_param(smp.skip_apic, smp_skip_apic, uint, "test: do not send SIPIs to this APIC id (it must be reported and skipped)");
+core_param(smp.skip_apic, smp_skip_apic, uint, "test: start this APIC id in a halt loop instead of the trampoline, so it never answers and must be named and skipped");
+#define DEADEND_PHYS 0x7000	/* cli; hlt; jmp $-2: for smp.skip_apic */
 
 extern const char trampoline_start[], trampoline_end[];
 extern const char tr_ticket[], tr_cr3[], tr_efer[], tr_entry[];
@@ -157,11 +159,6 @@ static int start_cpu(int cpu, u32 apic, u32 uid)
 {
 	void *stack, *area;
 
-	if (apic == smp_skip_apic) {
-		pr_err("smp: CPU %d (APIC id %u) skipped by smp.skip_apic: does not answer\n",
-		       cpu, apic);
-		return -ETIMEDOUT;
-	}
 	area = alloc_percpu_area();
 	stack = alloc_kernel_stack(AP_STACK_SIZE);
 	if (!area || !stack) {
@@ -184,7 +181,8 @@ static int start_cpu(int cpu, u32 apic, u32 uid)
 	lapic_send_ipi(apic, APIC_DM_INIT | APIC_ICR_LEVEL | APIC_ICR_ASSERT);
 	mdelay(10);
 	for (int i = 0; i < 2 && !trampoline_claimed(0); i++) {
-		lapic_send_ipi(apic, APIC_DM_STARTUP | (TRAMPOLINE_PHYS >> 12));
+		lapic_send_ipi(apic, APIC_DM_STARTUP |
+			       ((apic == smp_skip_apic ? DEADEND_PHYS : TRAMPOLINE_PHYS) >> 12));
 		udelay(200);
 	}
 	if (!wait_for(trampoline_claimed, 0, smp_timeout_ms)) {
@@ -259,6 +257,8 @@ void smp_boot_cpus(void)
 	paging_identity_map_low(true);
 	memcpy(phys_to_virt(TRAMPOLINE_PHYS), trampoline_start,
 	       trampoline_end - trampoline_start);
+	if (smp_skip_apic != 0xffffffff)
+		memcpy(phys_to_virt(DEADEND_PHYS), "\xfa\xf4\xeb\xfd", 4);
 	for (int i = 0; i < acpi_info.nr_cpus; i++) {
 		const struct acpi_cpu *c = &acpi_info.cpus[i];
 
@@ -273,7 +273,11 @@ void smp_boot_cpus(void)
 				c->apic_id);
 			continue;
 		}
+		smp_cpus_wanted++;
 		int r = start_cpu(next, c->apic_id, c->acpi_uid);
+
+		if (r)
+			smp_cpus_failed++;
 
 		if (r == 0 || r == -EIO)
 			next++;		/* -EIO: the id is taken by a stuck CPU */

@@ -7,6 +7,10 @@
 
 extern u32 cpu_apic_id[NR_CPUS];
 
+/* What the boot tried: CPUs it meant to run (boot CPU included, after
+ * smp= and NR_CPUS) and how many of those failed to come online. */
+extern int smp_cpus_wanted, smp_cpus_failed;
+
 void arch_send_call_function_ipi(int cpu);
 void arch_send_reschedule(int cpu);
 /* An NMI to cpu; false if it could not be sent. */

@@ -1,0 +1,506 @@
+/* tests/kernel/test_smp.c: KTAP suite `smp`: the CPUs came up, tick, take
+ * function-call IPIs and NMIs (also while spinning with irqs off), and
+ * read TSCs that never go backwards along a causal chain.  Also prints
+ * the IPI and NMI round-trip benchmark rows.  `smp.expect=N` on the
+ * command line (tests/qemu-configs sets it from -smp) is the independent
+ * count the online CPUs are checked against. */
+#include "kernel/ktap.h"
+#include "kernel/atomic.h"
+#include "kernel/cmdline.h"
+#include "kernel/smp.h"
+#include "kernel/time.h"
+#include "kernel/printk.h"
+#include "asm/irqflags.h"
+#include "asm/nmi.h"
+#include "asm/smp.h"
+#include "arch/x86_64/timer.h"
+
+static int expect_cpus = -1;
+core_param(smp.expect, expect_cpus, int, "test: the number of CPUs that must come online");
+
+/* Spins until cond or ms pass; true if cond. */
+#define SPIN_UNTIL(cond, ms) ({                                           \
+	u64 __t0 = get_cycles(), __lim = ns_to_cycles((ms) * 1000000ull);  \
+	bool __ok = true;                                                  \
+	while (!(cond)) {                                                  \
+		if (get_cycles() - __t0 > __lim) { __ok = (cond); break; } \
+		cpu_relax();                                               \
+	}                                                                  \
+	__ok; })
+
+static void smp_all_cpus_online(void)
+{
+	int cpu, n = 0;
+
+	for_each_online_cpu(cpu) {
+		n++;
+		for (int other = 0; other < cpu; other++)
+			if (cpu_online(other) && cpu_apic_id[other] == cpu_apic_id[cpu])
+				ktap_fail("CPUs %d and %d share APIC id %u", other, cpu,
+					  cpu_apic_id[cpu]);
+	}
+	ktap_log("%d CPUs online, %d wanted, %d failed to start", n,
+		 smp_cpus_wanted, smp_cpus_failed);
+	KTAP_EXPECT_EQ(n, num_online_cpus());
+	KTAP_EXPECT_EQ(nr_cpu_ids, n);		/* ids are dense */
+	KTAP_EXPECT_EQ(n, smp_cpus_wanted - smp_cpus_failed);
+	if (expect_cpus >= 0)
+		KTAP_EXPECT_EQ(n, expect_cpus);
+}
+
+static void smp_ticks_advance_at_hz(void)
+{
+	u64 before[NR_CPUS], t0, ns;
+	int cpu, bad = 0;
+	const unsigned int ms = 500;
+
+	for_each_online_cpu(cpu)
+		before[cpu] = READ_ONCE(per_cpu(timer_ticks, cpu));
+	t0 = ktime_get_ns();
+	mdelay(ms);
+	ns = ktime_get_ns() - t0;
+	for_each_online_cpu(cpu) {
+		u64 d = READ_ONCE(per_cpu(timer_ticks, cpu)) - before[cpu];
+		u64 rate = d * 1000000000ull / ns;
+
+		/* Loose: under TCG a vCPU the host does not run loses ticks. */
+		if (rate < hz / 5 || rate > hz * 2) {
+			ktap_fail("CPU %d ticked at %llu Hz, hz=%u", cpu,
+				  (unsigned long long)rate, hz);
+			bad++;
+		} else if (cpu < 4 || cpu == nr_cpu_ids - 1) {
+			ktap_log("CPU %d: %llu ticks in %llu ms (%llu Hz)", cpu,
+				 (unsigned long long)d, (unsigned long long)(ns / 1000000),
+				 (unsigned long long)rate);
+		}
+	}
+	u64 j0 = jiffies;
+
+	mdelay(50);
+	KTAP_EXPECT(jiffies > j0);
+}
+
+struct call_result {
+	int cpu;
+	u64 value;
+	bool irqs_off;
+};
+
+static void report_cpu(void *p)
+{
+	struct call_result *r = p;
+
+	r->cpu = smp_processor_id();
+	r->value = (u64)r->cpu * 1000 + 7;
+	r->irqs_off = irqs_disabled();
+}
+
+static void smp_call_single_every_cpu(void)
+{
+	int cpu;
+
+	for_each_online_cpu(cpu) {
+		struct call_result r = { -1, 0, false };
+		int ret = smp_call_function_single(cpu, report_cpu, &r, 1);
+
+		if (ret || r.cpu != cpu || r.value != (u64)cpu * 1000 + 7 || !r.irqs_off)
+			ktap_fail("call to CPU %d: ret %d, ran on %d, value %llu, irqs_off %d",
+				  cpu, ret, r.cpu, (unsigned long long)r.value, r.irqs_off);
+	}
+	KTAP_EXPECT(smp_call_function_single(NR_CPUS, report_cpu, NULL, 1) < 0);
+	KTAP_EXPECT(smp_call_function_single(-1, report_cpu, NULL, 1) < 0);
+}
+
+static atomic_t many_count;
+static int many_seen[NR_CPUS];
+
+static void count_cpu(void *unused)
+{
+	(void)unused;
+	WRITE_ONCE(many_seen[smp_processor_id()], 1);
+	atomic_inc(&many_count);
+}
+
+static void smp_call_many_and_nowait(void)
+{
+	int cpu, n = num_online_cpus();
+
+	for (int i = 0; i < NR_CPUS; i++)
+		many_seen[i] = 0;
+	atomic_set(&many_count, 0);
+	KTAP_EXPECT_EQ(on_each_cpu(count_cpu, NULL, 1), 0);
+	KTAP_EXPECT_EQ(atomic_read(&many_count), n);
+	for_each_online_cpu(cpu)
+		if (!many_seen[cpu])
+			ktap_fail("CPU %d did not run on_each_cpu's function", cpu);
+
+	/* Without waiting: the calls still all arrive. */
+	atomic_set(&many_count, 0);
+	KTAP_EXPECT_EQ(smp_call_function(count_cpu, NULL, 0), 0);
+	if (!SPIN_UNTIL(atomic_read(&many_count) == n - 1, 10000))
+		ktap_fail("only %d of %d no-wait calls ran", atomic_read(&many_count), n - 1);
+}
+
+/* Two CPUs, irqs off, each waiting for a call on the other. */
+static atomic_t cross_done;
+
+static void cross_inner(void *unused)
+{
+	(void)unused;
+	atomic_inc(&cross_done);
+}
+
+static void cross_outer(void *unused)
+{
+	(void)unused;
+	/* In CPU 1's IPI handler, irqs off: call back into CPU 0, which is
+	 * itself waiting with irqs off for a call on us. */
+	if (smp_call_function_single(0, cross_inner, NULL, 1) == 0)
+		atomic_inc(&cross_done);
+}
+
+static void smp_call_crossing_irqs_off(void)
+{
+	unsigned long flags;
+	int r1, r2;
+
+	if (num_online_cpus() < 2) {
+		ktap_skip("needs 2 CPUs");
+		return;
+	}
+	atomic_set(&cross_done, 0);
+	local_irq_save(flags);
+	r1 = smp_call_function_single(1, cross_outer, NULL, 0);
+	r2 = smp_call_function_single(1, cross_inner, NULL, 1);
+	local_irq_restore(flags);
+	KTAP_EXPECT_EQ(r1, 0);
+	KTAP_EXPECT_EQ(r2, 0);
+	KTAP_EXPECT(SPIN_UNTIL(atomic_read(&cross_done) == 3, 5000));
+}
+
+/* ---- NMIs ---- */
+
+static u64 nmi_hits[NR_CPUS];
+static bool nmi_armed[NR_CPUS];
+
+static int test_nmi(struct pt_regs *regs, void *data)
+{
+	int me = smp_processor_id();
+
+	(void)regs;
+	(void)data;
+	if (!__atomic_load_n(&nmi_armed[me], __ATOMIC_ACQUIRE))
+		return NMI_DONE;
+	__atomic_store_n(&nmi_armed[me], false, __ATOMIC_RELAXED);
+	__atomic_fetch_add(&nmi_hits[me], 1, __ATOMIC_RELEASE);
+	return NMI_HANDLED;
+}
+
+static struct nmiaction test_nmi_action = { test_nmi, NULL, "test_smp" };
+
+static volatile u64 sink_hits;
+
+static int sink_nmi(struct pt_regs *regs, void *data)
+{
+	(void)regs;
+	(void)data;
+	if (smp_processor_id() != 1)
+		return NMI_DONE;
+	sink_hits++;
+	return NMI_HANDLED;
+}
+
+static struct nmiaction sink_nmi_action = { sink_nmi, NULL, "test_smp_sink" };
+
+static volatile int spin_release;
+static volatile int spin_started;
+static u64 spin_saw;
+
+/* Runs in the target's IPI handler: irqs are off throughout. */
+static void spin_irqs_off(void *unused)
+{
+	int me = smp_processor_id();
+	u64 start = __atomic_load_n(&nmi_hits[me], __ATOMIC_ACQUIRE);
+
+	(void)unused;
+	spin_started = 1;
+	SPIN_UNTIL(spin_release, 10000);
+	spin_saw = __atomic_load_n(&nmi_hits[me], __ATOMIC_ACQUIRE) - start;
+	spin_started = 2;
+}
+
+static bool nmi_one(int cpu)
+{
+	u64 before = __atomic_load_n(&nmi_hits[cpu], __ATOMIC_ACQUIRE);
+
+	__atomic_store_n(&nmi_armed[cpu], true, __ATOMIC_RELEASE);
+	if (!arch_send_nmi(cpu))
+		return false;
+	return SPIN_UNTIL(__atomic_load_n(&nmi_hits[cpu], __ATOMIC_ACQUIRE) != before, 2000);
+}
+
+static void nmi_reaches_every_cpu(void)
+{
+	int cpu, spinner = nr_cpu_ids - 1;
+	u64 count0 = per_cpu(nmi_count, 0);
+
+	KTAP_ASSERT(register_nmi_handler(&test_nmi_action) == 0);
+	KTAP_EXPECT_EQ(register_nmi_handler(&test_nmi_action), -EBUSY);
+	for_each_online_cpu(cpu)
+		if (!nmi_one(cpu))
+			ktap_fail("NMI IPI to CPU %d never arrived", cpu);
+	KTAP_EXPECT(per_cpu(nmi_count, 0) > count0);
+
+	/* All-but-self shorthand. */
+	u64 before[NR_CPUS];
+
+	for_each_online_cpu(cpu) {
+		before[cpu] = __atomic_load_n(&nmi_hits[cpu], __ATOMIC_ACQUIRE);
+		__atomic_store_n(&nmi_armed[cpu], cpu != smp_processor_id(), __ATOMIC_RELEASE);
+	}
+	arch_send_nmi_allbutself();
+	for_each_online_cpu(cpu) {
+		if (cpu == smp_processor_id())
+			continue;
+		if (!SPIN_UNTIL(__atomic_load_n(&nmi_hits[cpu], __ATOMIC_ACQUIRE) != before[cpu], 2000))
+			ktap_fail("all-but-self NMI missed CPU %d", cpu);
+	}
+	__atomic_store_n(&nmi_armed[smp_processor_id()], false, __ATOMIC_RELEASE);
+
+	/* A CPU spinning with irqs off still takes NMIs. */
+	if (spinner > 0) {
+		spin_release = 0;
+		spin_started = 0;
+		KTAP_EXPECT_EQ(smp_call_function_single(spinner, spin_irqs_off, NULL, 0), 0);
+		if (!SPIN_UNTIL(spin_started == 1, 5000)) {
+			ktap_fail("CPU %d never started spinning", spinner);
+		} else {
+			if (!nmi_one(spinner))
+				ktap_fail("CPU %d spinning with irqs off missed the NMI", spinner);
+			bool bt = trigger_cpu_backtrace(spinner);
+
+			if (!bt)
+				ktap_fail("no backtrace from CPU %d spinning with irqs off", spinner);
+		}
+		spin_release = 1;
+		KTAP_EXPECT(SPIN_UNTIL(spin_started == 2, 5000));
+		KTAP_EXPECT(spin_saw >= 1);
+	}
+	unregister_nmi_handler(&test_nmi_action);
+
+	/* Unregistered: an NMI no longer reaches it (a second action takes
+	 * the NMI, so it is not reported as unknown). */
+	if (nr_cpu_ids > 1 && register_nmi_handler(&sink_nmi_action) == 0) {
+		u64 b = __atomic_load_n(&nmi_hits[1], __ATOMIC_ACQUIRE);
+		u64 n1 = per_cpu(nmi_count, 1);
+
+		__atomic_store_n(&nmi_armed[1], true, __ATOMIC_RELEASE);
+		arch_send_nmi(1);
+		SPIN_UNTIL(per_cpu(nmi_count, 1) != n1, 2000);
+		KTAP_EXPECT_EQ(__atomic_load_n(&nmi_hits[1], __ATOMIC_ACQUIRE), b);
+		__atomic_store_n(&nmi_armed[1], false, __ATOMIC_RELEASE);
+		KTAP_EXPECT(sink_hits > 0);
+		unregister_nmi_handler(&sink_nmi_action);
+	}
+}
+
+/* ---- TSC along a causal chain ---- */
+
+#define CHAIN_ROUNDS 20
+
+static volatile int chain_token;
+static u64 chain_last;
+static atomic_t chain_backwards, chain_done, chain_timeouts;
+static s64 chain_worst;
+
+static void chain_turns(int me, int n)
+{
+	for (int r = 0; r < CHAIN_ROUNDS; r++) {
+		int want = r * n + me;
+
+		if (!SPIN_UNTIL(__atomic_load_n(&chain_token, __ATOMIC_ACQUIRE) == want, 20000)) {
+			atomic_inc(&chain_timeouts);
+			return;
+		}
+		u64 now = get_cycles_ordered();
+
+		if (now < chain_last) {
+			atomic_inc(&chain_backwards);
+			if ((s64)(chain_last - now) > chain_worst)
+				chain_worst = chain_last - now;
+		}
+		chain_last = now;
+		/* Release: the next CPU's read of the token orders its TSC
+		 * read after ours. */
+		__atomic_store_n(&chain_token, want + 1, __ATOMIC_RELEASE);
+	}
+}
+
+static void chain_remote(void *unused)
+{
+	(void)unused;
+	chain_turns(smp_processor_id(), nr_cpu_ids);
+	atomic_inc(&chain_done);
+}
+
+static void tsc_never_backwards_across_cpus(void)
+{
+	int n = nr_cpu_ids;
+	unsigned long flags;
+
+	if (n < 2) {
+		ktap_skip("needs 2 CPUs");
+		return;
+	}
+	chain_token = 0;
+	chain_last = 0;
+	chain_worst = 0;
+	atomic_set(&chain_backwards, 0);
+	atomic_set(&chain_done, 0);
+	atomic_set(&chain_timeouts, 0);
+	smp_mb();
+	KTAP_EXPECT_EQ(smp_call_function(chain_remote, NULL, 0), 0);
+	local_irq_save(flags);
+	chain_turns(0, n);
+	local_irq_restore(flags);
+	KTAP_EXPECT(SPIN_UNTIL(atomic_read(&chain_done) == n - 1, 30000));
+	KTAP_EXPECT_EQ(atomic_read(&chain_timeouts), 0);
+	ktap_log("%d hand-offs over %d CPUs, %d backwards (worst %lld cycles)",
+		 CHAIN_ROUNDS * n, n, atomic_read(&chain_backwards), (long long)chain_worst);
+	KTAP_EXPECT_EQ(atomic_read(&chain_backwards), 0);
+}
+
+/* ---- benchmarks ---- */
+
+#define BENCH_RUNS 200
+
+static void noop(void *unused) { (void)unused; }
+
+/* Integer mean and standard deviation (no FPU in the kernel): values in
+ * thousandths so the row has three decimals. */
+static u64 isqrt(u64 v)
+{
+	u64 r = 0, b = 1ull << 62;
+
+	while (b > v)
+		b >>= 2;
+	while (b) {
+		if (v >= r + b) {
+			v -= r + b;
+			r = (r >> 1) + b;
+		} else {
+			r >>= 1;
+		}
+		b >>= 2;
+	}
+	return r;
+}
+
+struct stats { u64 mean_milli, sd_milli, median; };
+
+static struct stats stats_of(u64 *v, int n)
+{
+	struct stats s;
+	u64 sum = 0, var = 0;
+
+	for (int i = 0; i < n; i++)
+		sum += v[i];
+	s.mean_milli = sum * 1000 / n;
+	for (int i = 0; i < n; i++) {
+		s64 d = (s64)(v[i] * 1000) - (s64)s.mean_milli;
+
+		var += (u64)(d / 1000 * d / 1000);	/* units of 1, keeps 64 bits */
+	}
+	s.sd_milli = isqrt(var / (n > 1 ? n - 1 : 1)) * 1000;
+	for (int i = 1; i < n; i++)
+		for (int j = i; j > 0 && v[j] < v[j - 1]; j--) {
+			u64 t = v[j]; v[j] = v[j - 1]; v[j - 1] = t;
+		}
+	s.median = v[n / 2];
+	return s;
+}
+
+static void print_row(const char *type, u64 *cyc, int n)
+{
+	static u64 ns[BENCH_RUNS];
+	struct stats c, t;
+
+	for (int i = 0; i < n; i++)
+		ns[i] = cycles_to_ns(cyc[i]);
+	t = stats_of(ns, n);
+	c = stats_of(cyc, n);
+	ktap_log("bench name=ipi type=%s cpus=%d mean_ns=%llu.%03llu stddev=%llu.%03llu "
+		 "median_ns=%llu mean_cycles=%llu.%03llu stddev_cycles=%llu.%03llu runs=%d",
+		 type, num_online_cpus(),
+		 (unsigned long long)(t.mean_milli / 1000), (unsigned long long)(t.mean_milli % 1000),
+		 (unsigned long long)(t.sd_milli / 1000), (unsigned long long)(t.sd_milli % 1000),
+		 (unsigned long long)t.median,
+		 (unsigned long long)(c.mean_milli / 1000), (unsigned long long)(c.mean_milli % 1000),
+		 (unsigned long long)(c.sd_milli / 1000), (unsigned long long)(c.sd_milli % 1000), n);
+}
+
+static volatile u64 bench_ack;
+static u64 bench_seq;
+
+static int bench_nmi(struct pt_regs *regs, void *data)
+{
+	(void)regs;
+	(void)data;
+	if (smp_processor_id() != 1 || READ_ONCE(bench_ack) == bench_seq)
+		return NMI_DONE;
+	WRITE_ONCE(bench_ack, READ_ONCE(bench_seq));
+	return NMI_HANDLED;
+}
+
+static struct nmiaction bench_nmi_action = { bench_nmi, NULL, "bench_nmi" };
+
+static void bench_ipi_and_nmi_round_trip(void)
+{
+	static u64 cyc[BENCH_RUNS];
+	unsigned long flags;
+	int n = 0;
+
+	if (num_online_cpus() < 2) {
+		ktap_skip("needs 2 CPUs");
+		return;
+	}
+	for (int i = 0; i < BENCH_RUNS; i++) {
+		u64 t0 = get_cycles_ordered();
+
+		if (smp_call_function_single(1, noop, NULL, 1))
+			break;
+		cyc[n++] = get_cycles_ordered() - t0;
+	}
+	KTAP_EXPECT_EQ(n, BENCH_RUNS);
+	if (n)
+		print_row("call", cyc, n);
+
+	KTAP_ASSERT(register_nmi_handler(&bench_nmi_action) == 0);
+	n = 0;
+	local_irq_save(flags);
+	for (int i = 0; i < BENCH_RUNS; i++) {
+		WRITE_ONCE(bench_seq, bench_seq + 1);
+		smp_mb();
+		u64 t0 = get_cycles_ordered();
+
+		arch_send_nmi(1);
+		if (!SPIN_UNTIL(READ_ONCE(bench_ack) == bench_seq, 2000))
+			break;
+		cyc[n++] = get_cycles_ordered() - t0;
+	}
+	local_irq_restore(flags);
+	unregister_nmi_handler(&bench_nmi_action);
+	KTAP_EXPECT_EQ(n, BENCH_RUNS);
+	if (n)
+		print_row("nmi", cyc, n);
+}
+
+KTAP_SUITE(smp,
+	   KTAP_CASE(smp_all_cpus_online),
+	   KTAP_CASE(smp_ticks_advance_at_hz),
+	   KTAP_CASE(smp_call_single_every_cpu),
+	   KTAP_CASE(smp_call_many_and_nowait),
+	   KTAP_CASE(smp_call_crossing_irqs_off),
+	   KTAP_CASE(nmi_reaches_every_cpu),
+	   KTAP_CASE(tsc_never_backwards_across_cpus),
+	   KTAP_CASE(bench_ipi_and_nmi_round_trip));
