@@ -1,0 +1,124 @@
+/*
+ * rcu/rcupdate.h - the RCU-sched API (Linux names and meaning) and the
+ * hooks the kernel calls into rcu/.
+ *
+ * The contract callers keep (perfbook-style):
+ *  - A reader is any region where preemption or interrupts are disabled,
+ *    and every NMI handler.  rcu_read_lock_sched() is preempt_disable().
+ *    A reader may not block.
+ *  - An updater publishes with rcu_assign_pointer() (a release store: the
+ *    initialisation of the new object is visible before the pointer) and
+ *    readers fetch with rcu_dereference*() (a dependency-ordered load:
+ *    the object's fields are read after the pointer).
+ *  - synchronize_sched() returns only after every reader that was running
+ *    when it was called has finished; call_rcu_sched(head, fn) runs fn
+ *    after such a grace period, in a kernel thread, never in the caller.
+ *    Both are full memory barriers on entry and exit with respect to every
+ *    CPU's readers: the updater's stores before the call are seen by any
+ *    reader that starts after it returns, and the readers' loads inside
+ *    pre-existing sections happen before anything after it.
+ *  - synchronize_sched(), synchronize_sched_expedited() and
+ *    rcu_barrier_sched() must not be called from inside a reader; doing so
+ *    is reported (WARN, rcu_misuse_reports) and the call returns at once
+ *    instead of deadlocking.
+ *
+ * Implementation: rcu/tree.c (grace periods), rcu/segcblist.c (callback
+ * lists), rcu/expedited.c, rcu/stall.c, rcu/torture.c.  Built unchanged in
+ * the kernel and on the host (tests/host/rcu/shim).
+ */
+#ifndef RCU_RCUPDATE_H
+#define RCU_RCUPDATE_H
+
+#include "kernel/types.h"
+#include "kernel/atomic.h"
+#include "kernel/preempt.h"
+
+struct rcu_head {
+	struct rcu_head *next;
+	void (*func)(struct rcu_head *head);
+};
+typedef void (*rcu_callback_t)(struct rcu_head *head);
+
+/* Marks a pointer RCU-protected (documentation only here, sparse in Linux). */
+#define __rcu
+
+/* ---- read side ---- */
+
+static inline void rcu_read_lock_sched(void) { preempt_disable(); }
+static inline void rcu_read_unlock_sched(void) { preempt_enable(); }
+static inline void rcu_read_lock_sched_notrace(void) { preempt_disable(); }
+static inline void rcu_read_unlock_sched_notrace(void) { preempt_enable(); }
+
+/* True if this context is an RCU-sched reader (what lockdep would say). */
+static inline bool rcu_read_lock_sched_held(void)
+{
+	return preempt_count() != 0 || irqs_disabled();
+}
+
+/* Out of line so the read path stays a compare and a branch. */
+void rcu_dereference_sched_warn(const char *file, int line);
+
+/*
+ * The load is an acquire on the host so ThreadSanitizer sees the
+ * publication; on x86 an acquire load is a plain mov, so the kernel pays
+ * nothing more than Linux's READ_ONCE (which relies on the address
+ * dependency, preserved by every CPU but Alpha).
+ */
+#define rcu_dereference_raw(p) __atomic_load_n(&(p), __ATOMIC_ACQUIRE)
+#define rcu_dereference(p) rcu_dereference_raw(p)
+#define rcu_dereference_sched(p) ({					\
+	if (unlikely(!rcu_read_lock_sched_held()))			\
+		rcu_dereference_sched_warn(__FILE__, __LINE__);		\
+	rcu_dereference_raw(p); })
+/* The updater holds the lock (c) that keeps p from changing. */
+#define rcu_dereference_protected(p, c) ({ (void)(c); READ_ONCE(p); })
+/* Only the pointer's value, never dereferenced: no ordering needed. */
+#define rcu_access_pointer(p) READ_ONCE(p)
+
+/* Release: the object's initialisation is visible before the pointer. */
+#define rcu_assign_pointer(p, v) __atomic_store_n(&(p), (v), __ATOMIC_RELEASE)
+/* NULL, or an object no reader can reach yet: no ordering needed. */
+#define RCU_INIT_POINTER(p, v) WRITE_ONCE(p, v)
+
+/* ---- update side ---- */
+
+void synchronize_sched(void);
+void synchronize_sched_expedited(void);
+void call_rcu_sched(struct rcu_head *head, rcu_callback_t func);
+void rcu_barrier_sched(void);
+
+/* Polled grace periods: a cookie, true once a full GP has passed since. */
+unsigned long get_state_synchronize_sched(void);
+/* The same, and makes sure a grace period will start to satisfy it. */
+unsigned long start_poll_synchronize_sched(void);
+bool poll_state_synchronize_sched(unsigned long oldstate);
+void cond_synchronize_sched(unsigned long oldstate);
+
+/* Grace periods completed since boot (for torture and benchmarks). */
+unsigned long rcu_batches_completed_sched(void);
+unsigned long rcu_exp_batches_completed_sched(void);
+
+/* Misuse reports (synchronize inside a reader); tests read this. */
+extern atomic_t rcu_misuse_reports;
+/* rcu_dereference_sched() outside a reader (warned once, counted always). */
+extern atomic_t rcu_deref_warnings;
+
+/* ---- hooks the kernel calls ---- */
+
+void rcu_init(void);			/* boot CPU, before SMP */
+void rcu_init_percpu(int cpu);		/* each CPU as it comes up */
+void rcu_cpu_online(int cpu);		/* ... and once it is online */
+void rcu_late_init(void);		/* kthreads can be created */
+void rcu_note_context_switch(bool preempt);	/* schedule(), irqs off */
+void rcu_idle_enter(void);		/* idle loop, irqs off */
+void rcu_idle_exit(void);
+void rcu_irq_enter(void);		/* every irq entry/exit */
+void rcu_irq_exit(void);
+void rcu_nmi_enter(void);		/* every NMI */
+void rcu_nmi_exit(void);
+void rcu_sched_clock_irq(int user);	/* the tick, on every CPU */
+void rcu_preempt_deferred_qs(void);	/* preempt_enable() hit 0, flag set */
+/* True unless this CPU is idle with no irq/NMI: rcu_dereference is legal. */
+bool rcu_is_watching(void);
+
+#endif /* RCU_RCUPDATE_H */
