@@ -10,6 +10,7 @@
 #include "kernel/smp.h"
 #include "kernel/time.h"
 #include "kernel/printk.h"
+#include "asm/irq.h"
 #include "asm/irqflags.h"
 #include "asm/nmi.h"
 #include "asm/smp.h"
@@ -305,6 +306,76 @@ static void nmi_reaches_every_cpu(void)
 	}
 }
 
+/* ---- a nested NMI ----
+ * An exception inside an NMI handler ends in iretq, which lets the next
+ * NMI in before the handler is done.  The outer handler here takes a page
+ * fault on purpose (probe_fault) and then waits inside the NMI while
+ * another NMI is sent: the nested one must run on its own part of the NMI
+ * stack and both must return to where they came from. */
+
+static volatile int nest_state;	/* 1 armed, 2 outer waiting, 3 nested ran, 4 outer done */
+static volatile int nest_fault;
+
+static void read_null(void *unused)
+{
+	volatile int *p = NULL;
+
+	(void)unused;
+	__asm__("" : "+r"(p));
+	(void)*p;
+}
+
+static int nest_nmi(struct pt_regs *regs, void *data)
+{
+	(void)regs;
+	(void)data;
+	if (smp_processor_id() != 1)
+		return NMI_DONE;
+	if (this_cpu_read(nmi_depth) >= 2) {
+		if (nest_state == 2)
+			nest_state = 3;
+		return NMI_HANDLED;
+	}
+	if (nest_state != 1)
+		return NMI_DONE;
+	nest_fault = probe_fault(read_null, NULL);	/* iretq: NMIs unblocked */
+	nest_state = 2;
+	SPIN_UNTIL(nest_state == 3, 3000);
+	nest_state = 4;
+	return NMI_HANDLED;
+}
+
+static struct nmiaction nest_nmi_action = { nest_nmi, NULL, "test_smp_nest" };
+
+static void nmi_nested_inside_nmi(void)
+{
+	struct call_result r = { -1, 0, false };
+	u64 nested0;
+
+	if (num_online_cpus() < 2) {
+		ktap_skip("needs 2 CPUs");
+		return;
+	}
+	nested0 = per_cpu(nmi_nested, 1);
+	nest_state = 1;
+	nest_fault = 0;
+	KTAP_ASSERT(register_nmi_handler(&nest_nmi_action) == 0);
+	arch_send_nmi(1);
+	if (!SPIN_UNTIL(nest_state >= 2, 3000)) {
+		ktap_fail("the outer NMI never got past its page fault (state %d)", nest_state);
+	} else {
+		arch_send_nmi(1);
+		if (!SPIN_UNTIL(nest_state == 4, 5000))
+			ktap_fail("nested NMI: state %d", nest_state);
+	}
+	unregister_nmi_handler(&nest_nmi_action);
+	KTAP_EXPECT_EQ(nest_fault, 14);
+	KTAP_EXPECT(per_cpu(nmi_nested, 1) > nested0);
+	/* CPU 1 came back from both NMIs to what it was doing. */
+	KTAP_EXPECT_EQ(smp_call_function_single(1, report_cpu, &r, 1), 0);
+	KTAP_EXPECT_EQ(r.cpu, 1);
+}
+
 /* ---- TSC along a causal chain ---- */
 
 #define CHAIN_ROUNDS 20
@@ -503,5 +574,6 @@ KTAP_SUITE(smp,
 	   KTAP_CASE(smp_call_many_and_nowait),
 	   KTAP_CASE(smp_call_crossing_irqs_off),
 	   KTAP_CASE(nmi_reaches_every_cpu),
+	   KTAP_CASE(nmi_nested_inside_nmi),
 	   KTAP_CASE(tsc_never_backwards_across_cpus),
 	   KTAP_CASE(bench_ipi_and_nmi_round_trip));

@@ -32,3 +32,4 @@ void unregister_nmi_handler(struct nmiaction *a);
 DECLARE_PER_CPU(u64, nmi_count);	/* NMIs taken on this CPU */
 DECLARE_PER_CPU(u64, nmi_unknown);	/* ... that no handler claimed */
 DECLARE_PER_CPU(u64, nmi_nested);	/* ... that arrived inside another */
+DECLARE_PER_CPU(int, nmi_depth);	/* NMIs this CPU is inside right now */
