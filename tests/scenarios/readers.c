@@ -1,0 +1,318 @@
+/* tests/scenarios/readers.c: the read-side critical sections refscale
+ * times, one loop function per reader type (rs_read_<type> and
+ * rs_delay_<type>), and their table.
+ *
+ * Quick Quiz 1: the article's 100-femtosecond rcu_read_lock() was a loop
+ * the compiler had deleted, because rcu_read_lock() of a non-preemptible
+ * kernel is empty.  Every loop here has a barrier() in its body: an empty
+ * asm with a "memory" clobber that the compiler must emit once per
+ * iteration and across which it may not move or merge memory accesses, so
+ * the loop runs n times even when the primitives compile to nothing (the
+ * `rcu` and `empty` rows), and consecutive lock/unlock pairs are not
+ * fused.  Values a reader loads go to a volatile sink so their loads stay.
+ * tests/host/scenarios_qq1.py checks the compiled functions: each still
+ * has its backward branch, and rs_read_rcu_sched its preempt_count
+ * increment.  noinline keeps each loop a function of its own to check.
+ */
+#include "tests/scenarios/refscale.h"
+#include "kernel/atomic.h"
+#include "kernel/percpu.h"
+#include "kernel/preempt.h"
+#include "kernel/rwlock.h"
+#include "kernel/seqlock.h"
+#include "kernel/spinlock.h"
+#include "kernel/string.h"
+#include "kernel/time.h"
+
+#define RS_LOOP __attribute__((noinline, used))
+
+static volatile long rs_sink;
+
+/* ---- empty: the bare loop ---------------------------------------------- */
+
+RS_LOOP void rs_read_empty(long n)
+{
+	for (long i = 0; i < n; i++)
+		barrier();
+}
+
+RS_LOOP void rs_delay_empty(long n, unsigned int cs_ns)
+{
+	for (long i = 0; i < n; i++) {
+		barrier();
+		ndelay(cs_ns);
+	}
+}
+
+/* ---- rcu-sched: preempt_disable() / preempt_enable() -------------------- */
+
+#if SCEN_HAVE_RCU
+RS_LOOP void rs_read_rcu_sched(long n)
+{
+	for (long i = 0; i < n; i++) {
+		rcu_read_lock_sched();
+		barrier();
+		rcu_read_unlock_sched();
+	}
+}
+
+RS_LOOP void rs_delay_rcu_sched(long n, unsigned int cs_ns)
+{
+	for (long i = 0; i < n; i++) {
+		rcu_read_lock_sched();
+		ndelay(cs_ns);
+		rcu_read_unlock_sched();
+	}
+}
+
+/* ---- rcu: rcu_read_lock(), empty in the non-preemptible build ----------- */
+
+/*
+ * rcu/rcupdate.h has only the -sched flavour until preemptible RCU lands
+ * (issue 8).  Until then `rcu` is the non-preemptible build's
+ * rcu_read_lock() exactly as Quick Quiz 1's answer gives it: nothing.
+ * With CONFIG_PREEMPT_RCU the real per-task nesting count is measured.
+ */
+#ifdef CONFIG_PREEMPT_RCU
+#define rs_rcu_read_lock() rcu_read_lock()
+#define rs_rcu_read_unlock() rcu_read_unlock()
+#else
+#define rs_rcu_read_lock() do { } while (0)
+#define rs_rcu_read_unlock() do { } while (0)
+#endif
+
+RS_LOOP void rs_read_rcu(long n)
+{
+	for (long i = 0; i < n; i++) {
+		rs_rcu_read_lock();
+		barrier();
+		rs_rcu_read_unlock();
+	}
+}
+
+RS_LOOP void rs_delay_rcu(long n, unsigned int cs_ns)
+{
+	for (long i = 0; i < n; i++) {
+		rs_rcu_read_lock();
+		ndelay(cs_ns);
+		rs_rcu_read_unlock();
+	}
+}
+#endif
+
+/* ---- rwlock: the 2007 counter rwlock ------------------------------------ */
+
+static DEFINE_RWLOCK(rs_rwlock);
+
+RS_LOOP void rs_read_rwlock(long n)
+{
+	for (long i = 0; i < n; i++) {
+		read_lock(&rs_rwlock);
+		barrier();
+		read_unlock(&rs_rwlock);
+	}
+}
+
+RS_LOOP void rs_delay_rwlock(long n, unsigned int cs_ns)
+{
+	for (long i = 0; i < n; i++) {
+		read_lock(&rs_rwlock);
+		ndelay(cs_ns);
+		read_unlock(&rs_rwlock);
+	}
+}
+
+static bool rs_idle_rwlock(void)
+{
+	return atomic_read(&rs_rwlock.cnt) == RW_LOCK_BIAS;
+}
+
+/* ---- rwlock-fair: the queued rwlock ------------------------------------- */
+
+static DEFINE_RWLOCK_FAIR(rs_rwlock_fair);
+
+RS_LOOP void rs_read_rwlock_fair(long n)
+{
+	for (long i = 0; i < n; i++) {
+		read_lock(&rs_rwlock_fair);
+		barrier();
+		read_unlock(&rs_rwlock_fair);
+	}
+}
+
+RS_LOOP void rs_delay_rwlock_fair(long n, unsigned int cs_ns)
+{
+	for (long i = 0; i < n; i++) {
+		read_lock(&rs_rwlock_fair);
+		ndelay(cs_ns);
+		read_unlock(&rs_rwlock_fair);
+	}
+}
+
+static bool rs_idle_rwlock_fair(void)
+{
+	return atomic_read(&rs_rwlock_fair.cnts) == 0;
+}
+
+/* ---- spinlock ----------------------------------------------------------- */
+
+static DEFINE_SPINLOCK(rs_spinlock);
+
+RS_LOOP void rs_read_spinlock(long n)
+{
+	for (long i = 0; i < n; i++) {
+		spin_lock(&rs_spinlock);
+		barrier();
+		spin_unlock(&rs_spinlock);
+	}
+}
+
+RS_LOOP void rs_delay_spinlock(long n, unsigned int cs_ns)
+{
+	for (long i = 0; i < n; i++) {
+		spin_lock(&rs_spinlock);
+		ndelay(cs_ns);
+		spin_unlock(&rs_spinlock);
+	}
+}
+
+static bool rs_idle_spinlock(void)
+{
+	return !spin_is_locked(&rs_spinlock);
+}
+
+/* ---- refcnt: one global atomic reference count --------------------------- */
+
+static atomic_t rs_refcnt ____cacheline_aligned;
+
+RS_LOOP void rs_read_refcnt(long n)
+{
+	for (long i = 0; i < n; i++) {
+		atomic_inc(&rs_refcnt);
+		barrier();
+		atomic_dec(&rs_refcnt);
+	}
+}
+
+RS_LOOP void rs_delay_refcnt(long n, unsigned int cs_ns)
+{
+	for (long i = 0; i < n; i++) {
+		atomic_inc(&rs_refcnt);
+		ndelay(cs_ns);
+		atomic_dec(&rs_refcnt);
+	}
+}
+
+static bool rs_idle_refcnt(void)
+{
+	return atomic_read(&rs_refcnt) == 0;
+}
+
+/* ---- refcnt-percpu: one count per CPU, no shared line -------------------- */
+
+static DEFINE_PER_CPU(long, rs_refcnt_pcpu);
+
+RS_LOOP void rs_read_refcnt_percpu(long n)
+{
+	for (long i = 0; i < n; i++) {
+		this_cpu_inc(rs_refcnt_pcpu);
+		barrier();
+		this_cpu_dec(rs_refcnt_pcpu);
+	}
+}
+
+RS_LOOP void rs_delay_refcnt_percpu(long n, unsigned int cs_ns)
+{
+	for (long i = 0; i < n; i++) {
+		this_cpu_inc(rs_refcnt_pcpu);
+		ndelay(cs_ns);
+		this_cpu_dec(rs_refcnt_pcpu);
+	}
+}
+
+static bool rs_idle_refcnt_percpu(void)
+{
+	long sum = 0;
+	int cpu;
+
+	for_each_online_cpu(cpu)
+		sum += per_cpu(rs_refcnt_pcpu, cpu);
+	return sum == 0;
+}
+
+/* ---- seqlock: a reader that never writes shared memory ------------------ */
+
+static DEFINE_SEQLOCK(rs_seqlock);
+static long rs_seq_data;
+
+RS_LOOP void rs_read_seqlock(long n)
+{
+	for (long i = 0; i < n; i++) {
+		unsigned int seq;
+		long v;
+
+		do {
+			seq = read_seqbegin(&rs_seqlock);
+			v = READ_ONCE(rs_seq_data);
+		} while (read_seqretry(&rs_seqlock, seq));
+		rs_sink = v;
+	}
+}
+
+RS_LOOP void rs_delay_seqlock(long n, unsigned int cs_ns)
+{
+	for (long i = 0; i < n; i++) {
+		unsigned int seq;
+		long v;
+
+		do {
+			seq = read_seqbegin(&rs_seqlock);
+			v = READ_ONCE(rs_seq_data);
+			ndelay(cs_ns);
+		} while (read_seqretry(&rs_seqlock, seq));
+		rs_sink = v;
+	}
+}
+
+static bool rs_idle_seqlock(void)
+{
+	return !(READ_ONCE(rs_seqlock.seqcount.sequence) & 1);
+}
+
+/* ---- the table ---------------------------------------------------------- */
+
+#if SCEN_HAVE_RCU
+#define RCU_OPS(t, f, nt) { t, rs_read_##f, rs_delay_##f, NULL, NULL, nt }
+#else
+#define RCU_OPS(t, f, nt) { t, NULL, NULL, NULL, "needs rcu/rcupdate.h (RCU-sched, issue 5)", nt }
+#endif
+
+#ifdef CONFIG_PREEMPT_RCU
+#define RCU_NOTE "preemptible RCU: a per-task nesting count"
+#else
+#define RCU_NOTE "non-preemptible build: rcu_read_lock() compiles to nothing (Quick Quiz 1); this is the loop's cost"
+#endif
+
+const struct rs_ops rs_ops_table[] = {
+	{ "empty", rs_read_empty, rs_delay_empty, NULL, NULL,
+	  "the bare loop (barrier() only): subtract it for net overhead" },
+	RCU_OPS("rcu-sched", rcu_sched, NULL),
+	RCU_OPS("rcu", rcu, RCU_NOTE),
+	{ "rwlock", rs_read_rwlock, rs_delay_rwlock, rs_idle_rwlock, NULL, NULL },
+	{ "rwlock-fair", rs_read_rwlock_fair, rs_delay_rwlock_fair, rs_idle_rwlock_fair, NULL, NULL },
+	{ "spinlock", rs_read_spinlock, rs_delay_spinlock, rs_idle_spinlock, NULL, NULL },
+	{ "refcnt", rs_read_refcnt, rs_delay_refcnt, rs_idle_refcnt, NULL, NULL },
+	{ "refcnt-percpu", rs_read_refcnt_percpu, rs_delay_refcnt_percpu,
+	  rs_idle_refcnt_percpu, NULL, NULL },
+	{ "seqlock", rs_read_seqlock, rs_delay_seqlock, rs_idle_seqlock, NULL, NULL },
+	{ "srcu", NULL, NULL, NULL, "needs SRCU (issue 8)", NULL },
+};
+const int rs_ops_count = ARRAY_SIZE(rs_ops_table);
+
+const struct rs_ops *rs_ops_find(const char *type)
+{
+	for (int i = 0; i < rs_ops_count; i++)
+		if (!strcmp(rs_ops_table[i].type, type))
+			return &rs_ops_table[i];
+	return NULL;
+}

@@ -1,0 +1,219 @@
+/* tests/scenarios/refscale.c: the read-side measurement machinery (see
+ * refscale.h): reader workers bound one per CPU, a start barrier, TSC
+ * timing in batches, R runs, statistics, host-gap counting and the
+ * `# bench` row. */
+#include "tests/scenarios/refscale.h"
+#include "kernel/cmdline.h"
+#include "kernel/ktap.h"
+#include "kernel/preempt.h"
+#include "kernel/printk.h"
+#include "kernel/slab.h"
+#include "kernel/smp.h"
+#include "kernel/string.h"
+#include "kernel/time.h"
+
+/* 0: the built-in defaults (quick or full). */
+static unsigned int rs_loops_param;
+core_param(refscale.loops, rs_loops_param, uint,
+	   "critical sections per reader per run (default: 20000 quick, 1000000 full; fewer for long sections)");
+static unsigned int rs_runs_param;
+core_param(refscale.runs, rs_runs_param, uint, "runs per measurement (default: 3 quick, 10 full)");
+static unsigned int rs_run_timeout_s = 300;
+core_param(refscale.run_timeout, rs_run_timeout_s, uint,
+	   "seconds one run may take before it is reported as hung");
+
+#define RS_MAX_BATCHES 512
+
+struct rs_reader {
+	u64 cycles;		/* the timed loop, whole */
+	long sections;		/* critical sections done */
+	unsigned long gaps;
+	int pc_before, pc_after;	/* preempt_count around the loop */
+	u32 batch[RS_MAX_BATCHES];	/* cycles per batch */
+	int nbatch;
+};
+
+struct rs_run {
+	const struct rs_ops *ops;
+	unsigned int cs_ns;
+	long loops, per_batch;
+	struct rs_reader r[NR_CPUS];
+};
+
+long refscale_loops(unsigned int cs_ns)
+{
+	long loops = rs_loops_param ? (long)rs_loops_param : scen_full() ? 1000000 : 20000;
+
+	/* Long sections: keep a run near the same length of time as a
+	 * 2000-ns one (and at least 100 sections per reader). */
+	if (cs_ns > 2000 && !rs_loops_param)
+		loops = MAX(100, loops * 2000 / (long)cs_ns);
+	return loops;
+}
+
+int refscale_runs(void)
+{
+	return rs_runs_param ? (int)MIN(rs_runs_param, 100u) : scen_full() ? 10 : 3;
+}
+
+static void rs_reader_fn(struct scen_worker *w)
+{
+	struct rs_run *run = w->arg;
+	struct rs_reader *r = &run->r[w->idx];
+	const struct rs_ops *ops = run->ops;
+	long left = run->loops;
+
+	r->pc_before = preempt_count();
+	if (!scen_start_barrier(w))
+		return;
+	u64 start = get_cycles_ordered();
+
+	while (left > 0 && r->nbatch < RS_MAX_BATCHES) {
+		long n = MIN(left, run->per_batch);
+		u64 t0 = get_cycles();
+
+		if (run->cs_ns)
+			ops->read_delay(n, run->cs_ns);
+		else
+			ops->read(n);
+		u64 d = get_cycles() - t0;
+
+		r->batch[r->nbatch++] = d > 0xffffffffu ? 0xffffffffu : (u32)d;
+		r->sections += n;
+		left -= n;
+	}
+	r->cycles = get_cycles_ordered() - start;
+	r->pc_after = preempt_count();
+}
+
+/* A batch is a host gap when it took RS_GAP_NS longer than the reader's
+ * median batch: sort a copy (outside the timed loop) and count. */
+static unsigned long rs_count_gaps(struct rs_reader *r)
+{
+	u32 *v = r->batch;
+	int n = r->nbatch;
+
+	if (n < 2)
+		return 0;
+	for (int i = 1; i < n; i++) {
+		u32 x = v[i];
+		int j = i - 1;
+
+		for (; j >= 0 && v[j] > x; j--)
+			v[j + 1] = v[j];
+		v[j + 1] = x;
+	}
+	u64 limit = (u64)v[n / 2] + scen_ns_to_cycles(RS_GAP_NS);
+	unsigned long gaps = 0;
+
+	for (int i = n - 1; i >= 0 && v[i] > limit; i--)
+		gaps++;
+	return gaps;
+}
+
+int refscale_measure(const struct rs_ops *ops, int cpus, unsigned int cs_ns,
+		     long loops, int runs, struct rs_result *res)
+{
+	int online[NR_CPUS];
+	int n = scen_online_cpus(online, NR_CPUS);
+	u64 per_run_ps[100], mcycles_sum = 0;
+	int ret = 0;
+
+	memset(res, 0, sizeof(*res));
+	res->cpus = cpus;
+	res->cs_ns = cs_ns;
+	res->loops = loops;
+	if (ops->missing)
+		return -ENOSYS;
+	if (cpus < 1 || cpus > n || loops < 1 || runs < 1)
+		return -EINVAL;
+	runs = MIN(runs, (int)ARRAY_SIZE(per_run_ps));
+
+	struct rs_run *run = kzalloc(sizeof(*run), GFP_KERNEL);
+	struct scen_group *g = scen_group_alloc();
+
+	if (!run || !g) {
+		kfree(run);
+		kfree(g);
+		return -ENOMEM;
+	}
+	for (int i = 0; i < runs; i++) {
+		memset(run, 0, sizeof(*run));
+		run->ops = ops;
+		run->cs_ns = cs_ns;
+		run->loops = loops;
+		run->per_batch = (loops + RS_MAX_BATCHES - 1) / RS_MAX_BATCHES;
+		ret = scen_group_start(g, online, cpus, rs_reader_fn, run);
+		if (!ret)
+			ret = scen_group_wait(g, rs_run_timeout_s * 1000);
+		if (!ret && g->failed)
+			ret = -ETIMEDOUT;
+		if (ret) {
+			pr_err("refscale: %s cpus=%d cs_ns=%u: run %d failed (%d)\n",
+			       ops->type, cpus, cs_ns, i, ret);
+			break;
+		}
+		u64 cycles = 0;
+		long long sections = 0;
+
+		for (int c = 0; c < cpus; c++) {
+			struct rs_reader *r = &run->r[c];
+
+			if (r->pc_after != r->pc_before) {
+				pr_err("refscale: %s: reader %d left preempt_count at %#x (was %#x)\n",
+				       ops->type, c, r->pc_after, r->pc_before);
+				ret = -EIO;
+			}
+			cycles += r->cycles;
+			sections += r->sections;
+			res->host_gaps += rs_count_gaps(r);
+		}
+		/* Reader counts add up: every reader did all its sections. */
+		if (sections != (long long)cpus * loops) {
+			pr_err("refscale: %s: %lld critical sections done, %lld asked\n",
+			       ops->type, sections, (long long)cpus * loops);
+			ret = -EIO;
+		}
+		res->sections += sections;
+		if (ret)
+			break;
+		u64 ops_done = (u64)cpus * (u64)loops;
+
+		per_run_ps[i] = scen_cycles_to_ps(cycles) / ops_done;
+		mcycles_sum += cycles * 1000 / ops_done;
+		res->runs++;
+	}
+	if (!ret && ops->idle && !ops->idle()) {
+		pr_err("refscale: %s: not back to its idle state after the readers\n", ops->type);
+		ret = -EIO;
+	}
+	if (res->runs) {
+		scen_stats(per_run_ps, res->runs, &res->ps);
+		res->mean_mcycles = mcycles_sum / (u64)res->runs;
+	}
+	kfree(run);
+	scen_group_free(g, ret == -ETIMEDOUT ? ret : 0);
+	return ret;
+}
+
+void refscale_print_row(const char *name, const struct rs_ops *ops,
+			const struct rs_result *r, const struct rs_result *empty)
+{
+	char mean[SCEN_FMT_BUF], sd[SCEN_FMT_BUF], med[SCEN_FMT_BUF], cyc[SCEN_FMT_BUF];
+	char net[SCEN_FMT_BUF + 8] = "";
+
+	if (empty && empty->runs) {
+		char b[SCEN_FMT_BUF];
+
+		snprintf(net, sizeof(net), " net_ns=%s",
+			 scen_fmt_ps(b, sizeof(b), (s64)r->ps.mean - (s64)empty->ps.mean));
+	}
+	/* millicycles print like picoseconds: three decimals. */
+	ktap_log("bench name=%s type=%s cpus=%d cs_ns=%u ns_per_op=%s stddev=%s runs=%d median_ns=%s cycles_per_op=%s host_gaps=%lu loops=%ld%s",
+		 name, ops->type, r->cpus, r->cs_ns,
+		 scen_fmt_ps(mean, sizeof(mean), (s64)r->ps.mean),
+		 scen_fmt_ps(sd, sizeof(sd), (s64)r->ps.stddev), r->runs,
+		 scen_fmt_ps(med, sizeof(med), (s64)r->ps.median),
+		 scen_fmt_ps(cyc, sizeof(cyc), (s64)r->mean_mcycles),
+		 r->host_gaps, r->loops, net);
+}

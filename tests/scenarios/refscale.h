@@ -1,0 +1,68 @@
+/* tests/scenarios/refscale.h: the read-side measurement, in the manner of
+ * Linux's refscale (kernel/rcu/refscale.c), for the paper_readside and
+ * paper_cslen suites and every scenario that reports a per-section cost.
+ *
+ * One measurement = R runs.  In a run, N reader threads bound one per
+ * CPU meet at a start barrier, then each times (TSC) `loops` read-side
+ * critical sections of one reader type.  A run's figure is the readers'
+ * summed time over N * loops: the gross cost of one critical section,
+ * loop included.  Over the R runs: mean, standard deviation, median, in
+ * ns and cycles.  The timed loop is cut into batches so that host gaps
+ * (a vCPU descheduled by the host under QEMU) are counted without a TSC
+ * read per section (DESIGN.md, "Measurement").
+ */
+#pragma once
+
+#include "kernel/types.h"
+#include "tests/scenarios/scenario.h"
+
+/* One reader type.  The loops live in tests/scenarios/readers.c, one
+ * function per type, so the host check of Quick Quiz 1
+ * (tests/host/scenarios_qq1.py) can read their disassembly. */
+struct rs_ops {
+	const char *type;		/* the row's type= */
+	void (*read)(long n);		/* n empty critical sections */
+	void (*read_delay)(long n, unsigned int cs_ns);	/* n of cs_ns work each */
+	/* After a measurement: the primitive is back in its idle state
+	 * (lock free, count zero).  NULL: nothing to check. */
+	bool (*idle)(void);
+	const char *missing;		/* non-NULL: not in this build (why) */
+	const char *note;		/* printed beside the row (e.g. QQ1) */
+};
+
+extern const struct rs_ops rs_ops_table[];
+extern const int rs_ops_count;
+const struct rs_ops *rs_ops_find(const char *type);
+
+struct rs_result {
+	int cpus;
+	unsigned int cs_ns;
+	long loops;			/* per reader per run */
+	int runs;			/* runs that completed */
+	struct scen_stats ps;		/* per section, picoseconds */
+	u64 mean_mcycles;		/* per section, millicycles */
+	unsigned long host_gaps;	/* summed over readers and runs */
+	long long sections;		/* critical sections completed, all runs */
+};
+
+/* Measures ops with `cpus` readers (CPUs 0..cpus-1 online), cs_ns of
+ * work per section, loops per reader, `runs` runs.  0, or -errno when a
+ * run could not be made (timeout, missing CPUs). */
+int refscale_measure(const struct rs_ops *ops, int cpus, unsigned int cs_ns,
+		     long loops, int runs, struct rs_result *res);
+
+/* Prints `# bench name=NAME type=... cpus=... cs_ns=... ns_per_op=...
+ * stddev=... runs=... median_ns=... cycles_per_op=... host_gaps=...` and,
+ * given the empty loop's result at the same point, `net_ns=`. */
+void refscale_print_row(const char *name, const struct rs_ops *ops,
+			const struct rs_result *r, const struct rs_result *empty);
+
+/* A batch of the timed loop taking more than this beyond the reader's
+ * fastest batch is a host gap (timer ticks and cache misses are far
+ * shorter; a descheduled vCPU is gone for milliseconds). */
+#define RS_GAP_NS 500000
+
+/* The loop count per reader for a quick run (bench=quick), and the run
+ * count; the full sweep's come from refscale.loops= / refscale.runs=. */
+long refscale_loops(unsigned int cs_ns);
+int refscale_runs(void);

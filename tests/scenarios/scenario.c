@@ -1,0 +1,317 @@
+/* tests/scenarios/scenario.c: worker groups, the bench=full switch, lists
+ * on the command line and fixed-point statistics for the paper_* scenario
+ * suites (see scenario.h). */
+#include "tests/scenarios/scenario.h"
+#include "kernel/cmdline.h"
+#include "kernel/printk.h"
+#include "kernel/slab.h"
+#include "kernel/smp.h"
+#include "kernel/string.h"
+#include "kernel/time.h"
+#if SCEN_HAVE_SCHED
+#include "kernel/sched.h"
+#endif
+
+/* bench=full runs the long sweeps; bench=quick (the default) the short
+ * correctness runs of `make test`. */
+static char *bench_mode;
+core_param(bench, bench_mode, charp,
+	   "quick (default: short correctness runs) or full (the paper's sweeps, for make bench)");
+
+bool scen_full(void)
+{
+	return bench_mode && !strcmp(bench_mode, "full");
+}
+
+static void worker_body(struct scen_worker *w)
+{
+	w->g->fn(w);
+	WRITE_ONCE(w->finished, true);
+	atomic_inc(&w->g->done);
+}
+
+#if SCEN_HAVE_SCHED
+static char worker_names[NR_CPUS][12];
+
+static int worker_thread(void *arg)
+{
+	worker_body(arg);
+	return 0;
+}
+#else
+static void worker_ipi(void *arg)
+{
+	worker_body(arg);
+}
+#endif
+
+struct scen_group *scen_group_alloc(void)
+{
+	return kzalloc(sizeof(struct scen_group), GFP_KERNEL);
+}
+
+void scen_group_free(struct scen_group *g, int wait_ret)
+{
+	if (g && !wait_ret)
+		kfree(g);
+}
+
+int scen_group_start(struct scen_group *g, const int *cpus, int n,
+		     void (*fn)(struct scen_worker *w), void *arg)
+{
+	if (n < 1 || n > NR_CPUS)
+		return -EINVAL;
+	for (int i = 0; i < n; i++)
+		if (!cpu_online(cpus[i]))
+			return -EINVAL;
+	g->n = n;
+	g->fn = fn;
+	atomic_set(&g->ready, 0);
+	atomic_set(&g->done, 0);
+	g->stop = 0;
+	g->failed = 0;
+	for (int i = 0; i < n; i++) {
+		g->w[i].g = g;
+		g->w[i].idx = i;
+		g->w[i].cpu = cpus[i];
+		g->w[i].arg = arg;
+		g->w[i].finished = false;
+	}
+	smp_mb();
+#if SCEN_HAVE_SCHED
+	struct task *t[NR_CPUS];
+
+	/* Create them all before waking any, so an early one never waits at
+	 * the barrier for a thread not yet made. */
+	for (int i = 0; i < n; i++) {
+		if (!worker_names[i][0])
+			snprintf(worker_names[i], sizeof(worker_names[i]), "scen/%d", i);
+		t[i] = kthread_create(worker_thread, &g->w[i], worker_names[i]);
+		if (!t[i]) {
+			pr_err("scenario: cannot create worker %d\n", i);
+			/* Those made so far run fn and see stop at once. */
+			g->stop = 1;
+			for (int j = 0; j < i; j++)
+				wake_up_process(t[j]);
+			g->n = i;
+			return -ENOMEM;
+		}
+		kthread_bind(t[i], cpus[i]);
+	}
+	for (int i = 0; i < n; i++)
+		wake_up_process(t[i]);
+#else
+	/* Without the scheduler: calls into the other CPUs (not waited for);
+	 * the worker for this CPU runs inline in scen_group_wait(). */
+	for (int i = 0; i < n; i++) {
+		if (cpus[i] == smp_processor_id())
+			continue;
+		int ret = smp_call_function_single(cpus[i], worker_ipi, &g->w[i], 0);
+		if (ret) {
+			pr_err("scenario: cannot start worker %d on CPU %d (%d)\n", i, cpus[i], ret);
+			g->stop = 1;
+			return ret;
+		}
+	}
+#endif
+	return 0;
+}
+
+int scen_group_wait(struct scen_group *g, unsigned int timeout_ms)
+{
+#if !SCEN_HAVE_SCHED
+	for (int i = 0; i < g->n; i++)
+		if (g->w[i].cpu == smp_processor_id())
+			worker_body(&g->w[i]);
+#endif
+	u64 deadline = ktime_get_ns() + (u64)timeout_ms * 1000000;
+
+	while (atomic_read(&g->done) < g->n) {
+		if (ktime_get_ns() > deadline) {
+			scen_group_stop(g);
+			for (int i = 0; i < g->n; i++)
+				if (!READ_ONCE(g->w[i].finished))
+					pr_err("scenario: worker %d on CPU %d did not finish within %u ms\n",
+					       i, g->w[i].cpu, timeout_ms);
+			return -ETIMEDOUT;
+		}
+		scen_sleep_ms(1);
+	}
+	smp_mb();	/* the workers' results are read after they are done */
+	return 0;
+}
+
+bool scen_start_barrier(struct scen_worker *w)
+{
+	struct scen_group *g = w->g;
+	u64 deadline = ktime_get_ns() + 10ull * 1000000000;
+	unsigned long spins = 0;
+
+	atomic_inc(&g->ready);
+	while (atomic_read(&g->ready) < g->n) {
+		if (READ_ONCE(g->stop))
+			return false;
+		/* Other threads of this CPU (the one that made us) may need it. */
+		if ((++spins & 1023) == 0) {
+			scen_yield();
+			if (ktime_get_ns() > deadline) {
+				pr_err("scenario: worker %d: start barrier: only %d of %d arrived in 10 s\n",
+				       w->idx, atomic_read(&g->ready), g->n);
+				WRITE_ONCE(g->failed, 1);
+				scen_group_stop(g);
+				return false;
+			}
+		}
+		cpu_relax();
+	}
+	return true;
+}
+
+int scen_online_cpus(int *cpus, int max)
+{
+	int n = 0, cpu;
+
+	for_each_online_cpu(cpu)
+		if (n < max)
+			cpus[n++] = cpu;
+	return n;
+}
+
+void scen_yield(void)
+{
+#if SCEN_HAVE_SCHED
+	cond_resched();
+#endif
+}
+
+void scen_sleep_ms(unsigned int ms)
+{
+#if SCEN_HAVE_SCHED
+	msleep(ms);
+#else
+	mdelay(ms);
+#endif
+}
+
+int scen_parse_list(const char *s, unsigned int *out, int max)
+{
+	int n = 0;
+
+	if (!s)
+		return -1;
+	while (*s) {
+		unsigned long v = 0;
+		int digits = 0;
+
+		while (*s >= '0' && *s <= '9' && digits < 10) {
+			v = v * 10 + (unsigned long)(*s++ - '0');
+			digits++;
+		}
+		if (!digits || v > 0xffffffffu || n >= max)
+			return -1;
+		out[n++] = (unsigned int)v;
+		if (*s == ',')
+			s++;
+		else if (*s)
+			return -1;
+	}
+	return n;
+}
+
+bool scen_list_has(const char *s, const char *word)
+{
+	size_t len = strlen(word);
+
+	if (!s || !*s || !strcmp(s, "all"))
+		return true;
+	while (*s) {
+		const char *e = s;
+
+		while (*e && *e != ',')
+			e++;
+		if ((size_t)(e - s) == len && !strncmp(s, word, len))
+			return true;
+		s = *e ? e + 1 : e;
+	}
+	return false;
+}
+
+char *scen_fmt_ps(char *buf, size_t size, s64 ps)
+{
+	u64 a = ps < 0 ? (u64)-ps : (u64)ps;
+
+	snprintf(buf, size, "%s%llu.%03llu", ps < 0 ? "-" : "",
+		 (unsigned long long)(a / 1000), (unsigned long long)(a % 1000));
+	return buf;
+}
+
+/* ps = cycles * 1e9 / tsc_khz, split so that nothing overflows for any
+ * run shorter than a few days. */
+u64 scen_cycles_to_ps(u64 cycles)
+{
+	u64 khz = tsc_khz ? tsc_khz : 1;
+	u64 whole = cycles / khz, rest = cycles % khz;
+
+	return whole * 1000000000ull + rest * 1000000000ull / khz;
+}
+
+u64 scen_ns_to_cycles(u64 ns)
+{
+	return ns * tsc_khz / 1000000;
+}
+
+u64 scen_isqrt(u64 x)
+{
+	u64 r = 0, bit = 1ull << 62;
+
+	while (bit > x)
+		bit >>= 2;
+	while (bit) {
+		if (x >= r + bit) {
+			x -= r + bit;
+			r = (r >> 1) + bit;
+		} else {
+			r >>= 1;
+		}
+		bit >>= 2;
+	}
+	return r;
+}
+
+void scen_stats(u64 *v, int n, struct scen_stats *st)
+{
+	memset(st, 0, sizeof(*st));
+	if (n <= 0)
+		return;
+	for (int i = 1; i < n; i++) {		/* insertion sort: n is small */
+		u64 x = v[i];
+		int j = i - 1;
+
+		for (; j >= 0 && v[j] > x; j--)
+			v[j + 1] = v[j];
+		v[j + 1] = x;
+	}
+	u64 sum = 0;
+
+	for (int i = 0; i < n; i++)
+		sum += v[i];
+	st->mean = sum / (u64)n;
+	st->min = v[0];
+	st->max = v[n - 1];
+	st->median = n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
+	if (n > 1) {
+		u64 sq = 0;
+
+		for (int i = 0; i < n; i++) {
+			u64 d = v[i] > st->mean ? v[i] - st->mean : st->mean - v[i];
+
+			/* Deviations beyond ~4 ms (in ps) would overflow the
+			 * square: measure those in ns instead. */
+			if (d > 4000000000ull)
+				sq += (d / 1000) * (d / 1000) * 1000000ull / (u64)(n - 1);
+			else
+				sq += d * d / (u64)(n - 1);
+		}
+		st->stddev = scen_isqrt(sq);
+	}
+}

@@ -1,0 +1,112 @@
+/* tests/scenarios/scenario.h: what every paper_* scenario suite shares.
+ *
+ * - Worker groups: N threads, each bound to its own CPU, started together
+ *   and waited for with a bound.  With the scheduler (kernel/sched.h) they
+ *   are kthreads; a build without it runs them as cross-CPU function calls
+ *   in interrupt context, enough for the read-side measurements that never
+ *   sleep (a scenario that needs to sleep says so and skips).
+ * - The quick/full switch: `bench=full` turns the short correctness runs
+ *   of `make test` into the article's sweeps (`make bench`).
+ * - Fixed-point output: no floating point in the kernel, so times are kept
+ *   in picoseconds and printed as ns with three decimals.
+ */
+#pragma once
+
+#include "kernel/types.h"
+#include "kernel/atomic.h"
+#include "kernel/percpu.h"
+
+#if __has_include("kernel/sched.h")
+#define SCEN_HAVE_SCHED 1
+#else
+#define SCEN_HAVE_SCHED 0
+#endif
+#if __has_include("rcu/rcupdate.h")
+#define SCEN_HAVE_RCU 1
+#include "rcu/rcupdate.h"
+#else
+#define SCEN_HAVE_RCU 0
+#endif
+
+/* bench=full: the long sweeps.  Otherwise each scenario runs its short
+ * version, which judges correctness only. */
+bool scen_full(void);
+
+struct scen_group;
+
+struct scen_worker {
+	struct scen_group *g;
+	int idx;		/* 0..n-1 within the group */
+	int cpu;		/* the CPU it is bound to */
+	void *arg;		/* the group's argument */
+	void *priv;		/* the caller's per-worker state */
+	bool finished;
+};
+
+struct scen_group {
+	int n;
+	void (*fn)(struct scen_worker *w);
+	atomic_t ready;		/* workers past scen_start_barrier() */
+	atomic_t done;		/* workers that returned */
+	int stop;		/* READ_ONCE: asked to finish */
+	int failed;		/* a worker's bounded wait ran out */
+	struct scen_worker w[NR_CPUS];
+};
+
+/* Starts n workers running fn, worker i on cpus[i].  Returns 0 or -errno
+ * (no such CPU, out of memory).  The group must stay allocated until
+ * scen_group_wait() has returned 0. */
+int scen_group_start(struct scen_group *g, const int *cpus, int n,
+		     void (*fn)(struct scen_worker *w), void *arg);
+/* Waits at most timeout_ms for every worker to return; 0 or -ETIMEDOUT
+ * (the late workers are named; the group is then left allocated since
+ * they may still touch it). */
+int scen_group_wait(struct scen_group *g, unsigned int timeout_ms);
+/* Asks the workers to finish (they poll scen_should_stop()). */
+static inline void scen_group_stop(struct scen_group *g) { WRITE_ONCE(g->stop, 1); }
+static inline bool scen_should_stop(struct scen_worker *w) { return READ_ONCE(w->g->stop); }
+/* Every worker of the group waits here until all have arrived, so their
+ * timed loops overlap.  Bounded: false (and g->failed) after 10 s. */
+bool scen_start_barrier(struct scen_worker *w);
+
+/* Allocates a zeroed group; NULL if out of memory. */
+struct scen_group *scen_group_alloc(void);
+/* Frees it, unless a worker may still run (after a timeout): then leaks. */
+void scen_group_free(struct scen_group *g, int wait_ret);
+
+/* The online CPUs in id order; returns how many (at most max). */
+int scen_online_cpus(int *cpus, int max);
+
+/* Lets the scheduler run others on this CPU if it wants to (a no-op
+ * without the scheduler). */
+void scen_yield(void);
+/* Sleeps (or, without the scheduler, busy-waits) ms milliseconds. */
+void scen_sleep_ms(unsigned int ms);
+
+/* Parses a comma-separated list of unsigned numbers ("1,2,4,8,16") into
+ * out (at most max); returns how many, or -1 on a bad list. */
+int scen_parse_list(const char *s, unsigned int *out, int max);
+/* True if `word` is in the comma-separated list s (NULL or "" or "all":
+ * every word is). */
+bool scen_list_has(const char *s, const char *word);
+
+/* Picoseconds as "NNN.NNN" ns (signed), into buf; returns buf. */
+char *scen_fmt_ps(char *buf, size_t size, s64 ps);
+#define SCEN_FMT_BUF 32
+
+/* Cycles to picoseconds and back, from the calibrated TSC. */
+u64 scen_cycles_to_ps(u64 cycles);
+u64 scen_ns_to_cycles(u64 ns);
+
+/* Integer square root (no floating point in the kernel). */
+u64 scen_isqrt(u64 x);
+
+/* Statistics over n samples (picoseconds): mean, sample standard
+ * deviation, median, min, max.  Sorts v in place. */
+struct scen_stats {
+	u64 mean, stddev, median, min, max;
+};
+void scen_stats(u64 *v, int n, struct scen_stats *st);
+
+/* A reader's view of poisoned memory: kfree fills with 0x6b. */
+#define SCEN_POISON_LONG 0x6b6b6b6b6b6b6b6bul
