@@ -132,7 +132,7 @@ def parse_config_line(line, where="<line>"):
                 raise ConfigError(f"{where}: expect= must be pass or fail")
             cfg.expect_fail = val == "fail"
         elif key == "qemu":
-            cfg.qemu += [a for a in val.split(",") if a]
+            cfg.qemu += val.split()
         elif key in ("require", "forbid", "allow"):
             getattr(cfg, key).append(_regex(val, where))
     if cfg.require and not cfg.expect_fail:

@@ -44,7 +44,15 @@ bool arch_send_nmi(int cpu)
 	return lapic_send_ipi(cpu_apic_id[cpu], APIC_DM_NMI);
 }
 
+/* One directed NMI per online CPU, not the all-but-self shorthand: that
+ * would also hit CPUs we never started (smp=, one that failed), which sit
+ * in wait-for-SIPI; QEMU then runs them into a triple fault that resets
+ * the machine. */
 void arch_send_nmi_allbutself(void)
 {
-	lapic_send_ipi(0, APIC_DM_NMI | APIC_DEST_ALLBUT);
+	int cpu, me = smp_processor_id();
+
+	for_each_online_cpu(cpu)
+		if (cpu != me)
+			arch_send_nmi(cpu);
 }
