@@ -48,7 +48,7 @@ ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 # Configurations
 
 CONFIG_KEYS = ("cpus", "mem", "timeout", "machine", "expect", "require",
-               "forbid", "allow", "qemu")
+               "forbid", "allow", "qemu", "during", "ready", "check")
 
 
 class ConfigError(Exception):
@@ -69,6 +69,10 @@ class Config:
     forbid: list = field(default_factory=list)    # regexes that must not
     allow: list = field(default_factory=list)     # crash lines to ignore
     qemu: list = field(default_factory=list)      # extra QEMU arguments
+    monitor: bool = False                         # a QEMU monitor socket
+    during: str = ""                              # a command run beside QEMU
+    ready: "re.Pattern" = None                    # ... once the log matches
+    check: str = ""                               # a command run afterwards
     source: str = ""                              # file:line, for messages
 
 
@@ -100,14 +104,14 @@ def parse_config_line(line, where="<line>"):
                           "(letters, digits, '-', '_', '.')")
     cfg = Config(name=name, cmdline=" ".join(cmd), source=where)
     for opt in opts[1:]:
-        if opt == "uefi":
-            cfg.uefi = True
+        if opt in ("uefi", "monitor"):
+            setattr(cfg, opt, True)
             continue
         key, eq, val = opt.partition("=")
         if not eq or key not in CONFIG_KEYS:
             raise ConfigError(f"{where}: unknown option {opt!r}; options are "
                               + ", ".join(k + "=" for k in CONFIG_KEYS)
-                              + " and uefi")
+                              + ", uefi and monitor")
         try:
             if key == "cpus":
                 cfg.cpus = int(val)
@@ -132,12 +136,24 @@ def parse_config_line(line, where="<line>"):
                 raise ConfigError(f"{where}: expect= must be pass or fail")
             cfg.expect_fail = val == "fail"
         elif key == "qemu":
-            cfg.qemu += val.split()
+            try:
+                cfg.qemu += shlex.split(val)
+            except ValueError as e:
+                raise ConfigError(f"{where}: qemu=: {e}")
+        elif key == "ready":
+            cfg.ready = _regex(val, where)
+        elif key in ("during", "check"):
+            if not val.strip():
+                raise ConfigError(f"{where}: {key}= needs a command")
+            setattr(cfg, key, val)
         elif key in ("require", "forbid", "allow"):
             getattr(cfg, key).append(_regex(val, where))
     if cfg.require and not cfg.expect_fail:
         raise ConfigError(f"{where}: require= is for expect=fail "
                           "configurations (a passing run is judged by KTAP)")
+    if cfg.ready and not cfg.during:
+        raise ConfigError(f"{where}: ready= says when to start during=; "
+                          "there is no during=")
     if "'" in cfg.cmdline:
         raise ConfigError(f"{where}: the kernel command line may not "
                           "contain single quotes")
@@ -590,9 +606,10 @@ class Verdict:
 
 
 def judge(cfg, lines, rc=None, timed_out=False, stderr_text="",
-          oversize=False):
+          oversize=False, hooks=()):
     """Judges one run.  rc is run.sh's exit status (None when judging a saved
-    log: no exit status checks then)."""
+    log: no exit status checks then).  hooks: [(name, status, output)] of
+    the configuration's during=/check= commands (status None: not run)."""
     docs = parse_ktap(lines)
     cases, problems = ktap_cases(docs)
     notes = []
@@ -626,6 +643,15 @@ def judge(cfg, lines, rc=None, timed_out=False, stderr_text="",
                           f"{first[1]}: {first[2].strip()}"))
         notes.append("register dump and backtrace from the log:")
         notes += ["| " + x for x in crash_dump(lines, first[1])]
+
+    for name, status, output in hooks:
+        if status == 0:
+            extra.append(Case("PASS", name))
+            continue
+        why = "it never started: " + output if status is None else \
+            f"exit status {status}"
+        extra.append(Case("FAIL", name, f"the {name}= command failed ({why})",
+                          [(0, x) for x in output.splitlines()[-15:]]))
 
     for rx in cfg.forbid:
         hit = next((n for n, x in enumerate(lines, 1) if rx.search(x)), None)
@@ -702,7 +728,7 @@ def format_verdict(v, verbose=False):
             line += f"  ({c.detail})"
         out.append(line)
         if c.status == "FAIL" or verbose:
-            shown = [d for _, d in c.diags][-10:]
+            shown = [d for _, d in c.diags][-15:]
             out += ["    " + d for d in shown]
     out += ["    " + n for n in v.notes]
     return out
@@ -734,6 +760,7 @@ class RunOutcome:
     elapsed: float
     log_path: str
     stderr_text: str
+    hooks: list = field(default_factory=list)   # for judge()
 
 
 def _kill_group(proc):
@@ -754,29 +781,78 @@ def _kill_group(proc):
         return
 
 
-def run_command(cfg, run_sh):
+def run_command(cfg, run_sh, monitor=None):
     cmd = [run_sh, "--no-build", "-s", str(cfg.cpus), "-m", str(cfg.mem),
            "-c", cfg.cmdline]
     if cfg.uefi:
         cmd.append("--uefi")
     if cfg.machine:
         cmd += ["--machine", cfg.machine]
-    if cfg.qemu:
-        cmd += ["--"] + cfg.qemu
+    extra = list(cfg.qemu)
+    if monitor:
+        extra += ["-monitor", f"unix:{monitor},server,nowait"]
+    if extra:
+        cmd += ["--"] + extra
     return cmd
 
 
+HOOK_TIMEOUT = 120.0         # a check= command's time limit
+
+
+def _hook_env(cfg, log_path, monitor, rc=None):
+    env = dict(os.environ, RUNNER_CONFIG=cfg.name, RUNNER_LOG=log_path,
+               RUNNER_ROOT=ROOT)
+    if monitor:
+        env["RUNNER_MONITOR"] = monitor
+    if rc is not None:
+        env["RUNNER_RC"] = str(rc)
+    return env
+
+
+def _start_hook(cmd, env, out_path):
+    with open(out_path, "wb") as out:
+        return subprocess.Popen(cmd, shell=True, cwd=ROOT, env=env,
+                                stdout=out, stderr=subprocess.STDOUT,
+                                stdin=subprocess.DEVNULL,
+                                start_new_session=True)
+
+
+def _hook_output(path):
+    with open(path, "rb") as f:
+        return f.read()[-8192:].decode("utf-8", errors="replace")
+
+
+def _log_matches(path, rx):
+    with open(path, "rb") as f:
+        return any(rx.search(x) for x in clean_lines(f.read()))
+
+
 def run_config(cfg, run_sh, log_dir, timeout_scale=1.0):
+    """Boots one configuration.  A during= command starts beside QEMU (once
+    the log matches ready=, if given) with $RUNNER_LOG, $RUNNER_CONFIG and,
+    with `monitor`, $RUNNER_MONITOR (the QEMU monitor's unix socket) in its
+    environment; a check= command runs after QEMU has gone, with $RUNNER_RC
+    too.  Their exit statuses are judged as the cases NAME/during and
+    NAME/check."""
     log_path = os.path.join(log_dir, cfg.name + ".log")
     err_path = os.path.join(log_dir, cfg.name + ".stderr")
+    monitor = os.path.join(log_dir, cfg.name + ".monitor") if cfg.monitor else None
+    if monitor and os.path.exists(monitor):
+        os.unlink(monitor)
     limit = cfg.timeout * timeout_scale
     start = time.monotonic()
     timed_out = oversize = False
+    during = None
+    during_out = os.path.join(log_dir, cfg.name + ".during.log")
     with open(log_path, "wb") as out, open(err_path, "wb") as err:
-        proc = subprocess.Popen(run_command(cfg, run_sh), stdout=out,
+        proc = subprocess.Popen(run_command(cfg, run_sh, monitor), stdout=out,
                                 stderr=err, stdin=subprocess.DEVNULL,
                                 cwd=ROOT, start_new_session=True)
         while True:
+            if cfg.during and during is None and \
+                    (cfg.ready is None or _log_matches(log_path, cfg.ready)):
+                during = _start_hook(cfg.during,
+                                     _hook_env(cfg, log_path, monitor), during_out)
             try:
                 rc = proc.wait(0.5)
                 break
@@ -799,8 +875,29 @@ def run_config(cfg, run_sh, log_dir, timeout_scale=1.0):
         stderr_text = f.read()[-8192:].decode("utf-8", errors="replace")
     if timed_out:
         rc = EXIT_TIMEOUT
+    hooks = []
+    if cfg.during:
+        if during is None:
+            what = f"the log never matched ready=/{cfg.ready.pattern}/" \
+                if cfg.ready else "QEMU ended first"
+            hooks.append(("during", None, what))
+        else:
+            try:
+                during.wait(10)         # QEMU is gone: it should end soon
+            except subprocess.TimeoutExpired:
+                _kill_group(during)
+            hooks.append(("during", during.wait(), _hook_output(during_out)))
+    if cfg.check:
+        check_out = os.path.join(log_dir, cfg.name + ".check.log")
+        p = _start_hook(cfg.check, _hook_env(cfg, log_path, monitor, rc),
+                        check_out)
+        try:
+            p.wait(HOOK_TIMEOUT)
+        except subprocess.TimeoutExpired:
+            _kill_group(p)
+        hooks.append(("check", p.wait(), _hook_output(check_out)))
     return RunOutcome(rc, timed_out, oversize, time.monotonic() - start,
-                      log_path, stderr_text)
+                      log_path, stderr_text, hooks)
 
 
 def read_lines(path):
@@ -926,7 +1023,7 @@ def main(argv=None):
                   f"cmdline '{cfg.cmdline}'"])
             o = run_config(cfg, args.run_sh, args.log_dir, args.timeout_scale)
             v = judge(cfg, read_lines(o.log_path), o.rc, o.timed_out,
-                      o.stderr_text, o.oversize)
+                      o.stderr_text, o.oversize, o.hooks)
             out = format_verdict(v, args.verbose)
             rel = os.path.relpath(o.log_path)
             out.append(f"# {cfg.name}: {'ok' if v.passed else 'FAILED'} in "

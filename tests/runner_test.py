@@ -61,6 +61,14 @@ class ConfigTest(unittest.TestCase):
                          ("x-1", 4, 128, 30.0, True, "q35"))
         self.assertEqual(c.cmdline, "test=mm,rcu rcu.x=1")
         self.assertEqual(c.forbid[0].pattern, "rcu: stall")
+        q = runner.parse_config_line("q cpus=12 qemu='-smp 12,sockets=2,cores=3,threads=2' "
+                                     "qemu=-no-acpi monitor during='x y' ready=z check=c")
+        self.assertEqual(q.qemu, ["-smp", "12,sockets=2,cores=3,threads=2", "-no-acpi"])
+        self.assertEqual((q.monitor, q.during, q.ready.pattern, q.check),
+                         (True, "x y", "z", "c"))
+        self.assertEqual(runner.run_command(q, "r", "/m")[-6:],
+                         ["--", "-smp", "12,sockets=2,cores=3,threads=2",
+                          "-no-acpi", "-monitor", "unix:/m,server,nowait"])
         self.assertFalse(c.expect_fail)
         self.assertEqual(runner.run_command(c, "./run.sh"),
                          ["./run.sh", "--no-build", "-s", "4", "-m", "128",
@@ -79,7 +87,8 @@ class ConfigTest(unittest.TestCase):
                "x machine=isapc", "x expect=maybe",
                "x require=RIP: -- test=all",     # require without expect=fail
                "x expect=fail require='(' -- t",  # bad regex
-               "bad/name cpus=1", "x -- it's quoted", "x 'unterminated"]
+               "bad/name cpus=1", "x -- it's quoted", "x 'unterminated",
+               "x ready=foo", "x during=", "x check=' '"]
         for line in bad:
             with self.assertRaises(runner.ConfigError, msg=line):
                 runner.parse_config_line(line)
@@ -366,6 +375,7 @@ echo "args: $*" >&2
 while [[ $# -gt 0 ]]; do [[ $1 == -c ]] && cmd=$2; shift; done
 case $cmd in
 good*)  cat "{fixtures}/good.log"; exit 0 ;;
+slow*)  echo "[c0] waiting for the screen"; sleep 2; cat "{fixtures}/good.log"; exit 0 ;;
 crash*) cat "{fixtures}/panic.log"; exit 1 ;;
 reset*) echo "KTAP version 1"; echo "1..1"
         echo "run.sh: QEMU stopped without an exit from the kernel" >&2; exit 2 ;;
@@ -395,6 +405,9 @@ class RunnerProcessTest(unittest.TestCase):
                 crash    cpus=1 timeout=60 expect=fail require='RIP: .*crash_null' -- crash
                 reset    cpus=1 timeout=60 -- reset
                 hang     cpus=1 timeout=2 -- hang
+                hooks-ok cpus=1 timeout=60 monitor qemu='-vga std -S' ready=waiting during='test -n "$RUNNER_MONITOR" && grep -q waiting "$RUNNER_LOG"' check='test "$RUNNER_RC" = 0 && grep -q "ok 2 locks" "$RUNNER_LOG"' -- slow
+                hooks-bad cpus=1 timeout=60 during='echo during-said-no; exit 3' check='echo check-said-no; exit 1' -- good
+                not-ready cpus=1 timeout=60 during=true ready=never-printed -- good
                 """))
         self.logs = os.path.join(d, "logs")
         self.env = dict(os.environ, HANG_PID=os.path.join(d, "hang.pid"))
@@ -443,6 +456,28 @@ class RunnerProcessTest(unittest.TestCase):
             for _ in range(50):
                 os.kill(pid, 0)
                 time.sleep(0.1)
+
+    def test_qemu_args_monitor_during_and_check(self):
+        p = self.run_runner("--only", "hooks-ok")
+        self.assertEqual(p.returncode, 0, p.stdout + p.stderr)
+        self.assertIn("PASS hooks-ok/during", p.stdout)
+        self.assertIn("PASS hooks-ok/check", p.stdout)
+        self.assertEqual(p.stdout.splitlines()[-1], "7 passed, 0 failed")
+        with open(os.path.join(self.logs, "hooks-ok.stderr")) as f:
+            args = f.read()
+        mon = os.path.join(self.logs, "hooks-ok.monitor")
+        self.assertIn(f"-c slow -- -vga std -S -monitor unix:{mon},server,nowait", args)
+
+    def test_failing_hooks_fail_the_run(self):
+        p = self.run_runner("--only", "hooks-bad,not-ready")
+        self.assertEqual(p.returncode, 1)
+        out = p.stdout
+        self.assertIn("FAIL hooks-bad/during  (the during= command failed (exit status 3))", out)
+        self.assertIn("during-said-no", out)
+        self.assertIn("FAIL hooks-bad/check  (the check= command failed (exit status 1))", out)
+        self.assertIn("check-said-no", out)
+        self.assertIn("FAIL not-ready/during", out)
+        self.assertIn("never matched ready=/never-printed/", out)
 
     def test_unknown_config_name(self):
         p = self.run_runner("--only", "nosuch")
