@@ -29,7 +29,7 @@ KCFLAGS := -std=gnu11 -ffreestanding -fno-pic -fno-pie -mcmodel=kernel \
 	-I. -Iarch/x86_64/include -MMD -MP
 ifeq ($(SANITIZE),1)
 KCFLAGS += -fsanitize=undefined -fno-sanitize=float-divide-by-zero,float-cast-overflow \
-	-fstack-protector-strong -DCONFIG_SANITIZE=1
+	-fstack-protector-strong -mstack-protector-guard=global -DCONFIG_SANITIZE=1
 else
 KCFLAGS += -fno-stack-protector
 endif
