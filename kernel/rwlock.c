@@ -1,0 +1,105 @@
+/*
+ * kernel/rwlock.c - slow paths of the two rwlocks in kernel/rwlock.h.
+ *
+ * The counter rwlock's slow paths are those of Linux 2.6.23 x86
+ * (__read_lock_failed / __write_lock_failed): undo the failed attempt,
+ * spin reading until it could succeed, retry.  The fair rwlock's are
+ * qrwlock's: queue on a FIFO ticket lock, then wait for the lock word.
+ * Every spin has the spinlock watchdog: a wait far too long is reported
+ * once, with a backtrace, and the wait goes on.
+ */
+#include "kernel/rwlock.h"
+#include "kernel/printk.h"
+#include "kernel/time.h"
+
+atomic_t rwlock_lockups = ATOMIC_INIT(0);
+
+struct rw_watch {
+	u64 start;
+	unsigned long spins;
+	bool reported;
+};
+
+static void rw_watch(struct rw_watch *w, const void *lock, const char *what)
+{
+	u64 now, limit = (u64)spinlock_timeout_ms * 1000000ull;
+
+	cpu_relax();
+	if (w->reported || (++w->spins & 1023))
+		return;
+	now = ktime_get_ns();
+	if (!w->start) {
+		w->start = now;
+		return;
+	}
+	if (limit && now - w->start > limit) {
+		w->reported = true;
+		printk(KERN_ERR "BUG: rwlock lockup suspected on CPU#%d: %s of %p "
+		       "waited more than %u ms\n", smp_processor_id(), what,
+		       lock, spinlock_timeout_ms);
+		dump_stack();
+		atomic_inc(&rwlock_lockups);
+	}
+}
+
+void __read_lock_failed(rwlock_t *rw)
+{
+	struct rw_watch w = { 0 };
+
+	do {
+		(void)atomic_add_return(1, &rw->cnt);
+		while (atomic_read(&rw->cnt) < 1)
+			rw_watch(&w, rw, "read_lock");
+	} while (atomic_sub_return(1, &rw->cnt) < 0);
+}
+
+void __write_lock_failed(rwlock_t *rw)
+{
+	struct rw_watch w = { 0 };
+
+	do {
+		(void)atomic_add_return(RW_LOCK_BIAS, &rw->cnt);
+		while (atomic_read(&rw->cnt) != RW_LOCK_BIAS)
+			rw_watch(&w, rw, "write_lock");
+	} while (atomic_sub_return(RW_LOCK_BIAS, &rw->cnt) != 0);
+}
+
+/*
+ * A reader found a writer holding or waiting: back out, queue behind
+ * everyone already waiting, then wait only for the holding writer to go
+ * (a waiting writer is behind us in the queue, or is us being let in).
+ */
+void queued_read_lock_slowpath(rwlock_fair_t *rw)
+{
+	struct rw_watch w = { 0 };
+
+	(void)atomic_sub_return(QR_BIAS, &rw->cnts);
+	arch_spin_lock(&rw->wait_lock);
+	(void)atomic_add_return(QR_BIAS, &rw->cnts);
+	while (__atomic_load_n(&rw->cnts.counter, __ATOMIC_ACQUIRE) & QW_LOCKED)
+		rw_watch(&w, rw, "read_lock_fair");
+	arch_spin_unlock(&rw->wait_lock);
+}
+
+/*
+ * A writer queues, announces itself (QW_WAITING stops new readers at the
+ * fast path), then waits for the readers in the lock to drain and takes
+ * it.  Only the queue head can be here, so QW_WAITING has one owner.
+ */
+void queued_write_lock_slowpath(rwlock_fair_t *rw)
+{
+	struct rw_watch w = { 0 };
+
+	arch_spin_lock(&rw->wait_lock);
+	if (atomic_cmpxchg(&rw->cnts, 0, QW_LOCKED) == 0)
+		goto out;
+	atomic_or(QW_WAITING, &rw->cnts);
+	for (;;) {
+		if (atomic_read(&rw->cnts) == QW_WAITING &&
+		    atomic_cmpxchg(&rw->cnts, QW_WAITING, QW_LOCKED) == QW_WAITING)
+			break;
+		rw_watch(&w, rw, "write_lock_fair");
+	}
+out:
+	arch_spin_unlock(&rw->wait_lock);
+}

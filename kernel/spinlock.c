@@ -1,0 +1,122 @@
+/*
+ * kernel/spinlock.c - spinlock slow paths and the debug reports.
+ *
+ * The fast paths are inline in kernel/spinlock.h; this file waits for a
+ * ticket with a watchdog ("held far too long": names the holder CPU and
+ * asks that CPU for its backtrace by NMI), and prints the BUG reports for
+ * recursion, unlock of a lock not held, and a freed (poisoned) lock.
+ * Every report counts in a counter so the tests can check it happened.
+ */
+#include "kernel/spinlock.h"
+#include "kernel/printk.h"
+#include "kernel/time.h"
+#include "kernel/cmdline.h"
+
+atomic_t spinlock_bugs = ATOMIC_INIT(0);
+atomic_t spinlock_lockups = ATOMIC_INIT(0);
+int spinlock_last_lockup_holder = -1;
+
+/*
+ * Long enough that a vCPU descheduled by the host (QEMU TCG with more
+ * vCPUs than cores) does not trip it, short enough to be seen.
+ */
+unsigned int spinlock_timeout_ms = 5000;
+core_param(spinlock.timeout_ms, spinlock_timeout_ms, uint,
+	   "report a spinlock waited on longer than this (ms)");
+
+static void spin_dump(spinlock_t *l, const char *msg)
+{
+	int cpu = smp_processor_id();
+
+	printk(KERN_ERR "BUG: spinlock %s on CPU#%d, lock %s (%p), owner CPU#%d, "
+	       "ticket owner/next %u/%u, magic %08x\n", msg, cpu,
+	       l->name ? l->name : "?", (void *)l, spin_owner_cpu(l),
+	       (unsigned)__atomic_load_n(&l->raw.owner, __ATOMIC_RELAXED),
+	       (unsigned)__atomic_load_n(&l->raw.next, __ATOMIC_RELAXED),
+	       l->magic);
+	dump_stack();
+	atomic_inc(&spinlock_bugs);
+}
+
+/*
+ * Magic 0 is a zeroed lock (kzalloc'd, never spin_lock_init'ed): the
+ * layout makes that a valid unlocked lock, so it is accepted quietly.
+ * Anything else is a freed or scribbled lock: refuse to touch it.
+ */
+bool spin_bug_magic(spinlock_t *l)
+{
+	if (l->magic == 0)
+		return false;
+	spin_dump(l, "bad magic");
+	return true;
+}
+
+bool spin_bug_recursion(spinlock_t *l)
+{
+	spin_dump(l, "recursion");
+	l->recursion++;
+	return true;
+}
+
+/*
+ * Never releases: releasing a ticket lock that is not held (or is held by
+ * another CPU) would push `owner` past `next` or let two CPUs in, breaking
+ * the lock for good.  Returns whether the caller's preempt_enable() pairs
+ * with a real preempt_disable(): only for the inner half of a reported
+ * recursion.
+ */
+bool spin_bug_unlock(spinlock_t *l)
+{
+	if (l->magic != SPINLOCK_MAGIC && l->magic != 0) {
+		spin_dump(l, "bad magic at unlock");
+		return true;	/* the refused lock did count */
+	}
+	if (l->recursion && spin_owner_cpu(l) == smp_processor_id()) {
+		l->recursion--;
+		return true;
+	}
+	if (!arch_spin_is_locked(&l->raw))
+		spin_dump(l, "already unlocked");
+	else
+		spin_dump(l, "unlocked on the wrong CPU (not held here)");
+	return false;
+}
+
+/*
+ * Wait for our ticket.  The clock is read only every 1024 spins, and a
+ * clock that does not run yet (early boot) just disables the watchdog.
+ * One report per wait; the wait goes on, since giving up the ticket would
+ * wedge every later waiter.
+ */
+void spin_lock_wait(spinlock_t *l, u16 ticket)
+{
+	u64 start = 0, limit = (u64)spinlock_timeout_ms * 1000000ull;
+	unsigned long spins = 0;
+	bool reported = false;
+
+	while (__atomic_load_n(&l->raw.owner, __ATOMIC_ACQUIRE) != ticket) {
+		cpu_relax();
+		if (reported || (++spins & 1023))
+			continue;
+		u64 now = ktime_get_ns();
+		if (!start) {
+			start = now;
+			continue;
+		}
+		if (limit && now - start > limit) {
+			int holder = spin_owner_cpu(l);
+
+			reported = true;
+			__atomic_store_n(&spinlock_last_lockup_holder, holder,
+					 __ATOMIC_RELAXED);
+			printk(KERN_ERR "BUG: spinlock lockup suspected on CPU#%d, "
+			       "lock %s (%p) held by CPU#%d for more than %u ms\n",
+			       smp_processor_id(), l->name ? l->name : "?",
+			       (void *)l, holder, spinlock_timeout_ms);
+			dump_stack();
+			if (holder >= 0 && holder != smp_processor_id())
+				trigger_cpu_backtrace(holder);
+			atomic_inc(&spinlock_lockups);
+		}
+	}
+}

@@ -1,0 +1,186 @@
+/*
+ * kernel/spinlock.h - ticket spinlock, the kernel's basic busy-wait lock.
+ *
+ * Two layers, as in Linux:
+ *  - arch_spinlock_t: the bare ticket algorithm on __atomic builtins (FIFO:
+ *    a CPU takes a ticket from `next` and waits for `owner` to reach it).
+ *    No preemption or irq handling; used where those are already off (the
+ *    run queues) and by the host tests.
+ *  - spinlock_t: adds preempt_disable() (so holding a lock is an RCU-sched
+ *    read-side critical section, as the article relies on), the irq/bh
+ *    variants, and always-on debug checks: recursion on the same CPU,
+ *    unlocking a lock that is not held, and a lock held far too long (the
+ *    waiter names the holder CPU and NMIs it for a backtrace).  The checks
+ *    cost one load and one store on the uncontended path.
+ */
+#ifndef KERNEL_SPINLOCK_H
+#define KERNEL_SPINLOCK_H
+
+#include "kernel/types.h"
+#include "kernel/atomic.h"
+#include "kernel/preempt.h"
+#include "kernel/smp.h"
+
+typedef struct {
+	u16 owner;	/* ticket now being served; written only by the holder */
+	u16 next;	/* next ticket to hand out */
+} arch_spinlock_t;
+
+#define __ARCH_SPIN_LOCK_UNLOCKED	{ 0, 0 }
+
+static inline bool arch_spin_is_locked(arch_spinlock_t *l)
+{
+	return __atomic_load_n(&l->owner, __ATOMIC_RELAXED) !=
+	       __atomic_load_n(&l->next, __ATOMIC_RELAXED);
+}
+
+static inline void arch_spin_lock(arch_spinlock_t *l)
+{
+	u16 t = __atomic_fetch_add(&l->next, 1, __ATOMIC_RELAXED);
+
+	/* Acquire: the critical section cannot start before we own it. */
+	while (__atomic_load_n(&l->owner, __ATOMIC_ACQUIRE) != t)
+		cpu_relax();
+}
+
+/*
+ * Free means owner == next.  A stale `owner` read is harmless: `owner`
+ * never passes `next`, so if `next` still equals the value we read, the
+ * lock is free right now and the cmpxchg takes the ticket it serves.
+ */
+static inline bool arch_spin_trylock(arch_spinlock_t *l)
+{
+	u16 o = __atomic_load_n(&l->owner, __ATOMIC_RELAXED);
+
+	return __atomic_compare_exchange_n(&l->next, &o, (u16)(o + 1), false,
+					   __ATOMIC_ACQUIRE, __ATOMIC_RELAXED);
+}
+
+static inline void arch_spin_unlock(arch_spinlock_t *l)
+{
+	u16 o = __atomic_load_n(&l->owner, __ATOMIC_RELAXED);
+
+	/* Release: everything in the critical section is visible first. */
+	__atomic_store_n(&l->owner, (u16)(o + 1), __ATOMIC_RELEASE);
+}
+
+#define SPINLOCK_MAGIC	0xdead4eadu
+
+typedef struct spinlock {
+	arch_spinlock_t raw;
+	u32 magic;		/* catches use after free (0x6b poison) */
+	int owner;		/* holder CPU + 1, 0 when free: a zeroed lock is valid */
+	int recursion;		/* reported recursive acquisitions to undo */
+	const char *name;
+} spinlock_t;
+
+#define __SPIN_LOCK_UNLOCKED(x)						\
+	{ .raw = __ARCH_SPIN_LOCK_UNLOCKED, .magic = SPINLOCK_MAGIC,	\
+	  .owner = 0, .recursion = 0, .name = #x }
+#define DEFINE_SPINLOCK(x)	spinlock_t x = __SPIN_LOCK_UNLOCKED(x)
+
+static inline void spin_lock_init(spinlock_t *l)
+{
+	*l = (spinlock_t)__SPIN_LOCK_UNLOCKED(dynamic);
+}
+
+static inline bool spin_is_locked(spinlock_t *l)
+{
+	return arch_spin_is_locked(&l->raw);
+}
+
+/* Debug counters and knobs, read by the lock tests (kernel/spinlock.c). */
+extern atomic_t spinlock_bugs;		/* recursion, bad unlock, bad magic */
+extern atomic_t spinlock_lockups;	/* "held far too long" reports */
+extern int spinlock_last_lockup_holder;	/* holder CPU named by the last one */
+extern unsigned int spinlock_timeout_ms;	/* spinlock.timeout_ms= */
+
+/* Out of line: the slow paths and the reports. */
+void spin_lock_wait(spinlock_t *l, u16 ticket);
+bool spin_bug_magic(spinlock_t *l);
+bool spin_bug_recursion(spinlock_t *l);
+bool spin_bug_unlock(spinlock_t *l);
+
+/*
+ * `owner` is read by other CPUs (the recursion check, lockup reports)
+ * while the holder writes it: relaxed atomics, so the host's TSan agrees.
+ */
+static inline int spin_owner_cpu(spinlock_t *l)
+{
+	return __atomic_load_n(&l->owner, __ATOMIC_RELAXED) - 1;
+}
+
+static inline void spin_set_owner(spinlock_t *l, int cpu)
+{
+	__atomic_store_n(&l->owner, cpu + 1, __ATOMIC_RELAXED);
+}
+
+static inline void do_raw_spin_lock(spinlock_t *l)
+{
+	u16 t;
+
+	if (unlikely(l->magic != SPINLOCK_MAGIC) && spin_bug_magic(l))
+		return;
+	/*
+	 * Held by this CPU already: a sure deadlock (preemption is off while
+	 * a spinlock is held, so it is this context or an irq on top of it).
+	 * Report it and count the nesting instead of hanging.
+	 */
+	if (unlikely(spin_owner_cpu(l) == smp_processor_id()) &&
+	    spin_bug_recursion(l))
+		return;
+	t = __atomic_fetch_add(&l->raw.next, 1, __ATOMIC_RELAXED);
+	if (unlikely(__atomic_load_n(&l->raw.owner, __ATOMIC_ACQUIRE) != t))
+		spin_lock_wait(l, t);
+	spin_set_owner(l, smp_processor_id());
+}
+
+static inline bool do_raw_spin_trylock(spinlock_t *l)
+{
+	if (!arch_spin_trylock(&l->raw))
+		return false;
+	spin_set_owner(l, smp_processor_id());
+	return true;
+}
+
+/*
+ * Returns false for an unlock that must not count: the lock was not held
+ * by this CPU, so the caller's matching preempt_disable() never happened
+ * either, and letting preempt_enable() run would drive the count negative.
+ */
+static inline bool do_raw_spin_unlock(spinlock_t *l)
+{
+	if (unlikely(spin_owner_cpu(l) != smp_processor_id() || l->recursion))
+		return spin_bug_unlock(l);
+	spin_set_owner(l, -1);
+	arch_spin_unlock(&l->raw);
+	return true;
+}
+
+#define spin_lock(l)	do { preempt_disable(); do_raw_spin_lock(l); } while (0)
+#define spin_unlock(l)	do { if (do_raw_spin_unlock(l)) preempt_enable(); } while (0)
+
+static inline bool spin_trylock(spinlock_t *l)
+{
+	preempt_disable();
+	if (do_raw_spin_trylock(l))
+		return true;
+	preempt_enable();
+	return false;
+}
+
+#define spin_lock_irq(l)						\
+	do { local_irq_disable(); preempt_disable(); do_raw_spin_lock(l); } while (0)
+#define spin_unlock_irq(l)						\
+	do { bool __c = do_raw_spin_unlock(l); local_irq_enable();	\
+	     if (__c) preempt_enable(); } while (0)
+#define spin_lock_irqsave(l, flags)					\
+	do { local_irq_save(flags); preempt_disable(); do_raw_spin_lock(l); } while (0)
+#define spin_unlock_irqrestore(l, flags)				\
+	do { bool __c = do_raw_spin_unlock(l); local_irq_restore(flags); \
+	     if (__c) preempt_enable(); } while (0)
+#define spin_lock_bh(l)	do { local_bh_disable(); do_raw_spin_lock(l); } while (0)
+#define spin_unlock_bh(l)						\
+	do { if (do_raw_spin_unlock(l)) local_bh_enable(); } while (0)
+
+#endif /* KERNEL_SPINLOCK_H */

@@ -1,0 +1,12 @@
+/* tests/host/locks_shim/kernel/smp.h - host stand-in: a thread is a CPU. */
+#ifndef KERNEL_SMP_H
+#define KERNEL_SMP_H
+
+#include "kernel/types.h"
+
+extern __thread int shim_cpu;
+extern int nr_cpu_ids;
+static inline int smp_processor_id(void) { return shim_cpu; }
+bool trigger_cpu_backtrace(int cpu);	/* the test records who was asked */
+
+#endif

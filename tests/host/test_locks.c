@@ -1,0 +1,532 @@
+/*
+ * tests/host/test_locks.c - host tests of the kernel's lock headers
+ * (kernel/spinlock.h, kernel/rwlock.h, kernel/seqlock.h) and their slow
+ * paths (kernel/spinlock.c, kernel/rwlock.c), built unchanged against
+ * tests/host/locks_shim.  Each pthread plays one CPU.  Built twice by
+ * tests/host/locks.mk: with ASan+UBSan, and with TSan, which checks that
+ * the locks' atomics really order the plain data they protect.
+ *
+ * Checks: mutual exclusion of each lock under every thread hammering
+ * (plain counters must come out exact), readers of both rwlocks inside at
+ * the same time, a writer of the fair rwlock getting in while readers
+ * stream, seqlock readers never accepting a torn value, and the spinlock
+ * debug reports (recursion, unlock of a lock not held, bad magic, lockup
+ * naming the holder CPU).  Exits non-zero on any failure.
+ */
+#include <pthread.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "kernel/spinlock.h"
+#include "kernel/rwlock.h"
+#include "kernel/seqlock.h"
+#include "kernel/printk.h"
+
+__thread int shim_preempt_count;
+__thread int shim_irqs_off;
+__thread int shim_cpu;
+int nr_cpu_ids = 8;
+
+static int backtrace_asked = -1;
+static int quiet;	/* expected BUG reports are counted, not printed */
+
+int printk(const char *fmt, ...)
+{
+	va_list ap;
+	int n = 0;
+
+	if (fmt[0] == '\001' && fmt[1])
+		fmt += 2;
+	if (!quiet) {
+		va_start(ap, fmt);
+		n = vprintf(fmt, ap);
+		va_end(ap);
+	}
+	return n;
+}
+
+void dump_stack(void)
+{
+	if (!quiet)
+		printf("  (backtrace)\n");
+}
+
+bool trigger_cpu_backtrace(int cpu)
+{
+	__atomic_store_n(&backtrace_asked, cpu, __ATOMIC_RELAXED);
+	return true;
+}
+
+static int failures;
+#define CHECK(cond, ...) do {						\
+	if (!(cond)) {							\
+		printf("FAIL %s:%d: %s: ", __FILE__, __LINE__, #cond);	\
+		printf(__VA_ARGS__);					\
+		printf("\n");						\
+		failures++;						\
+	}								\
+} while (0)
+
+#define NTHREADS 8
+#ifndef LOCKS_ITERS
+#define LOCKS_ITERS 50000
+#endif
+static int iters = LOCKS_ITERS;
+
+struct worker {
+	pthread_t th;
+	int cpu;
+	void *(*fn)(struct worker *);
+	long result;
+};
+
+static void *worker_main(void *p)
+{
+	struct worker *w = p;
+
+	shim_cpu = w->cpu;
+	w->fn(w);
+	if (shim_preempt_count != 0) {
+		printf("FAIL: cpu %d left preempt_count %d\n", w->cpu, shim_preempt_count);
+		w->result = -1;
+	}
+	return NULL;
+}
+
+static void run_workers(int n, void *(*fn)(struct worker *), struct worker *ws)
+{
+	for (int i = 0; i < n; i++) {
+		ws[i].cpu = i;
+		ws[i].fn = fn;
+		ws[i].result = 0;
+		pthread_create(&ws[i].th, NULL, worker_main, &ws[i]);
+	}
+	for (int i = 0; i < n; i++)
+		pthread_join(ws[i].th, NULL);
+}
+
+/* ---- spinlock ---------------------------------------------------------- */
+
+static DEFINE_SPINLOCK(test_lock);
+static long plain_counter;	/* deliberately not atomic: the lock guards it */
+static int inside;		/* CPUs inside the critical section */
+static int max_inside;
+
+static void enter_cs(void)
+{
+	int n = __atomic_add_fetch(&inside, 1, __ATOMIC_RELAXED);
+	int m = __atomic_load_n(&max_inside, __ATOMIC_RELAXED);
+
+	while (n > m && !__atomic_compare_exchange_n(&max_inside, &m, n, false,
+						     __ATOMIC_RELAXED, __ATOMIC_RELAXED))
+		;
+}
+
+static void leave_cs(void) { __atomic_sub_fetch(&inside, 1, __ATOMIC_RELAXED); }
+
+static void *spin_hammer(struct worker *w)
+{
+	unsigned long flags;
+
+	for (int i = 0; i < iters; i++) {
+		switch (i % 4) {
+		case 0: spin_lock(&test_lock); break;
+		case 1: spin_lock_irq(&test_lock); break;
+		case 2: spin_lock_irqsave(&test_lock, flags); break;
+		case 3: spin_lock_bh(&test_lock); break;
+		}
+		enter_cs();
+		plain_counter++;
+		leave_cs();
+		switch (i % 4) {
+		case 0: spin_unlock(&test_lock); break;
+		case 1: spin_unlock_irq(&test_lock); break;
+		case 2: spin_unlock_irqrestore(&test_lock, flags); break;
+		case 3: spin_unlock_bh(&test_lock); break;
+		}
+		/* trylock too: must never let two in. */
+		if (spin_trylock(&test_lock)) {
+			enter_cs();
+			plain_counter++;
+			w->result++;
+			leave_cs();
+			spin_unlock(&test_lock);
+		}
+	}
+	return NULL;
+}
+
+static void test_spinlock_exclusion(void)
+{
+	struct worker ws[NTHREADS];
+	long tries = 0;
+
+	plain_counter = 0;
+	max_inside = 0;
+	run_workers(NTHREADS, spin_hammer, ws);
+	for (int i = 0; i < NTHREADS; i++) {
+		CHECK(ws[i].result >= 0, "worker %d", i);
+		tries += ws[i].result;
+	}
+	CHECK(plain_counter == (long)NTHREADS * iters + tries,
+	      "counter %ld, expected %ld", plain_counter, (long)NTHREADS * iters + tries);
+	CHECK(max_inside == 1, "%d CPUs were inside at once", max_inside);
+	CHECK(!spin_is_locked(&test_lock), "lock left held");
+	printf("spinlock: %d threads x %d, %ld trylocks won, max inside %d\n",
+	       NTHREADS, iters, tries, max_inside);
+}
+
+/* ---- spinlock debug checks --------------------------------------------- */
+
+static void test_spinlock_debug(void)
+{
+	DEFINE_SPINLOCK(l);
+	int bugs;
+
+	quiet = 1;
+	shim_cpu = 0;
+
+	/* recursion: reported, nesting counted, no hang, lock stays coherent */
+	bugs = atomic_read(&spinlock_bugs);
+	spin_lock(&l);
+	spin_lock(&l);
+	CHECK(atomic_read(&spinlock_bugs) == bugs + 1, "recursion not reported");
+	spin_unlock(&l);
+	CHECK(spin_is_locked(&l), "inner unlock of a recursion released the lock");
+	spin_unlock(&l);
+	CHECK(!spin_is_locked(&l), "outer unlock did not release");
+	CHECK(atomic_read(&spinlock_bugs) == bugs + 1, "spurious report");
+
+	/* unlock of a lock not held: reported, and the lock still works */
+	bugs = atomic_read(&spinlock_bugs);
+	spin_unlock(&l);
+	CHECK(atomic_read(&spinlock_bugs) == bugs + 1, "bad unlock not reported");
+	CHECK(shim_preempt_count == 0, "bad unlock changed preempt_count: %d",
+	      shim_preempt_count);
+	CHECK(l.raw.owner == l.raw.next, "bad unlock corrupted the tickets");
+	spin_lock(&l);
+	CHECK(spin_is_locked(&l), "lock unusable after bad unlock");
+
+	/* unlock from another CPU while held: reported, not released */
+	bugs = atomic_read(&spinlock_bugs);
+	shim_cpu = 5;
+	spin_unlock(&l);
+	shim_cpu = 0;
+	CHECK(atomic_read(&spinlock_bugs) == bugs + 1, "wrong-CPU unlock not reported");
+	CHECK(shim_preempt_count == 1, "wrong-CPU unlock dropped preempt_count: %d",
+	      shim_preempt_count);
+	CHECK(spin_is_locked(&l), "wrong-CPU unlock released the lock");
+	spin_unlock(&l);
+	CHECK(!spin_is_locked(&l), "lock stuck");
+
+	/* a freed (0x6b-poisoned) lock is refused */
+	spinlock_t *p = malloc(sizeof(*p));
+	memset(p, 0x6b, sizeof(*p));
+	bugs = atomic_read(&spinlock_bugs);
+	spin_lock(p);
+	CHECK(atomic_read(&spinlock_bugs) == bugs + 1, "poisoned lock not reported");
+	spin_unlock(p);
+	CHECK(atomic_read(&spinlock_bugs) == bugs + 2, "poisoned unlock not reported");
+	CHECK(shim_preempt_count == 0, "poisoned lock unbalanced preempt_count: %d",
+	      shim_preempt_count);
+	free(p);
+
+	/* a zeroed lock (kzalloc without init) is a valid unlocked lock */
+	spinlock_t z;
+	memset(&z, 0, sizeof(z));
+	bugs = atomic_read(&spinlock_bugs);
+	spin_lock(&z);
+	spin_unlock(&z);
+	CHECK(atomic_read(&spinlock_bugs) == bugs, "zeroed lock reported");
+	CHECK(shim_preempt_count == 0, "preempt_count %d", shim_preempt_count);
+	quiet = 0;
+	printf("spinlock debug: recursion, bad unlock, wrong CPU, poison checked\n");
+}
+
+static DEFINE_SPINLOCK(held_lock);
+static int holder_ready;
+
+static void *hold_long(struct worker *w)
+{
+	spin_lock(&held_lock);
+	__atomic_store_n(&holder_ready, 1, __ATOMIC_RELEASE);
+	usleep(400 * 1000);
+	spin_unlock(&held_lock);
+	return NULL;
+}
+
+static void *wait_long(struct worker *w)
+{
+	while (!__atomic_load_n(&holder_ready, __ATOMIC_ACQUIRE))
+		usleep(1000);
+	spin_lock(&held_lock);
+	spin_unlock(&held_lock);
+	return NULL;
+}
+
+static void *lockup_pair(struct worker *w)
+{
+	return w->cpu == 0 ? NULL : w->cpu == 3 ? hold_long(w) : wait_long(w);
+}
+
+static void test_spinlock_lockup(void)
+{
+	struct worker ws[5];
+	int before = atomic_read(&spinlock_lockups);
+
+	quiet = 1;
+	spinlock_timeout_ms = 100;
+	holder_ready = 0;
+	run_workers(5, lockup_pair, ws);	/* CPU 3 holds, 1, 2 and 4 wait */
+	spinlock_timeout_ms = 5000;
+	quiet = 0;
+	CHECK(atomic_read(&spinlock_lockups) == before + 3,
+	      "%d lockup reports, expected 3", atomic_read(&spinlock_lockups) - before);
+	CHECK(spinlock_last_lockup_holder == 3, "named holder CPU %d, expected 3",
+	      spinlock_last_lockup_holder);
+	CHECK(backtrace_asked == 3, "asked CPU %d for a backtrace, expected 3",
+	      backtrace_asked);
+	printf("spinlock lockup: reported %d times, holder CPU#%d named\n",
+	       atomic_read(&spinlock_lockups) - before, spinlock_last_lockup_holder);
+}
+
+/* ---- rwlocks ----------------------------------------------------------- */
+
+static DEFINE_RWLOCK(rw);
+static DEFINE_RWLOCK_FAIR(rwf);
+static long pair_a, pair_b;	/* plain: writers keep a == b under the lock */
+static int writers_in, readers_in, max_readers, bad_overlap;
+
+static void note_reader_in(void)
+{
+	int n = __atomic_add_fetch(&readers_in, 1, __ATOMIC_RELAXED);
+	int m = __atomic_load_n(&max_readers, __ATOMIC_RELAXED);
+
+	while (n > m && !__atomic_compare_exchange_n(&max_readers, &m, n, false,
+						     __ATOMIC_RELAXED, __ATOMIC_RELAXED))
+		;
+	if (__atomic_load_n(&writers_in, __ATOMIC_RELAXED))
+		__atomic_add_fetch(&bad_overlap, 1, __ATOMIC_RELAXED);
+}
+
+#define RW_HAMMER(name, LOCK)						\
+static void *name(struct worker *w)					\
+{									\
+	for (int i = 0; i < iters / 4; i++) {				\
+		if (i % 8 == w->cpu) {					\
+			write_lock(LOCK);				\
+			if (__atomic_add_fetch(&writers_in, 1, __ATOMIC_RELAXED) != 1 || \
+			    __atomic_load_n(&readers_in, __ATOMIC_RELAXED)) \
+				__atomic_add_fetch(&bad_overlap, 1, __ATOMIC_RELAXED); \
+			pair_a++;					\
+			pair_b++;					\
+			__atomic_sub_fetch(&writers_in, 1, __ATOMIC_RELAXED); \
+			write_unlock(LOCK);				\
+		} else {						\
+			read_lock(LOCK);				\
+			note_reader_in();				\
+			if (pair_a != pair_b)				\
+				w->result = -2;				\
+			__atomic_sub_fetch(&readers_in, 1, __ATOMIC_RELAXED); \
+			read_unlock(LOCK);				\
+		}							\
+	}								\
+	return NULL;							\
+}
+RW_HAMMER(rw_hammer, &rw)
+RW_HAMMER(rwf_hammer, &rwf)
+
+static void check_rw(const char *what, struct worker *ws)
+{
+	long writes = 0;
+
+	for (int i = 0; i < NTHREADS; i++) {
+		CHECK(ws[i].result == 0, "%s worker %d result %ld", what, i, ws[i].result);
+		writes += (iters / 4 + 7 - i) / 8;
+	}
+	CHECK(pair_a == writes && pair_b == writes, "%s: %ld/%ld writes, expected %ld",
+	      what, pair_a, pair_b, writes);
+	CHECK(bad_overlap == 0, "%s: %d overlaps of a writer with anyone", what, bad_overlap);
+	printf("%s: %ld writes exact, max %d readers inside together\n",
+	       what, writes, max_readers);
+}
+
+/*
+ * Readers really share: every thread takes the read lock and waits inside
+ * until all have arrived.  An exclusive lock would never get them all in;
+ * the wait is bounded so that failure reports instead of hanging.
+ */
+static int arrived, gather_timeouts;
+
+#define RW_GATHER(name, LOCK)						\
+static void *name(struct worker *w)					\
+{									\
+	read_lock(LOCK);						\
+	__atomic_add_fetch(&arrived, 1, __ATOMIC_RELAXED);		\
+	for (int t = 0; __atomic_load_n(&arrived, __ATOMIC_RELAXED) < NTHREADS; t++) { \
+		if (t > 5000) {						\
+			__atomic_add_fetch(&gather_timeouts, 1, __ATOMIC_RELAXED); \
+			break;						\
+		}							\
+		usleep(1000);						\
+	}								\
+	read_unlock(LOCK);						\
+	return NULL;							\
+}
+RW_GATHER(rw_gather, &rw)
+RW_GATHER(rwf_gather, &rwf)
+
+/* The fair lock lets a writer in while readers keep streaming. */
+static int stop_readers;
+static long writer_got_in;
+
+static void *fair_stream(struct worker *w)
+{
+	if (w->cpu == 0) {
+		usleep(20 * 1000);
+		write_lock(&rwf);
+		writer_got_in = 1;
+		write_unlock(&rwf);
+		__atomic_store_n(&stop_readers, 1, __ATOMIC_RELAXED);
+		return NULL;
+	}
+	for (long i = 0; !__atomic_load_n(&stop_readers, __ATOMIC_RELAXED); i++) {
+		read_lock(&rwf);
+		for (volatile int k = 0; k < 50; k++)
+			;
+		read_unlock(&rwf);
+		if (i > 50000000) {
+			w->result = -3;	/* writer starved */
+			__atomic_store_n(&stop_readers, 1, __ATOMIC_RELAXED);
+		}
+	}
+	return NULL;
+}
+
+static void test_rwlocks(void)
+{
+	struct worker ws[NTHREADS];
+
+	pair_a = pair_b = 0; max_readers = bad_overlap = 0;
+	run_workers(NTHREADS, rw_hammer, ws);
+	check_rw("rwlock (2007 counter)", ws);
+
+	pair_a = pair_b = 0; max_readers = bad_overlap = 0;
+	run_workers(NTHREADS, rwf_hammer, ws);
+	check_rw("rwlock_fair (queued)", ws);
+
+	arrived = gather_timeouts = 0;
+	run_workers(NTHREADS, rw_gather, ws);
+	CHECK(gather_timeouts == 0 && arrived == NTHREADS,
+	      "rwlock: only %d readers got in together", arrived);
+	arrived = gather_timeouts = 0;
+	run_workers(NTHREADS, rwf_gather, ws);
+	CHECK(gather_timeouts == 0 && arrived == NTHREADS,
+	      "rwlock_fair: only %d readers got in together", arrived);
+	printf("rwlocks: %d readers held each lock at once\n", NTHREADS);
+
+	stop_readers = 0; writer_got_in = 0;
+	run_workers(NTHREADS, fair_stream, ws);
+	CHECK(writer_got_in == 1, "fair writer never got in");
+	for (int i = 0; i < NTHREADS; i++)
+		CHECK(ws[i].result == 0, "fair stream worker %d result %ld", i, ws[i].result);
+	printf("rwlock_fair: writer got in past streaming readers\n");
+
+	/* trylock semantics */
+	CHECK(write_trylock(&rw), "write_trylock free rwlock");
+	CHECK(!read_trylock(&rw), "read_trylock while write-held");
+	CHECK(!write_trylock(&rw), "write_trylock while write-held");
+	write_unlock(&rw);
+	CHECK(read_trylock(&rw), "read_trylock free rwlock");
+	CHECK(!write_trylock(&rw), "write_trylock while read-held");
+	read_unlock(&rw);
+	CHECK(atomic_read(&rw.cnt) == RW_LOCK_BIAS, "rwlock count %x", atomic_read(&rw.cnt));
+	CHECK(write_trylock(&rwf), "fair write_trylock free");
+	CHECK(!read_trylock(&rwf), "fair read_trylock while write-held");
+	write_unlock(&rwf);
+	CHECK(read_trylock(&rwf), "fair read_trylock free");
+	CHECK(!write_trylock(&rwf), "fair write_trylock while read-held");
+	read_unlock(&rwf);
+	CHECK(atomic_read(&rwf.cnts) == 0, "fair count %x", atomic_read(&rwf.cnts));
+	CHECK(shim_preempt_count == 0, "preempt_count %d", shim_preempt_count);
+}
+
+/* ---- seqlock ----------------------------------------------------------- */
+
+static DEFINE_SEQLOCK(sl);
+static u64 sdata[4];	/* the writer keeps all four equal */
+static int stop_seq;
+
+static void *seq_worker(struct worker *w)
+{
+	if (w->cpu < 2) {	/* two writers: the spinlock serialises them */
+		for (u64 i = 1; i <= (u64)iters / 10; i++) {
+			write_seqlock(&sl);
+			u64 v = __atomic_load_n(&sdata[0], __ATOMIC_RELAXED) + 1;
+			for (int k = 0; k < 4; k++)
+				__atomic_store_n(&sdata[k], v, __ATOMIC_RELAXED);
+			write_sequnlock(&sl);
+		}
+		__atomic_add_fetch(&stop_seq, 1, __ATOMIC_RELAXED);
+		return NULL;
+	}
+	long torn_seen = 0, reads = 0;
+
+	while (__atomic_load_n(&stop_seq, __ATOMIC_RELAXED) < 2) {
+		u64 v[4];
+		unsigned s;
+		bool torn;
+
+		do {
+			s = read_seqbegin(&sl);
+			for (int k = 0; k < 4; k++)
+				v[k] = __atomic_load_n(&sdata[k], __ATOMIC_RELAXED);
+			torn = v[0] != v[1] || v[1] != v[2] || v[2] != v[3];
+			if (torn)
+				torn_seen++;
+		} while (read_seqretry(&sl, s));
+		reads++;
+		if (torn)
+			w->result = -1;	/* accepted a torn value */
+		sched_yield();	/* six readers on two cores would starve the writers */
+	}
+	(void)torn_seen;
+	return NULL;
+}
+
+static void test_seqlock(void)
+{
+	struct worker ws[NTHREADS];
+
+	stop_seq = 0;
+	memset(sdata, 0, sizeof(sdata));
+	run_workers(NTHREADS, seq_worker, ws);
+	for (int i = 0; i < NTHREADS; i++)
+		CHECK(ws[i].result == 0, "seqlock reader %d accepted a torn value", i);
+	CHECK(sdata[0] == 2ull * (iters / 10) && sdata[3] == 2ull * (iters / 10),
+	      "seqlock writers lost updates: %llu", (unsigned long long)sdata[0]);
+	CHECK((sl.seqcount.sequence & 1) == 0, "sequence left odd");
+	printf("seqlock: %d writes, no torn value accepted\n", 2 * (iters / 10));
+}
+
+int main(int argc, char **argv)
+{
+	if (getenv("LOCKS_ITERS"))
+		iters = atoi(getenv("LOCKS_ITERS"));
+	(void)argc; (void)argv;
+	setvbuf(stdout, NULL, _IOLBF, 0);
+	test_spinlock_exclusion();
+	test_spinlock_debug();
+	test_spinlock_lockup();
+	test_rwlocks();
+	test_seqlock();
+	if (failures) {
+		printf("test_locks: %d FAILED\n", failures);
+		return 1;
+	}
+	printf("test_locks: all passed\n");
+	return 0;
+}
