@@ -70,6 +70,7 @@ int scen_group_start(struct scen_group *g, const int *cpus, int n,
 	atomic_set(&g->done, 0);
 	g->stop = 0;
 	g->failed = 0;
+	g->end_ns = g->run_ns ? ktime_get_ns() + g->run_ns : 0;
 	for (int i = 0; i < n; i++) {
 		g->w[i].g = g;
 		g->w[i].idx = i;
@@ -139,6 +140,28 @@ int scen_group_wait(struct scen_group *g, unsigned int timeout_ms)
 	}
 	smp_mb();	/* the workers' results are read after they are done */
 	return 0;
+}
+
+bool scen_should_stop(struct scen_worker *w)
+{
+	struct scen_group *g = w->g;
+
+	if (READ_ONCE(g->stop))
+		return true;
+	return g->end_ns && ktime_get_ns() >= g->end_ns;
+}
+
+const char *scen_rcu_update_missing(void)
+{
+#if !SCEN_HAVE_RCU
+	return "needs rcu/rcupdate.h (RCU-sched, issue 5)";
+#else
+	if (!SCEN_HAVE_SCHED)
+		return "needs kernel/sched.h (kthreads that sleep, issue 4)";
+	if (!synchronize_sched || !call_rcu_sched || !rcu_barrier_sched)
+		return "needs synchronize_sched/call_rcu_sched/rcu_barrier_sched (rcu/tree.c, issue 5)";
+	return NULL;
+#endif
 }
 
 bool scen_start_barrier(struct scen_worker *w)

@@ -24,6 +24,12 @@
 #if __has_include("rcu/rcupdate.h")
 #define SCEN_HAVE_RCU 1
 #include "rcu/rcupdate.h"
+/* The update side is linked in only once rcu/tree.c lands: weak
+ * references let the scenarios build, and skip, before that (see
+ * scen_rcu_update_missing()). */
+#pragma weak synchronize_sched
+#pragma weak call_rcu_sched
+#pragma weak rcu_barrier_sched
 #else
 #define SCEN_HAVE_RCU 0
 #endif
@@ -49,6 +55,8 @@ struct scen_group {
 	atomic_t ready;		/* workers past scen_start_barrier() */
 	atomic_t done;		/* workers that returned */
 	int stop;		/* READ_ONCE: asked to finish */
+	u64 run_ns;		/* scen_group_run_for(), 0: until stopped */
+	u64 end_ns;		/* 0, or ktime_get_ns() at which to finish */
 	int failed;		/* a worker's bounded wait ran out */
 	struct scen_worker w[NR_CPUS];
 };
@@ -64,10 +72,21 @@ int scen_group_start(struct scen_group *g, const int *cpus, int n,
 int scen_group_wait(struct scen_group *g, unsigned int timeout_ms);
 /* Asks the workers to finish (they poll scen_should_stop()). */
 static inline void scen_group_stop(struct scen_group *g) { WRITE_ONCE(g->stop, 1); }
-static inline bool scen_should_stop(struct scen_worker *w) { return READ_ONCE(w->g->stop); }
+bool scen_should_stop(struct scen_worker *w);
+/* The workers of the next start finish by themselves after ms (they
+ * still poll scen_should_stop()); 0: only when stopped. */
+static inline void scen_group_run_for(struct scen_group *g, unsigned int ms)
+{
+	g->run_ns = ms * 1000000ull;
+}
 /* Every worker of the group waits here until all have arrived, so their
  * timed loops overlap.  Bounded: false (and g->failed) after 10 s. */
 bool scen_start_barrier(struct scen_worker *w);
+
+/* NULL when RCU's update side (synchronize_sched, call_rcu_sched,
+ * rcu_barrier_sched) and sleeping kthreads are in this build, else the
+ * reason a scenario that needs them gives for skipping. */
+const char *scen_rcu_update_missing(void);
 
 /* Allocates a zeroed group; NULL if out of memory. */
 struct scen_group *scen_group_alloc(void);
