@@ -157,7 +157,7 @@ static __noubsan void handle_overflow(struct overflow_data *d, void *lhs,
 		return;
 	format_value(a, sizeof(a), d->type, lhs);
 	format_value(b, sizeof(b), d->type, rhs);
-	printk(KERN_ERR "%s %c %s cannot be represented in type '%s'\n", a, op, b,
+	printk(KERN_ERR "%s %c %s cannot be represented in type %s\n", a, op, b,
 	       d->type->type_name);
 	ubsan_end();
 }
@@ -183,7 +183,7 @@ void __noubsan __ubsan_handle_negate_overflow(struct overflow_data *d, void *old
 	if (!ubsan_begin(&d->loc, "negation-overflow"))
 		return;
 	format_value(a, sizeof(a), d->type, old);
-	printk(KERN_ERR "negation of %s cannot be represented in type '%s'\n", a,
+	printk(KERN_ERR "negation of %s cannot be represented in type %s\n", a,
 	       d->type->type_name);
 	ubsan_end();
 }
@@ -198,7 +198,7 @@ void __noubsan __ubsan_handle_divrem_overflow(struct overflow_data *d, void *lhs
 	if (type_is_int(d->type) && !rhs)
 		printk(KERN_ERR "division of %s by zero\n", a);
 	else
-		printk(KERN_ERR "division of %s by %s cannot be represented in type '%s'\n",
+		printk(KERN_ERR "division of %s by %s cannot be represented in type %s\n",
 		       a, b, d->type->type_name);
 	ubsan_end();
 }
@@ -211,7 +211,7 @@ void __noubsan __ubsan_handle_shift_out_of_bounds(struct shift_out_of_bounds_dat
 		return;
 	format_value(a, sizeof(a), d->lhs_type, lhs);
 	format_value(b, sizeof(b), d->rhs_type, rhs);
-	printk(KERN_ERR "shift of %s ('%s') by %s ('%s')\n", a, d->lhs_type->type_name,
+	printk(KERN_ERR "shift of %s (%s) by %s (%s)\n", a, d->lhs_type->type_name,
 	       b, d->rhs_type->type_name);
 	ubsan_end();
 }
@@ -222,7 +222,7 @@ void __noubsan __ubsan_handle_out_of_bounds(struct out_of_bounds_data *d, void *
 	if (!ubsan_begin(&d->loc, "array-index-out-of-bounds"))
 		return;
 	format_value(i, sizeof(i), d->index_type, index);
-	printk(KERN_ERR "index %s is out of range for type '%s'\n", i,
+	printk(KERN_ERR "index %s is out of range for type %s\n", i,
 	       d->array_type->type_name);
 	ubsan_end();
 }
@@ -237,16 +237,16 @@ void __noubsan __ubsan_handle_type_mismatch_v1(struct type_mismatch_data_v1 *d, 
 	if (!p) {
 		if (!ubsan_begin(&d->loc, "null-pointer-dereference"))
 			return;
-		printk(KERN_ERR "%s null pointer of type '%s'\n", what, d->type->type_name);
+		printk(KERN_ERR "%s null pointer of type %s\n", what, d->type->type_name);
 	} else if (d->log_alignment && (p & (align - 1))) {
 		if (!ubsan_begin(&d->loc, "misaligned-access"))
 			return;
-		printk(KERN_ERR "%s misaligned address 0x%lx for type '%s', which requires %lu-byte alignment\n",
+		printk(KERN_ERR "%s misaligned address 0x%lx for type %s, which requires %lu-byte alignment\n",
 		       what, p, d->type->type_name, align);
 	} else {
 		if (!ubsan_begin(&d->loc, "object-size-mismatch"))
 			return;
-		printk(KERN_ERR "%s address 0x%lx with insufficient space for an object of type '%s'\n",
+		printk(KERN_ERR "%s address 0x%lx with insufficient space for an object of type %s\n",
 		       what, p, d->type->type_name);
 	}
 	ubsan_end();
@@ -277,7 +277,7 @@ void __noubsan __ubsan_handle_load_invalid_value(struct invalid_value_data *d, v
 	if (!ubsan_begin(&d->loc, "invalid-load"))
 		return;
 	format_value(v, sizeof(v), d->type, val);
-	printk(KERN_ERR "load of value %s is not a valid value for type '%s'\n", v,
+	printk(KERN_ERR "load of value %s is not a valid value for type %s\n", v,
 	       d->type->type_name);
 	ubsan_end();
 }
