@@ -8,6 +8,7 @@
  * Then the kernel runs what the command line asks and ends the run. */
 #include "kernel/printk.h"
 #include "kernel/console.h"
+#include "kernel/fbcon.h"
 #include "kernel/percpu.h"
 #include "kernel/cmdline.h"
 #include "kernel/multiboot2.h"
@@ -60,13 +61,14 @@ static void parse_boot_info(unsigned long magic, unsigned long info_phys)
 void kmain(unsigned long magic, unsigned long info_phys)
 {
 	percpu_init_boot_cpu();
-	serial_init();
+	bool serial = serial_init();
 	gdt_init_cpu(0);
 	idt_init();
 
 	parse_boot_info(magic, info_phys);
 	pmm_init(&boot_info);	/* the free ranges; no memory touched yet */
 	paging_init();		/* own tables, then pmm's bitmap: kmalloc works */
+	fbcon_init(&boot_info, serial);	/* the screen, via ioremap */
 	printk(KERN_INFO "rcukern: an SMP x86-64 kernel for the RCU usage article\n");
 	printk(KERN_INFO "boot: loader '%s', memory %lu MiB usable, command line '%s'\n",
 	       boot_info.loader_name[0] ? boot_info.loader_name : "?",

@@ -176,6 +176,17 @@ static int parse_tag(struct boot_info *bi, u32 type, const u8 *t, u32 size, size
 		bi->fb.height = rd32(p + 16);
 		bi->fb.bpp = p[20];
 		bi->fb.type = p[21];
+		/* color_info follows a 16-bit reserved field (fbcon needs it
+		 * for 15/16 bpp and for BGR-ordered pixels) */
+		if (bi->fb.type == MB2_FRAMEBUFFER_RGB && plen >= 30) {
+			bi->fb.has_rgb = true;
+			bi->fb.red_pos = p[24];
+			bi->fb.red_size = p[25];
+			bi->fb.green_pos = p[26];
+			bi->fb.green_size = p[27];
+			bi->fb.blue_pos = p[28];
+			bi->fb.blue_size = p[29];
+		}
 		break;
 	case MB2_TAG_ELF_SECTIONS:
 		bi->has_elf_sections = true;

@@ -63,6 +63,10 @@ struct mb2_framebuffer {
 	u32 width, height;		/* pixels, or characters for TEXT */
 	u8 bpp;
 	u8 type;			/* MB2_FRAMEBUFFER_* */
+	/* RGB only (the tag's color_info; kernel/fbcon.c): bit position and
+	 * width of each channel in a pixel.  has_rgb false: not given. */
+	bool has_rgb;
+	u8 red_pos, red_size, green_pos, green_size, blue_pos, blue_size;
 };
 
 struct boot_info {

@@ -1,0 +1,77 @@
+/* tests/kernel/test_fbcon.c: KTAP suite `fbcon`, the framebuffer console
+ * (kernel/fbcon.c) on the screen GRUB set up: its geometry, every glyph
+ * of the font drawn and read back from video memory, and scrolling.
+ * tests/fbcheck.py also compares QEMU's dump of this screen with the
+ * serial log, pixel for pixel, from the host side. */
+#include "kernel/ktap.h"
+#include "kernel/fbcon.h"
+#include "kernel/font.h"
+
+static bool have_screen(struct fbcon_info *fi)
+{
+	if (fbcon_get_info(fi))
+		return true;
+	ktap_skip("no framebuffer console on this machine");
+	return false;
+}
+
+static void fbcon_geometry(void)
+{
+	struct fbcon_info fi;
+
+	if (!have_screen(&fi))
+		return;
+	ktap_log("%s %ux%u, %u bpp, pitch %u at 0x%lx: %ux%u characters, scroll %u",
+		 fi.kind == FBCON_VGA_TEXT ? "VGA text" : "pixels",
+		 fi.width, fi.height, fi.bpp, fi.pitch, (unsigned long)fi.phys,
+		 fi.cols, fi.rows, fbcon_scroll_lines(fi.rows));
+	KTAP_EXPECT(fi.cols >= 1 && fi.cols <= FBCON_MAX_COLS);
+	KTAP_EXPECT(fi.rows >= 1 && fi.rows <= FBCON_MAX_ROWS);
+	KTAP_EXPECT(fi.cy < fi.rows);
+	KTAP_EXPECT(fi.cx <= fi.cols);
+	if (fi.kind == FBCON_PIXELS)
+		KTAP_EXPECT(fi.cols == MIN(fi.width / FONT_WIDTH, (u32)FBCON_MAX_COLS));
+}
+
+/* Every printable character, so a wrong glyph shows as a wrong cell. */
+static void fbcon_all_glyphs(void)
+{
+	struct fbcon_info fi;
+	char line[48];
+
+	if (!have_screen(&fi))
+		return;
+	for (int c = FONT_FIRST; c <= FONT_LAST; c += 32) {
+		int n = 0;
+		for (int k = c; k < c + 32 && k <= FONT_LAST; k++)
+			line[n++] = (char)k;
+		line[n] = 0;
+		ktap_log("glyphs: %s", line);
+	}
+	unsigned long bad = fbcon_verify();
+	if (bad)
+		ktap_fail("%lu cells on screen differ from their glyphs", bad);
+}
+
+/* More lines than the screen has: the text must scroll, not run off. */
+static void fbcon_scrolls(void)
+{
+	struct fbcon_info before, after;
+
+	if (!have_screen(&before))
+		return;
+	for (u32 i = 0; i <= before.rows; i++)
+		ktap_log("scroll line %u of %u", i + 1, before.rows + 1);
+	fbcon_get_info(&after);
+	KTAP_EXPECT(after.cy < after.rows);
+	/* after a scroll, the cursor is at most a scroll's worth from the end */
+	KTAP_EXPECT(after.cy + fbcon_scroll_lines(after.rows) >= after.rows - 1);
+	unsigned long bad = fbcon_verify();
+	if (bad)
+		ktap_fail("%lu cells differ after scrolling", bad);
+}
+
+KTAP_SUITE(fbcon,
+	   KTAP_CASE(fbcon_geometry),
+	   KTAP_CASE(fbcon_all_glyphs),
+	   KTAP_CASE(fbcon_scrolls));
