@@ -80,14 +80,14 @@ int scen_group_start(struct scen_group *g, const int *cpus, int n,
 	}
 	smp_mb();
 #if SCEN_HAVE_SCHED
-	struct task *t[NR_CPUS];
+	struct task **t = g->task;
 
 	/* Create them all before waking any, so an early one never waits at
 	 * the barrier for a thread not yet made. */
 	for (int i = 0; i < n; i++) {
 		if (!worker_names[i][0])
 			snprintf(worker_names[i], sizeof(worker_names[i]), "scen/%d", i);
-		t[i] = kthread_create(worker_thread, &g->w[i], worker_names[i]);
+		t[i] = kthread_create_on_cpu(worker_thread, &g->w[i], cpus[i], worker_names[i]);
 		if (!t[i]) {
 			pr_err("scenario: cannot create worker %d\n", i);
 			/* Those made so far run fn and see stop at once. */
@@ -139,6 +139,13 @@ int scen_group_wait(struct scen_group *g, unsigned int timeout_ms)
 		scen_sleep_ms(1);
 	}
 	smp_mb();	/* the workers' results are read after they are done */
+#if SCEN_HAVE_SCHED
+	for (int i = 0; i < g->n; i++)
+		if (g->task[i]) {
+			kthread_join(g->task[i]);
+			g->task[i] = NULL;
+		}
+#endif
 	return 0;
 }
 
@@ -158,7 +165,8 @@ const char *scen_rcu_update_missing(void)
 #else
 	if (!SCEN_HAVE_SCHED)
 		return "needs kernel/sched.h (kthreads that sleep, issue 4)";
-	if (!synchronize_sched || !call_rcu_sched || !rcu_barrier_sched)
+	if (!synchronize_sched || !call_rcu_sched || !rcu_barrier_sched ||
+	    !rcu_batches_completed_sched)
 		return "needs synchronize_sched/call_rcu_sched/rcu_barrier_sched (rcu/tree.c, issue 5)";
 	return NULL;
 #endif

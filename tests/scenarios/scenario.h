@@ -16,10 +16,12 @@
 #include "kernel/atomic.h"
 #include "kernel/percpu.h"
 
+#ifndef SCEN_HAVE_SCHED		/* -DSCEN_HAVE_SCHED=0 forces the fallback */
 #if __has_include("kernel/sched.h")
 #define SCEN_HAVE_SCHED 1
 #else
 #define SCEN_HAVE_SCHED 0
+#endif
 #endif
 #if __has_include("rcu/rcupdate.h")
 #define SCEN_HAVE_RCU 1
@@ -30,6 +32,7 @@
 #pragma weak synchronize_sched
 #pragma weak call_rcu_sched
 #pragma weak rcu_barrier_sched
+#pragma weak rcu_batches_completed_sched
 #else
 #define SCEN_HAVE_RCU 0
 #endif
@@ -58,6 +61,7 @@ struct scen_group {
 	u64 run_ns;		/* scen_group_run_for(), 0: until stopped */
 	u64 end_ns;		/* 0, or ktime_get_ns() at which to finish */
 	int failed;		/* a worker's bounded wait ran out */
+	struct task *task[NR_CPUS];	/* with the scheduler: joined once done */
 	struct scen_worker w[NR_CPUS];
 };
 
