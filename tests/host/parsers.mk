@@ -27,4 +27,5 @@ fuzz: fuzz-multiboot2
 fuzz-multiboot2: $(BUILD)/fuzz_multiboot2
 	@mkdir -p $(BUILD)/fuzz_multiboot2_corpus
 	$(BUILD)/fuzz_multiboot2 -max_total_time=$(FUZZ_SECONDS) -max_len=8192 \
+		-artifact_prefix=$(BUILD)/fuzz_multiboot2- \
 		$(BUILD)/fuzz_multiboot2_corpus
