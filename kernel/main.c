@@ -16,6 +16,7 @@
 #include "kernel/system.h"
 #include "kernel/string.h"
 #include "kernel/pmm.h"
+#include "kernel/sched.h"
 #include "arch/x86_64/paging.h"
 #include "asm/desc.h"
 #include "asm/irq.h"
@@ -74,6 +75,7 @@ void kmain(unsigned long magic, unsigned long info_phys)
 	       boot_info.loader_name[0] ? boot_info.loader_name : "?",
 	       (unsigned long)(usable_memory(&boot_info) >> 20), boot_info.cmdline);
 	cmdline_parse(boot_info.cmdline, __start___param, __stop___param);
+	sched_init();		/* kmain becomes a task; CPU 0's idle; preempt= */
 	x86_platform_init();	/* ACPI, APICs, TSC, this CPU's tick; irqs on */
 	smp_boot_cpus();	/* the APs, the TSC sync check, the CPU table */
 

@@ -1,0 +1,48 @@
+/*
+ * kernel/mutex.h - the sleeping mutex (Linux API).
+ *
+ * `owner` holds the owning task pointer with a flag in bit 0: WAITERS
+ * says someone sleeps on wait_list, so the owner must take the slow path
+ * at unlock to wake them.  Uncontended lock and unlock are one cmpxchg
+ * each.  Sleeping, so not from atomic context (might_sleep() checks).
+ * Lock stealing is allowed (a running locker may get in before a woken
+ * waiter), as in Linux: throughput over strict FIFO.
+ */
+#ifndef KERNEL_MUTEX_H
+#define KERNEL_MUTEX_H
+
+#include "kernel/types.h"
+#include "kernel/atomic.h"
+#include "kernel/list.h"
+#include "kernel/spinlock.h"
+
+struct task;
+
+#define MUTEX_FLAG_WAITERS	0x1l
+#define MUTEX_FLAGS		0x1l
+
+struct mutex {
+	atomic_long_t owner;
+	spinlock_t wait_lock;
+	struct list_head wait_list;
+	const char *name;
+};
+
+#define __MUTEX_INITIALIZER(x) { .owner = ATOMIC_LONG_INIT(0),		\
+	.wait_lock = __SPIN_LOCK_UNLOCKED(x.wait_lock),			\
+	.wait_list = LIST_HEAD_INIT((x).wait_list), .name = #x }
+#define DEFINE_MUTEX(x)	struct mutex x = __MUTEX_INITIALIZER(x)
+
+void mutex_init(struct mutex *m);
+void mutex_lock(struct mutex *m);
+bool mutex_trylock(struct mutex *m);
+void mutex_unlock(struct mutex *m);
+static inline bool mutex_is_locked(struct mutex *m)
+{
+	return (atomic_long_read(&m->owner) & ~MUTEX_FLAGS) != 0;
+}
+struct task *mutex_owner(struct mutex *m);
+
+extern atomic_t mutex_bugs;	/* unlock by a task that does not own it */
+
+#endif /* KERNEL_MUTEX_H */

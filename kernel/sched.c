@@ -1,0 +1,710 @@
+/*
+ * kernel/sched.c - per-CPU run queues, the context switch, kthreads, idle.
+ *
+ * Shape (see kernel/sched.h for the contract):
+ *  - struct rq per CPU: a FIFO list per priority, the running task, the
+ *    idle task, all under an arch spinlock taken with irqs off (wake-ups
+ *    come from irq handlers and other CPUs).
+ *  - __schedule() is the only place a CPU changes task: it reports the
+ *    pass to RCU, puts prev back (or lets it sleep), picks the most urgent
+ *    queued task (or idle), swaps the per-CPU preempt_count and `current`,
+ *    and calls the arch switch.
+ *  - Tasks never migrate after creation, so a wake-up only ever adds a
+ *    task to the queue of the CPU that last ran it: that CPU cannot pick
+ *    it before its own switch away from it has finished, and no other CPU
+ *    ever touches its stack.  Cross-CPU wake-ups send the reschedule IPI.
+ */
+#include "kernel/sched.h"
+#include "kernel/printk.h"
+#include "kernel/slab.h"
+#include "kernel/smp.h"
+#include "kernel/string.h"
+#include "kernel/time.h"
+#include "kernel/cmdline.h"
+#include "kernel/ktap.h"
+#include "rcu/rcupdate.h"
+#include "asm/cpu.h"
+
+struct rq {
+	arch_spinlock_t lock;
+	struct list_head queue[NR_PRIO];
+	int nr_running;		/* queued, not counting curr */
+	struct task *curr;
+	struct task *idle;
+	u64 nr_switches;
+} ____cacheline_aligned;
+
+static struct rq runqueues[NR_CPUS];
+
+/* Boot CPU's kmain context, a task from the first instruction on. */
+static struct task init_task = {
+	.name = "kmain",
+	.state = TASK_RUNNING,
+	.cpu = 0,
+	.bound_cpu = 0,
+	.prio = PRIO_NORMAL,
+	.on_rq = 1,
+	.on_cpu = 1,
+	.usage = ATOMIC_INIT(2),
+};
+
+DEFINE_PER_CPU(struct task *, current_task) = &init_task;
+DEFINE_PER_CPU(bool, sched_need_resched);
+
+atomic_t sched_atomic_bugs = ATOMIC_INIT(0);
+atomic_t sched_sleep_bugs = ATOMIC_INIT(0);
+bool sched_running;
+
+bool preempt_full = true;
+static char *preempt_mode;
+core_param(preempt, preempt_mode, charp, "preemption model: full (default) or none");
+
+unsigned int sched_slice_ms = 10;
+core_param(sched.slice_ms, sched_slice_ms, uint, "round-robin time slice (ms)");
+
+static int slice_ticks(void)
+{
+	int t = (int)msecs_to_jiffies(sched_slice_ms);
+	return t > 0 ? t : 1;
+}
+
+static struct rq *cpu_rq(int cpu) { return &runqueues[cpu]; }
+
+struct task *cpu_curr(int cpu) { return READ_ONCE(cpu_rq(cpu)->curr); }
+int sched_nr_running(int cpu) { return READ_ONCE(cpu_rq(cpu)->nr_running); }
+u64 sched_nr_switches(int cpu) { return READ_ONCE(cpu_rq(cpu)->nr_switches); }
+
+bool need_resched(void)
+{
+	return this_cpu_read(sched_need_resched);
+}
+
+/* ---- run queue --------------------------------------------------------- */
+
+static void enqueue(struct rq *rq, struct task *t, bool head)
+{
+	if (head)
+		list_add(&t->run_list, &rq->queue[t->prio]);
+	else
+		list_add_tail(&t->run_list, &rq->queue[t->prio]);
+	rq->nr_running++;
+}
+
+static struct task *pick_next(struct rq *rq)
+{
+	for (int p = NR_PRIO - 1; p >= 0; p--) {
+		if (!list_empty(&rq->queue[p])) {
+			struct task *t = list_first_entry(&rq->queue[p], struct task, run_list);
+			list_del_init(&t->run_list);
+			rq->nr_running--;
+			return t;
+		}
+	}
+	return rq->idle;
+}
+
+static int highest_queued_prio(struct rq *rq)
+{
+	for (int p = NR_PRIO - 1; p >= 0; p--)
+		if (!list_empty(&rq->queue[p]))
+			return p;
+	return -1;
+}
+
+/* Ask cpu to pass through its scheduler soon (rq lock held or not). */
+void resched_cpu(int cpu)
+{
+	__atomic_store_n(&per_cpu(sched_need_resched, cpu), true, __ATOMIC_RELEASE);
+	if (cpu != smp_processor_id())
+		smp_send_reschedule(cpu);
+}
+
+/* Called with rq locked, after t was queued on it. */
+static void check_preempt(struct rq *rq, int cpu, struct task *t)
+{
+	struct task *curr = rq->curr;
+
+	if (!curr || is_idle_task(curr) || t->prio > curr->prio)
+		resched_cpu(cpu);
+}
+
+/* ---- the switch -------------------------------------------------------- */
+
+static void __schedule_bug(struct task *prev)
+{
+	printk(KERN_ERR "BUG: scheduling while atomic: %s/%d, preempt_count=0x%08x\n",
+	       prev->name, smp_processor_id(), preempt_count());
+	dump_stack();
+	atomic_inc(&sched_atomic_bugs);
+}
+
+static void finish_task_switch(struct task *prev)
+{
+	smp_store_release(&prev->on_cpu, 0);
+	if (unlikely(READ_ONCE(prev->state) == TASK_DEAD))
+		put_task_struct(prev);	/* the running reference; off its stack now */
+}
+
+/* A new thread's first code, from ret_from_kthread: the tail of the
+ * __schedule() that switched to it. */
+void schedule_tail(struct task *prev)
+{
+	finish_task_switch(prev);
+	preempt_count_sub(1);
+	local_irq_enable();
+}
+
+static void check_stack(struct task *t)
+{
+	if (t->stack && *(unsigned long *)t->stack != STACK_END_MAGIC)
+		panic("stack overflow in task %s (stack %p)", t->name, t->stack);
+}
+
+/*
+ * preempt: prev is being switched out involuntarily, so it stays runnable
+ * whatever its state says (it may have been about to sleep).
+ */
+static void __schedule(bool preempt)
+{
+	unsigned long flags;
+	int cpu;
+	struct rq *rq;
+	struct task *prev, *next;
+
+	local_irq_save(flags);
+	preempt_count_add(1);
+	cpu = smp_processor_id();
+	rq = cpu_rq(cpu);
+	prev = rq->curr;
+	check_stack(prev);
+
+	rcu_note_context_switch(preempt);
+
+	arch_spin_lock(&rq->lock);
+	this_cpu_write(sched_need_resched, false);
+	if (!preempt && prev->state != TASK_RUNNING) {
+		prev->on_rq = 0;	/* sleeps: only a wake-up re-queues it */
+	} else if (!is_idle_task(prev)) {
+		bool head = preempt && prev->slice > 0;	/* a more urgent task cut in */
+
+		if (!head)
+			prev->slice = slice_ticks();
+		enqueue(rq, prev, head);
+	}
+	next = pick_next(rq);
+	if (next != prev) {
+		rq->curr = next;
+		rq->nr_switches++;
+		next->nr_switches++;
+		if (preempt)
+			prev->nr_preempted++;
+		next->on_cpu = 1;
+		arch_spin_unlock(&rq->lock);
+
+		prev->preempt_count = preempt_count();
+		this_cpu_write(__preempt_count, next->preempt_count);
+		this_cpu_write(current_task, next);
+		prev = __switch_to_asm(prev, next);
+		/* Now running as next (a task that switched out earlier here). */
+		finish_task_switch(prev);
+	} else {
+		arch_spin_unlock(&rq->lock);
+	}
+	preempt_count_sub(1);
+	local_irq_restore(flags);
+}
+
+void schedule(void)
+{
+	struct task *prev = current;
+
+	if (unlikely(!sched_running))
+		return;
+	if (unlikely(preempt_count() != 0) && !is_idle_task(prev)) {
+		__schedule_bug(prev);
+		/* From an interrupt there is no task context to switch out. */
+		if (in_interrupt()) {
+			__set_current_state(TASK_RUNNING);
+			return;
+		}
+	}
+	__schedule(false);
+}
+
+void yield(void)
+{
+	__set_current_state(TASK_RUNNING);
+	schedule();
+}
+
+void cond_resched(void)
+{
+	if (need_resched() && preempt_count() == 0 && !is_idle_task(current))
+		schedule();
+}
+
+/* From preempt_enable() when the count reached 0 with work pending. */
+void preempt_schedule(void)
+{
+	if (this_cpu_read(rcu_need_deferred_qs))
+		rcu_preempt_deferred_qs();
+	if (!preempt_full || !sched_running || !need_resched() || irqs_disabled() ||
+	    preempt_count() != 0 || is_idle_task(current))
+		return;
+	do {
+		__schedule(true);
+	} while (need_resched());
+}
+
+/*
+ * From the end of an interrupt that hit preemptible code (irqs off).  The
+ * idle task is left alone: it may be inside rcu_idle_enter(), and its own
+ * loop switches as soon as the halt returns.
+ */
+void preempt_schedule_irq(void)
+{
+	if (!preempt_full || !sched_running || is_idle_task(current))
+		return;
+	do {
+		__schedule(true);
+	} while (need_resched());
+}
+
+/* ---- wake-ups ---------------------------------------------------------- */
+
+/* Lock the run queue that holds t; t->cpu only changes before t ever ran. */
+static struct rq *task_rq_lock(struct task *t, int *cpu)
+{
+	for (;;) {
+		int c = READ_ONCE(t->cpu);
+		struct rq *rq = cpu_rq(c);
+
+		arch_spin_lock(&rq->lock);
+		if (READ_ONCE(t->cpu) == c) {
+			*cpu = c;
+			return rq;
+		}
+		arch_spin_unlock(&rq->lock);
+	}
+}
+
+int wake_up_state(struct task *t, unsigned int state)
+{
+	unsigned long flags;
+	struct rq *rq;
+	int cpu, ret = 0;
+
+	/* The waker's condition store is ordered before the state load. */
+	smp_mb();
+	local_irq_save(flags);
+	rq = task_rq_lock(t, &cpu);
+	if (t->state & state) {
+		WRITE_ONCE(t->state, TASK_RUNNING);
+		if (!t->on_rq) {
+			t->on_rq = 1;
+			enqueue(rq, t, false);
+			check_preempt(rq, cpu, t);
+		}
+		ret = 1;
+	}
+	arch_spin_unlock(&rq->lock);
+	local_irq_restore(flags);
+	return ret;
+}
+
+int wake_up_process(struct task *t)
+{
+	return wake_up_state(t, TASK_NORMAL);
+}
+
+void set_task_prio(struct task *t, int prio)
+{
+	unsigned long flags;
+	struct rq *rq;
+	int cpu;
+
+	if (prio < PRIO_LOW || prio > PRIO_HIGH)
+		return;
+	local_irq_save(flags);
+	rq = task_rq_lock(t, &cpu);
+	if (t->on_rq && rq->curr != t) {
+		list_del(&t->run_list);
+		t->prio = prio;
+		list_add_tail(&t->run_list, &rq->queue[prio]);
+		check_preempt(rq, cpu, t);
+	} else {
+		int old = t->prio;
+
+		t->prio = prio;
+		/* The running task lowered itself below a queued one. */
+		if (rq->curr == t && prio < old && highest_queued_prio(rq) > prio)
+			resched_cpu(cpu);
+	}
+	arch_spin_unlock(&rq->lock);
+	local_irq_restore(flags);
+}
+
+/* ---- the tick ---------------------------------------------------------- */
+
+void run_local_timers(void);	/* kernel/timer.c */
+
+void sched_tick(void)
+{
+	struct rq *rq;
+	struct task *curr;
+
+	if (!sched_running)
+		return;
+	run_local_timers();
+	rq = cpu_rq(smp_processor_id());
+	arch_spin_lock(&rq->lock);
+	curr = rq->curr;
+	if (curr && !is_idle_task(curr)) {
+		int top = highest_queued_prio(rq);
+
+		if (--curr->slice <= 0 && top >= curr->prio)
+			this_cpu_write(sched_need_resched, true);
+		else if (top > curr->prio)
+			this_cpu_write(sched_need_resched, true);
+	} else if (rq->nr_running) {
+		this_cpu_write(sched_need_resched, true);
+	}
+	arch_spin_unlock(&rq->lock);
+}
+
+/* The sender already set sched_need_resched; interrupt exit (or the idle
+ * loop, woken from its halt) acts on it. */
+void scheduler_ipi(void)
+{
+}
+
+/* ---- kthreads ---------------------------------------------------------- */
+
+void get_task_struct(struct task *t)
+{
+	atomic_inc(&t->usage);
+}
+
+void put_task_struct(struct task *t)
+{
+	if (atomic_dec_and_test(&t->usage)) {
+		if (WARN_ON(t == &init_task || is_idle_task(t)))
+			return;
+		kfree(t->stack);
+		kfree(t);
+	}
+}
+
+__noreturn void kthread_main(void)
+{
+	struct task *t = current;
+	int ret = -EINTR;
+
+	if (!READ_ONCE(t->should_stop))
+		ret = t->fn(t->arg);
+	kthread_exit(ret);
+}
+
+__noreturn void kthread_exit(int code)
+{
+	struct task *t = current;
+
+	t->exit_code = code;
+	complete_all(&t->exited);	/* the joiner holds its own reference */
+	local_irq_disable();
+	preempt_count_add(1);
+	WRITE_ONCE(t->state, TASK_DEAD);
+	__schedule(false);
+	panic("dead task %s was scheduled again", t->name);
+}
+
+/* Least loaded online CPU; ties rotate so a burst of threads spreads. */
+static int select_task_cpu(void)
+{
+	static unsigned int rotor;
+	int n = nr_cpu_ids > 0 ? nr_cpu_ids : 1;
+	int start = (int)(__atomic_fetch_add(&rotor, 1, __ATOMIC_RELAXED) % n);
+	int best = -1, best_load = 1 << 30;
+
+	for (int i = 0; i < n; i++) {
+		int cpu = (start + i) % n;
+		struct rq *rq = cpu_rq(cpu);
+		int load;
+
+		if (!cpu_online(cpu) || !rq->idle)
+			continue;
+		load = READ_ONCE(rq->nr_running) + !is_idle_task(READ_ONCE(rq->curr));
+		if (load < best_load) {
+			best = cpu;
+			best_load = load;
+		}
+	}
+	return best >= 0 ? best : smp_processor_id();
+}
+
+struct task *kthread_create_on_cpu(int (*fn)(void *), void *arg, int cpu,
+				   const char *name)
+{
+	struct task *t = kzalloc(sizeof(*t), GFP_KERNEL);
+	unsigned long *top;
+
+	if (!t)
+		return NULL;
+	t->stack = kmalloc(THREAD_SIZE, GFP_KERNEL);
+	if (!t->stack) {
+		kfree(t);
+		return NULL;
+	}
+	*(unsigned long *)t->stack = STACK_END_MAGIC;
+	strlcpy(t->name, name ? name : "kthread", TASK_COMM_LEN);
+	t->fn = fn;
+	t->arg = arg;
+	t->state = TASK_UNINTERRUPTIBLE;	/* asleep until woken */
+	t->prio = PRIO_NORMAL;
+	t->flags = PF_KTHREAD;
+	t->preempt_count = 1;	/* as inside __schedule; schedule_tail drops it */
+	t->slice = slice_ticks();
+	t->bound_cpu = cpu;
+	t->cpu = cpu >= 0 ? cpu : select_task_cpu();
+	INIT_LIST_HEAD(&t->run_list);
+	INIT_LIST_HEAD(&t->rcu_node_entry);
+	atomic_set(&t->usage, 2);
+	init_completion(&t->exited);
+
+	/*
+	 * The first switch-in pops six callee-saved registers (rbp = 0 ends
+	 * backtraces) and returns to ret_from_kthread with rsp 16-aligned.
+	 */
+	top = (unsigned long *)(((unsigned long)t->stack + THREAD_SIZE - 16) & ~15ul);
+	top[0] = 0;
+	top[1] = 0;
+	top[-1] = (unsigned long)ret_from_kthread;
+	for (int i = 2; i <= 7; i++)
+		top[-i] = 0;	/* rbp, rbx, r12, r13, r14, r15 */
+	t->sp = (unsigned long)&top[-7];
+	return t;
+}
+
+struct task *kthread_create(int (*fn)(void *), void *arg, const char *name)
+{
+	return kthread_create_on_cpu(fn, arg, -1, name);
+}
+
+void kthread_bind(struct task *t, int cpu)
+{
+	if (WARN(t->state != TASK_UNINTERRUPTIBLE || t->on_rq || t->nr_switches,
+		 "kthread_bind(%s) after it started", t->name))
+		return;
+	if (WARN(cpu < 0 || cpu >= NR_CPUS, "kthread_bind to CPU %d", cpu))
+		return;
+	t->bound_cpu = cpu;
+	WRITE_ONCE(t->cpu, cpu);
+}
+
+bool kthread_should_stop(void)
+{
+	return READ_ONCE(current->should_stop);
+}
+
+int kthread_join(struct task *t)
+{
+	int ret;
+
+	wait_for_completion(&t->exited);
+	ret = t->exit_code;
+	put_task_struct(t);
+	return ret;
+}
+
+int kthread_stop(struct task *t)
+{
+	WRITE_ONCE(t->should_stop, true);
+	wake_up_process(t);
+	return kthread_join(t);
+}
+
+/* ---- sleeping ---------------------------------------------------------- */
+
+void __might_sleep(const char *file, int line)
+{
+	if (!sched_running || !(in_atomic() || irqs_disabled()))
+		return;
+	printk(KERN_ERR "BUG: sleeping function called from invalid context at %s:%d\n"
+	       "in_atomic(): %d, irqs_disabled(): %d, preempt_count=0x%08x, name: %s/%d\n",
+	       file, line, in_atomic(), irqs_disabled(), preempt_count(),
+	       current->name, smp_processor_id());
+	dump_stack();
+	atomic_inc(&sched_sleep_bugs);
+}
+
+/* ---- idle -------------------------------------------------------------- */
+
+/*
+ * The idle task halts with irqs enabled only inside `sti; hlt`, so a
+ * wake-up IPI that lands between the check and the halt still ends it.
+ * RCU sees the halt as an extended quiescent state.
+ */
+static __noreturn void idle_loop(void)
+{
+	for (;;) {
+		local_irq_disable();
+		while (!need_resched()) {
+			rcu_idle_enter();
+			arch_safe_halt();
+			local_irq_disable();
+			rcu_idle_exit();
+		}
+		local_irq_enable();
+		__schedule(false);
+	}
+}
+
+static int idle_fn(void *unused)
+{
+	idle_loop();
+}
+
+static struct task *make_idle(int cpu)
+{
+	struct task *t = kzalloc(sizeof(*t), GFP_KERNEL);
+
+	if (!t)
+		panic("sched: no memory for CPU %d's idle task", cpu);
+	snprintf(t->name, sizeof(t->name), "idle/%d", cpu);
+	t->state = TASK_RUNNING;
+	t->cpu = t->bound_cpu = cpu;
+	t->prio = PRIO_LOW;
+	t->flags = PF_IDLE;
+	INIT_LIST_HEAD(&t->run_list);
+	INIT_LIST_HEAD(&t->rcu_node_entry);
+	atomic_set(&t->usage, 1);
+	init_completion(&t->exited);
+	return t;
+}
+
+static void init_rq(int cpu)
+{
+	struct rq *rq = cpu_rq(cpu);
+
+	rq->lock = (arch_spinlock_t)__ARCH_SPIN_LOCK_UNLOCKED;
+	for (int p = 0; p < NR_PRIO; p++)
+		INIT_LIST_HEAD(&rq->queue[p]);
+}
+
+/* An AP's boot context becomes its idle task; the boot CPU's was made in
+ * sched_init() and arrives here through idle_fn. */
+__noreturn void cpu_idle_loop(void)
+{
+	int cpu = smp_processor_id();
+	struct rq *rq = cpu_rq(cpu);
+
+	if (!rq->idle) {
+		struct task *idle = make_idle(cpu);
+		unsigned long flags;
+
+		idle->on_cpu = 1;
+		local_irq_save(flags);
+		arch_spin_lock(&rq->lock);
+		rq->curr = idle;
+		rq->idle = idle;
+		arch_spin_unlock(&rq->lock);
+		this_cpu_write(current_task, idle);
+		this_cpu_write(__preempt_count, 0);
+		local_irq_restore(flags);
+	}
+	idle_loop();
+}
+
+void sched_init(void)
+{
+	struct task *idle;
+	unsigned long *top;
+
+	if (preempt_mode) {
+		if (!strcmp(preempt_mode, "none"))
+			preempt_full = false;
+		else if (!strcmp(preempt_mode, "full"))
+			preempt_full = true;
+		else
+			printk(KERN_ERR "sched: preempt=%s is neither none nor full; using full\n",
+			       preempt_mode);
+	}
+	for (int cpu = 0; cpu < NR_CPUS; cpu++)
+		init_rq(cpu);
+
+	init_task.slice = slice_ticks();
+	INIT_LIST_HEAD(&init_task.run_list);
+	INIT_LIST_HEAD(&init_task.rcu_node_entry);
+	init_completion(&init_task.exited);
+	cpu_rq(0)->curr = &init_task;
+	this_cpu_write(current_task, &init_task);
+
+	/* CPU 0's idle needs a stack of its own: kmain keeps the boot stack. */
+	idle = kthread_create_on_cpu(idle_fn, NULL, 0, "idle/0");
+	if (!idle)
+		panic("sched: no memory for CPU 0's idle task");
+	idle->flags = PF_IDLE | PF_KTHREAD;
+	idle->state = TASK_RUNNING;
+	idle->prio = PRIO_LOW;
+	cpu_rq(0)->idle = idle;
+	(void)top;
+
+	smp_mb();
+	sched_running = true;
+	printk(KERN_INFO "sched: preempt=%s, slice %u ms, %d priority levels\n",
+	       preempt_full ? "full" : "none", sched_slice_ms, NR_PRIO);
+}
+
+/* ---- ktap: each case in a kthread, with a time limit ------------------- */
+
+struct ktap_run {
+	const struct ktap_case *c;
+	struct completion done;
+};
+
+static int ktap_case_thread(void *p)
+{
+	struct ktap_run *r = p;
+
+	r->c->run();
+	complete(&r->done);
+	return 0;
+}
+
+/*
+ * The case runs on this CPU (the boot CPU, like kmain before it).  A case
+ * that overruns is reported failed and abandoned: it cannot be killed, so
+ * its thread and this record are left to it.
+ */
+bool ktap_run_case(const struct ktap_case *c, unsigned int timeout_ms)
+{
+	struct ktap_run *r;
+	struct task *t;
+
+	if (!sched_running || in_atomic() || irqs_disabled()) {
+		c->run();
+		return true;
+	}
+	r = kzalloc(sizeof(*r), GFP_KERNEL);
+	if (!r) {
+		c->run();
+		return true;
+	}
+	r->c = c;
+	init_completion(&r->done);
+	t = kthread_create_on_cpu(ktap_case_thread, r, smp_processor_id(), c->name);
+	if (!t) {
+		kfree(r);
+		c->run();
+		return true;
+	}
+	wake_up_process(t);
+	if (!wait_for_completion_timeout(&r->done, msecs_to_jiffies(timeout_ms))) {
+		printk(KERN_ERR "ktap: case %s still running after %u ms; abandoned\n",
+		       c->name, timeout_ms);
+		return false;
+	}
+	kthread_join(t);
+	kfree(r);
+	return true;
+}

@@ -1,0 +1,153 @@
+/*
+ * kernel/sched.h - kernel threads and the scheduler.
+ *
+ * Every CPU has a run queue with three priority levels (PRIO_LOW, NORMAL,
+ * HIGH; higher runs first, FIFO with round-robin slices within a level)
+ * and an idle task that halts.  A task stays on the CPU it was created
+ * for (or bound to): wake-ups never migrate a task, so a task's stack is
+ * only ever used by one CPU at a time without further synchronisation.
+ *
+ * Preemption (preempt=full, the default): a task running with
+ * preempt_count 0 is switched out at interrupt exit when its slice is over
+ * or a more urgent task is ready, and preempt_enable() switches when that
+ * was asked while preemption was off.  preempt=none: only schedule(),
+ * cond_resched() and sleeping switch, the CONFIG_PREEMPT=n analogue.
+ *
+ * Hooks into RCU: rcu_note_context_switch() on every pass through the
+ * scheduler (irqs off), rcu_idle_enter()/rcu_idle_exit() around the idle
+ * halt.  The tick's own RCU call is made by arch/x86_64/timer.c.
+ */
+#ifndef KERNEL_SCHED_H
+#define KERNEL_SCHED_H
+
+#include "kernel/types.h"
+#include "kernel/list.h"
+#include "kernel/atomic.h"
+#include "kernel/percpu.h"
+#include "kernel/preempt.h"
+#include "kernel/wait.h"
+
+#define TASK_RUNNING		0x0
+#define TASK_INTERRUPTIBLE	0x1
+#define TASK_UNINTERRUPTIBLE	0x2
+#define TASK_DEAD		0x40
+#define TASK_NORMAL		(TASK_INTERRUPTIBLE | TASK_UNINTERRUPTIBLE)
+
+#define PRIO_LOW	0
+#define PRIO_NORMAL	1
+#define PRIO_HIGH	2
+#define NR_PRIO		3
+
+#define PF_IDLE		0x1	/* a CPU's idle task */
+#define PF_KTHREAD	0x2	/* made by kthread_create (has its own stack) */
+
+#define TASK_COMM_LEN	16
+#define THREAD_SIZE	(16 * 1024)
+#define STACK_END_MAGIC	0x57ac6e9d57ac6e9dul
+
+#define MAX_SCHEDULE_TIMEOUT	((long)(~0ul >> 1))
+
+struct task {
+	unsigned long sp;	/* saved stack pointer: switch.asm uses offset 0 */
+	void *stack;		/* THREAD_SIZE bytes, NULL for a CPU's boot stack */
+	char name[TASK_COMM_LEN];
+	volatile long state;
+	int cpu;		/* the CPU whose run queue holds it */
+	int bound_cpu;		/* -1: chosen at creation */
+	int prio;
+	unsigned int flags;
+	int on_rq;		/* runnable: queued or running (rq lock) */
+	int on_cpu;		/* its stack is in use on its CPU */
+	int preempt_count;	/* saved across a switch (preempt_count is per CPU) */
+	int slice;		/* ticks left of its time slice */
+	struct list_head run_list;
+	atomic_t usage;		/* one for running, one for the creator's handle */
+
+	int (*fn)(void *);
+	void *arg;
+	int exit_code;
+	bool should_stop;
+	struct completion exited;
+
+	u64 nr_switches;	/* times switched in */
+	u64 nr_preempted;	/* times switched out involuntarily */
+
+	/* Preemptible RCU's per-task state (rcu/). */
+	int rcu_read_lock_nesting;
+	bool rcu_read_unlock_special;
+	struct list_head rcu_node_entry;
+	void *rcu_blocked_node;
+};
+
+DECLARE_PER_CPU(struct task *, current_task);
+
+static inline struct task *get_current(void)
+{
+	return this_cpu_read(current_task);
+}
+#define current get_current()
+
+#define set_current_state(s)						\
+	do { WRITE_ONCE(current->state, (s)); smp_mb(); } while (0)
+#define __set_current_state(s)	WRITE_ONCE(current->state, (s))
+
+/* Threads.  Created asleep: wake_up_process() (or kthread_run) starts it. */
+struct task *kthread_create(int (*fn)(void *), void *arg, const char *name);
+struct task *kthread_create_on_cpu(int (*fn)(void *), void *arg, int cpu,
+				   const char *name);
+/* Before the first wake-up only: the thread will only ever run on cpu. */
+void kthread_bind(struct task *t, int cpu);
+#define kthread_run(fn, arg, name) ({					\
+	struct task *__t = kthread_create((fn), (arg), (name));		\
+	if (__t)							\
+		wake_up_process(__t);					\
+	__t; })
+/* Ask it to stop (kthread_should_stop()), wait, return its exit code. */
+int kthread_stop(struct task *t);
+/* Wait for it to return and give back its exit code. */
+int kthread_join(struct task *t);
+bool kthread_should_stop(void);
+__noreturn void kthread_exit(int code);
+void get_task_struct(struct task *t);
+void put_task_struct(struct task *t);
+
+int wake_up_process(struct task *t);
+int wake_up_state(struct task *t, unsigned int state);
+void set_task_prio(struct task *t, int prio);
+
+void schedule(void);
+void yield(void);
+/* In preempt=none the only place a long loop gives the CPU away. */
+void cond_resched(void);
+long schedule_timeout(long timeout);
+long schedule_timeout_uninterruptible(long timeout);
+void msleep(unsigned int ms);
+
+/* Linux's might_sleep(): reports a sleeping call in atomic context. */
+void __might_sleep(const char *file, int line);
+#define might_sleep() __might_sleep(__FILE__, __LINE__)
+
+/* Called by the rest of the kernel. */
+void sched_init(void);		/* boot CPU, once kmalloc works */
+void sched_tick(void);		/* every CPU's tick, irq context */
+void scheduler_ipi(void);	/* the reschedule IPI */
+__noreturn void cpu_idle_loop(void);	/* each CPU's boot context becomes its idle */
+bool need_resched(void);
+void preempt_schedule_irq(void);
+void resched_cpu(int cpu);
+
+/* Introspection for tests and reports. */
+extern atomic_t sched_atomic_bugs;	/* "scheduling while atomic" reports */
+extern atomic_t sched_sleep_bugs;	/* "sleeping function called from invalid context" */
+extern bool sched_running;		/* the scheduler can switch tasks */
+extern unsigned int sched_slice_ms;
+int sched_nr_running(int cpu);		/* queued tasks, not counting the running one */
+u64 sched_nr_switches(int cpu);
+struct task *cpu_curr(int cpu);
+static inline bool is_idle_task(const struct task *t) { return t->flags & PF_IDLE; }
+
+/* The arch's context switch (arch/x86_64/switch.asm). */
+struct task *__switch_to_asm(struct task *prev, struct task *next);
+void ret_from_kthread(void);
+
+#endif /* KERNEL_SCHED_H */

@@ -1,0 +1,153 @@
+/*
+ * kernel/wait.c - wait queues and completions (see kernel/wait.h for the
+ * ordering argument that keeps wake-ups from being lost).
+ */
+#include "kernel/wait.h"
+#include "kernel/sched.h"
+#include "kernel/time.h"
+
+void prepare_to_wait(wait_queue_head_t *wq, struct wait_queue_entry *w, long state)
+{
+	unsigned long flags;
+
+	w->flags &= ~WQ_FLAG_EXCLUSIVE;
+	spin_lock_irqsave(&wq->lock, flags);
+	if (list_empty(&w->entry))
+		list_add_tail(&w->entry, &wq->head);
+	set_current_state(state);
+	spin_unlock_irqrestore(&wq->lock, flags);
+}
+
+void prepare_to_wait_exclusive(wait_queue_head_t *wq, struct wait_queue_entry *w,
+			       long state)
+{
+	unsigned long flags;
+
+	w->flags |= WQ_FLAG_EXCLUSIVE;
+	spin_lock_irqsave(&wq->lock, flags);
+	if (list_empty(&w->entry))
+		list_add_tail(&w->entry, &wq->head);
+	set_current_state(state);
+	spin_unlock_irqrestore(&wq->lock, flags);
+}
+
+void finish_wait(wait_queue_head_t *wq, struct wait_queue_entry *w)
+{
+	unsigned long flags;
+
+	__set_current_state(TASK_RUNNING);
+	spin_lock_irqsave(&wq->lock, flags);
+	if (!list_empty(&w->entry))
+		list_del_init(&w->entry);
+	spin_unlock_irqrestore(&wq->lock, flags);
+}
+
+/* wq->lock held.  A woken entry leaves the queue (autoremove). */
+static void __wake_up_locked(wait_queue_head_t *wq, int nr_exclusive)
+{
+	struct wait_queue_entry *w, *n;
+
+	list_for_each_entry_safe(w, n, &wq->head, entry) {
+		bool exclusive = w->flags & WQ_FLAG_EXCLUSIVE;
+
+		list_del_init(&w->entry);
+		wake_up_process(w->task);
+		if (exclusive && nr_exclusive && !--nr_exclusive)
+			break;
+	}
+}
+
+void __wake_up(wait_queue_head_t *wq, int nr_exclusive)
+{
+	unsigned long flags;
+
+	spin_lock_irqsave(&wq->lock, flags);
+	__wake_up_locked(wq, nr_exclusive);
+	spin_unlock_irqrestore(&wq->lock, flags);
+}
+
+#define COMPLETE_ALL	(~0u)
+
+void complete(struct completion *c)
+{
+	unsigned long flags;
+
+	spin_lock_irqsave(&c->wait.lock, flags);
+	if (c->done != COMPLETE_ALL)
+		c->done++;
+	__wake_up_locked(&c->wait, 1);
+	spin_unlock_irqrestore(&c->wait.lock, flags);
+}
+
+void complete_all(struct completion *c)
+{
+	unsigned long flags;
+
+	spin_lock_irqsave(&c->wait.lock, flags);
+	c->done = COMPLETE_ALL;
+	__wake_up_locked(&c->wait, 0);
+	spin_unlock_irqrestore(&c->wait.lock, flags);
+}
+
+static long do_wait_for_common(struct completion *c, long timeout)
+{
+	unsigned long flags;
+	struct wait_queue_entry w = { .flags = WQ_FLAG_EXCLUSIVE, .task = current,
+				      .entry = LIST_HEAD_INIT(w.entry) };
+
+	might_sleep();
+	spin_lock_irqsave(&c->wait.lock, flags);
+	while (!c->done && timeout) {
+		if (list_empty(&w.entry))
+			list_add_tail(&w.entry, &c->wait.head);
+		set_current_state(TASK_UNINTERRUPTIBLE);
+		spin_unlock_irqrestore(&c->wait.lock, flags);
+		timeout = schedule_timeout(timeout);
+		spin_lock_irqsave(&c->wait.lock, flags);
+	}
+	if (!list_empty(&w.entry))
+		list_del_init(&w.entry);
+	__set_current_state(TASK_RUNNING);
+	if (c->done) {
+		if (c->done != COMPLETE_ALL)
+			c->done--;
+		if (!timeout)
+			timeout = 1;
+	} else {
+		timeout = 0;
+	}
+	spin_unlock_irqrestore(&c->wait.lock, flags);
+	return timeout;
+}
+
+void wait_for_completion(struct completion *c)
+{
+	do_wait_for_common(c, MAX_SCHEDULE_TIMEOUT);
+}
+
+unsigned long wait_for_completion_timeout(struct completion *c, unsigned long timeout)
+{
+	if ((long)timeout < 0)
+		timeout = MAX_SCHEDULE_TIMEOUT;
+	return (unsigned long)do_wait_for_common(c, (long)timeout);
+}
+
+bool try_wait_for_completion(struct completion *c)
+{
+	unsigned long flags;
+	bool ok = false;
+
+	spin_lock_irqsave(&c->wait.lock, flags);
+	if (c->done) {
+		if (c->done != COMPLETE_ALL)
+			c->done--;
+		ok = true;
+	}
+	spin_unlock_irqrestore(&c->wait.lock, flags);
+	return ok;
+}
+
+bool completion_done(struct completion *c)
+{
+	return READ_ONCE(c->done) != 0;
+}
