@@ -177,7 +177,7 @@ void cmdline_print_table(const struct kernel_param *start,
 		default:
 			snprintf(now, sizeof(now), "?");
 		}
-		printk(KERN_INFO "  %-24s %-6s (now %s) %s\n", p->name,
+		printk(KERN_INFO "  %-27s %-6s (now %s) %s\n", p->name,
 		       (unsigned)p->type < ARRAY_SIZE(type_names) ? type_names[p->type] : "?",
 		       now, p->help ? p->help : "");
 	}

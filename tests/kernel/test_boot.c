@@ -42,6 +42,11 @@ static void rsdp_present(void)
 		KTAP_EXPECT(!memcmp(boot_info.rsdp_new, "RSD PTR ", 8));
 	if (boot_info.rsdp_old_len)
 		KTAP_EXPECT(!memcmp(boot_info.rsdp_old, "RSD PTR ", 8));
+	ktap_log("RSDP tags: old %zu bytes, new %zu bytes", boot_info.rsdp_old_len,
+		 boot_info.rsdp_new_len);
+	if (boot_info.has_efi64)
+		ktap_log("EFI64 system table at 0x%llx",
+			 (unsigned long long)boot_info.efi64_systab);
 }
 
 /* The parser in the kernel build behaves as on the host. */
