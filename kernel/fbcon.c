@@ -276,7 +276,8 @@ int fbcon_setup(void *base, const struct mb2_framebuffer *fb_in)
 			return -EINVAL;
 		}
 	} else {
-		pr_err("fbcon: framebuffer type %u (indexed colour) is not supported\n", fb.type);
+		pr_err("fbcon: framebuffer type %u (indexed colour, %ux%u %u bpp) is not supported\n",
+		       fb.type, fb.width, fb.height, fb.bpp);
 		return -EINVAL;
 	}
 	if ((u64)fb.pitch * fb.height > FB_MAX_BYTES) {

@@ -6,6 +6,13 @@
 #include "kernel/ktap.h"
 #include "kernel/fbcon.h"
 #include "kernel/font.h"
+#include "kernel/cmdline.h"
+#include "kernel/time.h"
+
+/* tests/qemu-configs sets this: the host dumps the screen while we wait. */
+static unsigned int hold_ms;
+core_param(fbcon.hold_ms, hold_ms, uint,
+	   "test: after the fbcon suite's checks, print a marker and keep the screen still this long (tests/fbcheck.py dumps it)");
 
 static bool have_screen(struct fbcon_info *fi)
 {
@@ -71,7 +78,23 @@ static void fbcon_scrolls(void)
 		ktap_fail("%lu cells differ after scrolling", bad);
 }
 
+/* Last, so the screen holds every line above when the host looks. */
+static void fbcon_hold_for_dump(void)
+{
+	struct fbcon_info fi;
+
+	if (!have_screen(&fi))
+		return;
+	if (!hold_ms) {
+		ktap_skip("no host screen dump asked for (fbcon.hold_ms=0)");
+		return;
+	}
+	ktap_log("fbcon: screen ready for a dump, holding %u ms", hold_ms);
+	mdelay(hold_ms);
+}
+
 KTAP_SUITE(fbcon,
 	   KTAP_CASE(fbcon_geometry),
-	   KTAP_CASE(fbcon_all_glyphs),
-	   KTAP_CASE(fbcon_scrolls));
+	   KTAP_CASE(fbcon_scrolls),
+	   KTAP_CASE(fbcon_all_glyphs),	/* after the scroll: still on screen */
+	   KTAP_CASE_TIMEOUT(fbcon_hold_for_dump, 120000));
