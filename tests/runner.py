@@ -763,6 +763,36 @@ class RunOutcome:
     hooks: list = field(default_factory=list)   # for judge()
 
 
+# Every process group the runner started and has not reaped: ended if the
+# runner itself is interrupted or killed, so no QEMU outlives it.
+_live = set()
+_live_lock = threading.Lock()
+
+
+def _track(proc):
+    with _live_lock:
+        _live.add(proc)
+    return proc
+
+
+def _untrack(proc):
+    with _live_lock:
+        _live.discard(proc)
+
+
+def _on_signal(signum, frame):
+    with _live_lock:
+        procs = list(_live)
+    for p in procs:
+        try:
+            os.killpg(p.pid, signal.SIGKILL)
+        except (ProcessLookupError, PermissionError):
+            pass
+    print(f"runner: stopped by signal {signum}; ended {len(procs)} run(s)",
+          file=sys.stderr)
+    os._exit(128 + signum)
+
+
 def _kill_group(proc):
     """Ends run.sh, QEMU and anything else in the run's process group."""
     for sig in (signal.SIGTERM, signal.SIGKILL):
@@ -811,10 +841,10 @@ def _hook_env(cfg, log_path, monitor, rc=None):
 
 def _start_hook(cmd, env, out_path):
     with open(out_path, "wb") as out:
-        return subprocess.Popen(cmd, shell=True, cwd=ROOT, env=env,
-                                stdout=out, stderr=subprocess.STDOUT,
-                                stdin=subprocess.DEVNULL,
-                                start_new_session=True)
+        return _track(subprocess.Popen(cmd, shell=True, cwd=ROOT, env=env,
+                                       stdout=out, stderr=subprocess.STDOUT,
+                                       stdin=subprocess.DEVNULL,
+                                       start_new_session=True))
 
 
 def _hook_output(path):
@@ -845,9 +875,10 @@ def run_config(cfg, run_sh, log_dir, timeout_scale=1.0):
     during = None
     during_out = os.path.join(log_dir, cfg.name + ".during.log")
     with open(log_path, "wb") as out, open(err_path, "wb") as err:
-        proc = subprocess.Popen(run_command(cfg, run_sh, monitor), stdout=out,
-                                stderr=err, stdin=subprocess.DEVNULL,
-                                cwd=ROOT, start_new_session=True)
+        proc = _track(subprocess.Popen(run_command(cfg, run_sh, monitor),
+                                       stdout=out, stderr=err,
+                                       stdin=subprocess.DEVNULL, cwd=ROOT,
+                                       start_new_session=True))
         while True:
             if cfg.during and during is None and \
                     (cfg.ready is None or _log_matches(log_path, cfg.ready)):
@@ -871,6 +902,7 @@ def run_config(cfg, run_sh, log_dir, timeout_scale=1.0):
             os.killpg(proc.pid, signal.SIGKILL)
         except ProcessLookupError:
             pass
+        _untrack(proc)
     with open(err_path, "rb") as f:
         stderr_text = f.read()[-8192:].decode("utf-8", errors="replace")
     if timed_out:
@@ -887,6 +919,8 @@ def run_config(cfg, run_sh, log_dir, timeout_scale=1.0):
             except subprocess.TimeoutExpired:
                 _kill_group(during)
             hooks.append(("during", during.wait(), _hook_output(during_out)))
+            _kill_group(during)     # what it left behind
+            _untrack(during)
     if cfg.check:
         check_out = os.path.join(log_dir, cfg.name + ".check.log")
         p = _start_hook(cfg.check, _hook_env(cfg, log_path, monitor, rc),
@@ -896,6 +930,8 @@ def run_config(cfg, run_sh, log_dir, timeout_scale=1.0):
         except subprocess.TimeoutExpired:
             _kill_group(p)
         hooks.append(("check", p.wait(), _hook_output(check_out)))
+        _kill_group(p)
+        _untrack(p)
     return RunOutcome(rc, timed_out, oversize, time.monotonic() - start,
                       log_path, stderr_text, hooks)
 
@@ -1014,6 +1050,9 @@ def main(argv=None):
             print(f"runner: {iso} is missing: run make first", file=sys.stderr)
             print("0 passed, 1 failed")
             return 1
+
+        for sig in (signal.SIGTERM, signal.SIGINT, signal.SIGHUP):
+            signal.signal(sig, _on_signal)
 
         def one(cfg):
             emit([f"# run {cfg.name}: {cfg.cpus} CPU(s), {cfg.mem} MB"

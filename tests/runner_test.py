@@ -479,6 +479,30 @@ class RunnerProcessTest(unittest.TestCase):
         self.assertIn("FAIL not-ready/during", out)
         self.assertIn("never matched ready=/never-printed/", out)
 
+    def test_killing_the_runner_ends_its_runs(self):
+        with open(self.cfg, "a") as f:
+            f.write("long-hang cpus=1 timeout=120 -- hang\n")
+        p = subprocess.Popen(
+            [sys.executable, os.path.join(HERE, "runner.py"), "--config",
+             self.cfg, "--run-sh", self.run_sh, "--log-dir", self.logs,
+             "--only", "long-hang"], stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE, text=True, env=self.env)
+        for _ in range(100):                  # until the fake QEMU runs
+            if os.path.exists(self.env["HANG_PID"]):
+                break
+            time.sleep(0.1)
+        time.sleep(0.3)
+        with open(self.env["HANG_PID"]) as f:
+            pid = int(f.read())
+        p.terminate()
+        _, err = p.communicate(timeout=30)
+        self.assertNotEqual(p.returncode, 0)
+        self.assertIn("stopped by signal", err)
+        with self.assertRaises(ProcessLookupError):
+            for _ in range(50):
+                os.kill(pid, 0)
+                time.sleep(0.1)
+
     def test_unknown_config_name(self):
         p = self.run_runner("--only", "nosuch")
         self.assertEqual(p.returncode, 2)
