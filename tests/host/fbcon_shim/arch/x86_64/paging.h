@@ -1,0 +1,8 @@
+/* tests/host/fbcon_shim/arch/x86_64/paging.h: host stand-in for the
+ * kernel's ioremap, for kernel/fbcon.c's host test: "maps" a physical
+ * range by handing out the test's own buffer registered for it. */
+#pragma once
+
+#include "kernel/types.h"
+
+void *ioremap(u64 phys, size_t len);
