@@ -9,6 +9,7 @@ the PNG plots, without it say that they were skipped.
 """
 
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -22,7 +23,8 @@ import report  # noqa: E402
 
 FIXTURE = os.path.join(HERE, "runner-fixtures", "report-fixture.log")
 PLOTS = ("readside-cpus", "readside-cslen", "refcnt-cpus", "refcnt-cslen",
-         "gp-latency")
+         "gp-latency", "timeline")
+NO_PAPER_DATA = ("gp-latency", "timeline")   # the article has no numbers
 
 
 def paper_dir(tmp):
@@ -74,7 +76,8 @@ class ReportTest(unittest.TestCase):
         self.assertIn("| type | 1 CPU | 2 CPUs | 4 CPUs | 8 CPUs | 16 CPUs |", md)
         self.assertIn("| rwlock | 60 ± 3 (net 59) |", md)
         for name, n in (("readside", 65), ("gp", 10), ("ipi", 1), ("ctxsw", 1),
-                        ("nmi_profile", 1), ("gc_inflight", 1)):
+                        ("nmi_profile", 1), ("gc_inflight", 1), ("refcnt", 10),
+                        ("timeline", 39)):
             self.assertIn(f"### name={name} ({n} row", md)
         self.assertIn("| type | cpus | cs_ns | ns_per_op | stddev | runs | "
                       "median_ns | host_gaps |", md)
@@ -94,13 +97,27 @@ class ReportTest(unittest.TestCase):
             self.assertIn(f"({name}.png)", md)
             with open(os.path.join(self.out, name + ".gp")) as f:
                 gp = f.read()
-            if name != "gp-latency":   # the article has no grace-period data
+            if name not in NO_PAPER_DATA:
                 self.assertIn("2007 Linux, 16-CPU 3GHz x86", gp, name)
             self.assertIn("rcukern under QEMU TCG", gp, name)
         with open(os.path.join(self.out, "readside-cpus.gp")) as f:
             gp = f.read()
         self.assertIn("set logscale y", gp)
         self.assertIn("yerrorlines", gp)
+        # paper_refcnt's rows are drawn beside the bare counters.
+        with open(os.path.join(self.out, "refcnt-cpus.gp")) as f:
+            self.assertIn("refcnt (paper_refcnt)", f.read())
+        # The timeline: one panel per type; the sections that saw the old
+        # value, those that saw the new one, and the updater.
+        with open(os.path.join(self.out, "timeline.gp")) as f:
+            gp = f.read()
+        self.assertIn("set multiplot layout 2,1", gp)
+        with open(FIXTURE) as f:
+            want = len(re.findall(r"type=rwlock who=reader\d+ .*saw=old", f.read()))
+        self.assertGreater(want, 0)
+        with open(os.path.join(self.out, "data", "timeline-rwlock-old.dat")) as f:
+            self.assertEqual(len(f.read().splitlines()), 1 + want)   # + header
+        self.assertIn("blue saw the old value", md)
 
     def test_platform_labels(self):
         self.assertEqual(report.platform_label(["hardware Intel i7-8650U"]),

@@ -12,6 +12,8 @@ the article's figures, with the article's own 2007 measurements
     refcnt-cpus.png      reference count vs RCU by CPUs
     refcnt-cslen.png     reference count vs RCU by critical-section length
     gp-latency.png       synchronize_sched() latency, normal vs expedited
+    timeline.png         readers and an updater running concurrently
+                         (name=timeline rows: which value each section saw)
 
     tools/report.py                       boot ./run.sh (the scenarios) and report
     tools/report.py build/test-logs/bench.txt     report on saved rows
@@ -208,7 +210,7 @@ class Plot:
         self.xlabel, self.ylabel, self.logy, self.xmin = xlabel, ylabel, logy, xmin
         self.series = []     # (title, [(x, y, ylow, yhigh)], paper?, colour)
 
-    def add(self, title, pts, paper=False, bars="sd", kind=None):
+    def add(self, title, pts, paper=False, bars="sd", kind=None, alt=False):
         """pts: (x, y, sd) or, with bars="range", (x, y, low, high)."""
         out = []
         for p in pts:
@@ -224,10 +226,10 @@ class Plot:
             out.append((x, y, lo, hi))
         if out:
             colour = COLOURS.get(kind) or SPARE[len(self.series) % len(SPARE)]
-            self.series.append((title, out, paper, colour))
+            self.series.append((title, out, paper, colour, alt))
 
     def has_ours(self):
-        return any(not paper for _, _, paper, _ in self.series)
+        return any(not paper for _, _, paper, _, _ in self.series)
 
     def script(self, term, data_dir):
         lines = [f"set terminal {term} size 960,720 noenhanced",
@@ -241,17 +243,95 @@ class Plot:
             lines.append("set logscale y")
             lines.append("set format y '%g'")
         plots = []
-        for i, (title, pts, paper, colour) in enumerate(self.series):
+        for i, (title, pts, paper, colour, alt) in enumerate(self.series):
             dat = os.path.join(data_dir, f"{self.name}-{i}.dat")
             with open(dat, "w") as f:
                 f.write(f"# {title}\n# x y ylow yhigh\n")
                 for p in pts:
                     f.write(" ".join(f"{v:.6g}" for v in p) + "\n")
             style = ("with yerrorlines dt 2 lw 1 pt 6" if paper
+                     else "with yerrorlines dt 4 lw 2 pt 5" if alt
                      else "with yerrorlines lw 2 pt 7") + f" lc rgb '{colour}'"
             rel = os.path.relpath(dat, os.path.dirname(data_dir))
             plots.append(f"{_quote(rel)} using 1:2:3:4 {style} title {_quote(title)}")
         lines.append("plot " + ", \\\n     ".join(plots))
+        return "\n".join(lines) + "\n"
+
+
+class TimelinePlot:
+    """The article's "readers and updaters run concurrently" figure: per
+    reader type one panel; each reader's critical sections around the
+    update as bars (coloured by the value they saw), the updater's span
+    from its start to its end with the commit (publish or lock acquired)
+    marked.  Times are from the update's start, in microseconds."""
+
+    SAW = (("old", "#377eb8"), ("new", "#1b9e77"))
+
+    def __init__(self, rows, ours):
+        self.name = "timeline"
+        self.title = "Readers and an updater running concurrently"
+        self.caption = ("Bars are critical sections: blue saw the old value, "
+                        "green the new one; red is the update from its start "
+                        "to its end, x at its commit (RCU: the publish; "
+                        "rwlock: the write lock acquired).")
+        self.ours = ours
+        self.panels = {}     # type -> {"who": [(row)]}
+        for r in rows:
+            if r.get("name") != "timeline" or r.num("start_ns") is None \
+                    or r.num("end_ns") is None:
+                continue
+            self.panels.setdefault(r.get("type", "?"), []).append(r)
+        self.series = list(self.panels)
+
+    def has_ours(self):
+        return bool(self.panels)
+
+    def script(self, term, data_dir):
+        types = sorted(self.panels, key=type_order)
+        height = 260 * len(types) + 80
+        lines = [f"set terminal {term} size 960,{height} noenhanced",
+                 f"set output {_quote(self.name + '.png')}",
+                 f"set multiplot layout {len(types)},1 title "
+                 + _quote(f"{self.title} ({self.ours})"),
+                 "set grid x", "unset key", "set xlabel 'us from the start of the update'"]
+        for t in types:
+            rows = self.panels[t]
+            readers = sorted({r.get("who") for r in rows
+                              if r.get("who", "").startswith("reader")},
+                             key=lambda w: int(re.sub(r"\D", "", w) or 0))
+            ypos = {w: i + 1 for i, w in enumerate(readers)}
+            files = {}
+            for saw, _ in self.SAW:
+                path = os.path.join(data_dir, f"timeline-{t}-{saw}.dat")
+                with open(path, "w") as f:
+                    f.write("# x0 y dx 0 (us)\n")
+                    for r in rows:
+                        if r.get("who") in ypos and r.get("saw") == saw:
+                            x0, x1 = r.num("start_ns") / 1e3, r.num("end_ns") / 1e3
+                            f.write(f"{x0:.6g} {ypos[r['who']]} {x1 - x0:.6g} 0\n")
+                files[saw] = path
+            upd = os.path.join(data_dir, f"timeline-{t}-updater.dat")
+            with open(upd, "w") as f:
+                f.write("# x0 y dx 0 commit (us)\n")
+                for r in rows:
+                    if r.get("who") == "updater":
+                        x0, x1 = r.num("start_ns") / 1e3, r.num("end_ns") / 1e3
+                        c = r.num("commit_ns", r.num("start_ns")) / 1e3
+                        f.write(f"{x0:.6g} 0 {x1 - x0:.6g} 0 {c:.6g}\n")
+            rel = lambda q: os.path.relpath(q, os.path.dirname(data_dir))  # noqa: E731
+            ytics = ", ".join([_quote("updater") + " 0"]
+                              + [f"{_quote(w)} {i}" for w, i in ypos.items()])
+            lines += [f"set title {_quote(t)}",
+                      f"set yrange [-0.7:{len(readers) + 0.7}]",
+                      f"set ytics ({ytics})"]
+            plots = [f"{_quote(rel(files[saw]))} using 1:2:3:4 with vectors "
+                     f"nohead lw 6 lc rgb '{colour}'" for saw, colour in self.SAW]
+            plots.append(f"{_quote(rel(upd))} using 1:2:3:4 with vectors nohead "
+                         "lw 6 lc rgb '#e41a1c'")
+            plots.append(f"{_quote(rel(upd))} using 5:2 with points pt 2 ps 2 "
+                         "lw 2 lc rgb '#000000'")
+            lines.append("plot " + ", \\\n     ".join(plots))
+        lines.append("unset multiplot")
         return "\n".join(lines) + "\n"
 
 
@@ -288,7 +368,8 @@ OUR_TYPES_CPUS = ("rcu-sched", "rcu", "srcu", "rwlock", "rwlock-fair",
 
 
 def type_order(t):
-    return (OUR_TYPES_CPUS.index(t) if t in OUR_TYPES_CPUS else 99, t)
+    base = t.split(" ")[0]
+    return (OUR_TYPES_CPUS.index(base) if base in OUR_TYPES_CPUS else 99, t)
 
 
 def build_plots(rows, ours, paper):
@@ -328,14 +409,27 @@ def build_plots(rows, ours, paper):
                                                  "rcu_sd"), True, kind="rcu-sched")
     plots.append(p)
 
+    # paper_refcnt prints name=refcnt rows with the readside keys: the
+    # reference on one object; the readside rows' refcnt types are the
+    # bare counters.  Both are drawn, told apart in the legend.
     refs = ("refcnt", "refcnt-percpu", "rcu-sched", "rcu")
+    ref_rows = [r for r in rows if r.get("name") == "refcnt"
+                and r.num("cpus") is not None and r.num("ns_per_op") is not None]
+
+    def ref_key(r):
+        if r.get("type") not in refs:
+            return None
+        return r["type"] if r["name"] == "readside" else f"{r['type']} (paper_refcnt)"
+
+    def ref_kind(key):
+        return key.split(" ")[0]
+
     p = Plot("refcnt-cpus", "Reference count vs RCU by CPU count (cs_ns=0)",
              "CPUs", "ns per get/put or read-side section (log)")
-    s, _ = series_by([r for r in zero if r.get("type") in refs],
-                     lambda r: r.get("type"), lambda r: r.num("cpus"),
-                     "ns_per_op", "stddev")
+    s, _ = series_by(zero + [r for r in ref_rows if cs_of(r) == 0], ref_key,
+                     lambda r: r.num("cpus"), "ns_per_op", "stddev")
     for t in sorted(s, key=type_order):
-        p.add(f"{ours}: {t}", s[t], kind=t)
+        p.add(f"{ours}: {t}", s[t], kind=ref_kind(t), alt="(" in t)
     if "preempt" in paper:
         c = paper["preempt"]
         p.add(f"{PAPER_LABEL}: refcnt (PREEMPT=y)",
@@ -347,11 +441,10 @@ def build_plots(rows, ours, paper):
     p = Plot("refcnt-cslen", f"Reference count vs RCU by critical-section "
              f"length ({label}; 2007: 16 CPUs)", "critical-section length (us)",
              "ns per section, work included (log)", xmin=-0.5)
-    s, _ = series_by([r for r in sweep if r.get("type") in refs],
-                     lambda r: r.get("type"), lambda r: cs_of(r) / 1000,
-                     "ns_per_op", "stddev")
+    s, _ = series_by(sweep + [r for r in ref_rows if r.num("cpus") == cpus],
+                     ref_key, lambda r: cs_of(r) / 1000, "ns_per_op", "stddev")
     for t in sorted(s, key=type_order):
-        p.add(f"{ours}: {t}", s[t], kind=t)
+        p.add(f"{ours}: {t}", s[t], kind=ref_kind(t), alt="(" in t)
     if "cslen" in paper:
         c = paper["cslen"]
         p.add(f"{PAPER_LABEL}: refcnt", paper_series(c, "cs_us", "refcnt_ns",
@@ -375,6 +468,7 @@ def build_plots(rows, ours, paper):
     for t in sorted(gp):
         p.add(f"{ours}: {t}", sorted(gp[t].values()), bars="range", kind=t)
     plots.append(p)
+    plots.append(TimelinePlot(rows, ours))
     return plots
 
 
@@ -556,7 +650,10 @@ def write_report(rows, platforms, sources, out_dir, paper_dir,
                 continue
             note = "" if p.has_ours() else \
                 " (no rcukern rows for this figure in the log: the 2007 data only)"
-            md += [f"### {p.title}{note}", "", f"![{p.title}]({p.name}.png)", ""]
+            md += [f"### {p.title}{note}", ""]
+            if getattr(p, "caption", ""):
+                md += [p.caption, ""]
+            md += [f"![{p.title}]({p.name}.png)", ""]
     md += ["", "## All benchmark rows"]
     md += row_tables(rows) if rows else ["", "The log has no `# bench` rows."]
     path = os.path.join(out_dir, "report.md")
