@@ -47,7 +47,7 @@ ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 # --------------------------------------------------------------------------
 # Configurations
 
-CONFIG_KEYS = ("cpus", "mem", "timeout", "machine", "expect", "require",
+CONFIG_KEYS = ("cpus", "mem", "timeout", "idle", "machine", "expect", "require",
                "forbid", "allow", "qemu", "during", "ready", "check")
 
 
@@ -61,6 +61,7 @@ class Config:
     cpus: int = 16
     mem: int = 512
     timeout: float = 600.0
+    idle: float = 0.0         # fail after this long without output (0: off)
     cmdline: str = ""
     uefi: bool = False
     machine: str = ""
@@ -121,9 +122,9 @@ def parse_config_line(line, where="<line>"):
                 cfg.mem = int(val)
                 if cfg.mem < 16:
                     raise ValueError
-            elif key == "timeout":
-                cfg.timeout = float(val)
-                if cfg.timeout <= 0:
+            elif key in ("timeout", "idle"):
+                setattr(cfg, key, float(val))
+                if getattr(cfg, key) <= 0:
                     raise ValueError
         except ValueError:
             raise ConfigError(f"{where}: bad value in {opt!r}")
@@ -606,7 +607,7 @@ class Verdict:
 
 
 def judge(cfg, lines, rc=None, timed_out=False, stderr_text="",
-          oversize=False, hooks=()):
+          oversize=False, hooks=(), idled=False):
     """Judges one run.  rc is run.sh's exit status (None when judging a saved
     log: no exit status checks then).  hooks: [(name, status, output)] of
     the configuration's during=/check= commands (status None: not run)."""
@@ -662,7 +663,11 @@ def judge(cfg, lines, rc=None, timed_out=False, stderr_text="",
     if not crashes and not timed_out and not oversize and \
             any(p.truncated for p in problems):
         notes += tail()         # what it was doing when the output stopped
-    if timed_out:
+    if idled:
+        extra.append(Case("FAIL", "timeout", f"no serial output for "
+                          f"{cfg.idle:g} s (idle=); the run was killed"))
+        notes += tail()
+    elif timed_out:
         extra.append(Case("FAIL", "timeout", f"no exit within {cfg.timeout:g} s; "
                           "the run was killed"))
         notes += tail()
@@ -755,12 +760,13 @@ KILL_GRACE = 5.0
 @dataclass
 class RunOutcome:
     rc: int
-    timed_out: bool
+    timed_out: bool             # the time limit or idle= (see idled)
     oversize: bool
     elapsed: float
     log_path: str
     stderr_text: str
     hooks: list = field(default_factory=list)   # for judge()
+    idled: bool = False
 
 
 # Every process group the runner started and has not reaped: ended if the
@@ -870,8 +876,10 @@ def run_config(cfg, run_sh, log_dir, timeout_scale=1.0):
     if monitor and os.path.exists(monitor):
         os.unlink(monitor)
     limit = cfg.timeout * timeout_scale
-    start = time.monotonic()
-    timed_out = oversize = False
+    idle = cfg.idle * timeout_scale
+    start = last_output = time.monotonic()
+    size = 0
+    timed_out = oversize = idled = False
     during = None
     during_out = os.path.join(log_dir, cfg.name + ".during.log")
     with open(log_path, "wb") as out, open(err_path, "wb") as err:
@@ -889,9 +897,15 @@ def run_config(cfg, run_sh, log_dir, timeout_scale=1.0):
                 break
             except subprocess.TimeoutExpired:
                 pass
-            if time.monotonic() - start > limit:
+            now = time.monotonic()
+            grown = os.path.getsize(log_path)
+            if grown != size:
+                size, last_output = grown, now
+            if now - start > limit:
                 timed_out = True
-            elif os.path.getsize(log_path) > LOG_LIMIT:
+            elif idle and now - last_output > idle:
+                timed_out = idled = True
+            elif size > LOG_LIMIT:
                 oversize = True
             if timed_out or oversize:
                 _kill_group(proc)
@@ -933,7 +947,7 @@ def run_config(cfg, run_sh, log_dir, timeout_scale=1.0):
         _kill_group(p)
         _untrack(p)
     return RunOutcome(rc, timed_out, oversize, time.monotonic() - start,
-                      log_path, stderr_text, hooks)
+                      log_path, stderr_text, hooks, idled)
 
 
 def read_lines(path):
@@ -1062,7 +1076,7 @@ def main(argv=None):
                   f"cmdline '{cfg.cmdline}'"])
             o = run_config(cfg, args.run_sh, args.log_dir, args.timeout_scale)
             v = judge(cfg, read_lines(o.log_path), o.rc, o.timed_out,
-                      o.stderr_text, o.oversize, o.hooks)
+                      o.stderr_text, o.oversize, o.hooks, o.idled)
             out = format_verdict(v, args.verbose)
             rel = os.path.relpath(o.log_path)
             out.append(f"# {cfg.name}: {'ok' if v.passed else 'FAILED'} in "

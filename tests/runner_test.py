@@ -405,6 +405,7 @@ class RunnerProcessTest(unittest.TestCase):
                 crash    cpus=1 timeout=60 expect=fail require='RIP: .*crash_null' -- crash
                 reset    cpus=1 timeout=60 -- reset
                 hang     cpus=1 timeout=2 -- hang
+                quiet    cpus=1 timeout=100 idle=2 -- hang
                 hooks-ok cpus=1 timeout=60 monitor qemu='-vga std -S' ready=waiting during='test -n "$RUNNER_MONITOR" && grep -q waiting "$RUNNER_LOG"' check='test "$RUNNER_RC" = 0 && grep -q "ok 2 locks" "$RUNNER_LOG"' -- slow
                 hooks-bad cpus=1 timeout=60 during='echo during-said-no; exit 3' check='echo check-said-no; exit 1' -- good
                 not-ready cpus=1 timeout=60 during=true ready=never-printed -- good
@@ -502,6 +503,13 @@ class RunnerProcessTest(unittest.TestCase):
             for _ in range(50):
                 os.kill(pid, 0)
                 time.sleep(0.1)
+
+    def test_silence_past_idle_is_a_timeout(self):
+        start = time.monotonic()
+        p = self.run_runner("--only", "quiet")
+        self.assertLess(time.monotonic() - start, 30)   # not timeout=100
+        self.assertEqual(p.returncode, 1)
+        self.assertIn("FAIL quiet/timeout  (no serial output for 2 s (idle=)", p.stdout)
 
     def test_unknown_config_name(self):
         p = self.run_runner("--only", "nosuch")
