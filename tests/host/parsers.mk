@@ -24,8 +24,9 @@ $(BUILD)/fuzz_multiboot2: fuzz_multiboot2.c $(ROOT)/kernel/multiboot2.c $(ROOT)/
 
 .PHONY: fuzz-multiboot2
 fuzz: fuzz-multiboot2
-fuzz-multiboot2: $(BUILD)/fuzz_multiboot2
+fuzz-multiboot2: $(BUILD)/fuzz_multiboot2 $(BUILD)/test_multiboot2
 	@mkdir -p $(BUILD)/fuzz_multiboot2_corpus
+	$(BUILD)/test_multiboot2 --seed $(BUILD)/fuzz_multiboot2_corpus/seed-full
 	$(BUILD)/fuzz_multiboot2 -max_total_time=$(FUZZ_SECONDS) -max_len=8192 \
 		-artifact_prefix=$(BUILD)/fuzz_multiboot2- \
 		$(BUILD)/fuzz_multiboot2_corpus
