@@ -1,0 +1,509 @@
+/*
+ * tests/kernel/test_locks.c - KTAP suite `locks`: every lock type under
+ * all CPUs hammering (plain counters guarded by the lock must come out
+ * exact), rwlock readers inside together, seqlock readers never taking a
+ * torn value, the spinlock debug reports, and the uncontended lock/unlock
+ * cost of each type (`# bench name=lock type=...`).
+ *
+ * The report-provoking cases run only with sched.provoke_bugs (see
+ * tests/kernel/test_sched.c).  Waits are bounded so a broken lock fails
+ * a case instead of hanging the run.
+ */
+#include "kernel/ktap.h"
+#include "kernel/sched.h"
+#include "kernel/spinlock.h"
+#include "kernel/rwlock.h"
+#include "kernel/seqlock.h"
+#include "kernel/mutex.h"
+#include "kernel/smp.h"
+#include "kernel/time.h"
+#include "kernel/slab.h"
+#include "kernel/string.h"
+#include "kernel/printk.h"
+
+extern bool sched_provoke_bugs;	/* tests/kernel/test_sched.c */
+
+/* Iterations per thread: the total stays about the same at any CPU count,
+ * since TCG runs all vCPUs on the host's few cores. */
+static int per_thread(int total)
+{
+	int n = nr_cpu_ids > 0 ? nr_cpu_ids : 1;
+	return total / n > 200 ? total / n : 200;
+}
+
+/* One thread per online CPU (times `per_cpu`), each bound, all joined. */
+static int run_on_all(int (*fn)(void *), void *arg, int per_cpu_n)
+{
+	int n = nr_cpu_ids * per_cpu_n, made = 0;
+	struct task **ts = kcalloc(n, sizeof(*ts), GFP_KERNEL);
+
+	if (!ts)
+		return 0;
+	for (int i = 0; i < n; i++)
+		ts[i] = kthread_create_on_cpu(fn, arg, i % nr_cpu_ids, "hammer");
+	for (int i = 0; i < n; i++)
+		if (ts[i]) {
+			wake_up_process(ts[i]);
+			made++;
+		}
+	for (int i = 0; i < n; i++)
+		if (ts[i])
+			kthread_join(ts[i]);
+	kfree(ts);
+	return made;
+}
+
+static int inside, max_inside;
+
+static void enter_cs(void)
+{
+	int n = __atomic_add_fetch(&inside, 1, __ATOMIC_RELAXED);
+	int m = __atomic_load_n(&max_inside, __ATOMIC_RELAXED);
+
+	while (n > m && !__atomic_compare_exchange_n(&max_inside, &m, n, false,
+						     __ATOMIC_RELAXED, __ATOMIC_RELAXED))
+		;
+}
+
+static void leave_cs(void) { __atomic_sub_fetch(&inside, 1, __ATOMIC_RELAXED); }
+
+/* ---- spinlock ---------------------------------------------------------- */
+
+static DEFINE_SPINLOCK(hammer_lock);
+static long plain_counter;	/* not atomic: the lock guards it */
+static int spin_iters;
+
+static int spin_hammer(void *unused)
+{
+	unsigned long flags;
+
+	for (int i = 0; i < spin_iters; i++) {
+		switch (i & 3) {
+		case 0: spin_lock(&hammer_lock); break;
+		case 1: spin_lock_irq(&hammer_lock); break;
+		case 2: spin_lock_irqsave(&hammer_lock, flags); break;
+		case 3: spin_lock_bh(&hammer_lock); break;
+		}
+		enter_cs();
+		plain_counter++;
+		leave_cs();
+		switch (i & 3) {
+		case 0: spin_unlock(&hammer_lock); break;
+		case 1: spin_unlock_irq(&hammer_lock); break;
+		case 2: spin_unlock_irqrestore(&hammer_lock, flags); break;
+		case 3: spin_unlock_bh(&hammer_lock); break;
+		}
+		if (preempt_count())
+			ktap_fail("preempt_count %d after unlock", preempt_count());
+		if ((i & 255) == 0)
+			cond_resched();
+	}
+	return 0;
+}
+
+static void locks_spinlock_all_cpus(void)
+{
+	int made;
+
+	plain_counter = 0;
+	max_inside = 0;
+	spin_iters = per_thread(40000);
+	made = run_on_all(spin_hammer, NULL, 1);
+	KTAP_EXPECT_EQ(made, nr_cpu_ids);
+	KTAP_EXPECT_EQ(plain_counter, (long)made * spin_iters);
+	KTAP_EXPECT_EQ(max_inside, 1);
+	KTAP_EXPECT(!spin_is_locked(&hammer_lock));
+	ktap_log("%d CPUs x %d lock/unlock: counter exact", made, spin_iters);
+}
+
+/* ---- rwlocks ----------------------------------------------------------- */
+
+static DEFINE_RWLOCK(hammer_rw);
+static DEFINE_RWLOCK_FAIR(hammer_rwf);
+static long pair_a, pair_b;
+static int writers_in, readers_in, overlap, torn_pairs, rw_iters;
+static atomic_t rw_writes;
+
+#define RW_HAMMER(name, LOCK)						\
+static int name(void *unused)						\
+{									\
+	int me = smp_processor_id();					\
+	for (int i = 0; i < rw_iters; i++) {				\
+		if ((i + me) % 8 == 0) {				\
+			write_lock(LOCK);				\
+			if (__atomic_add_fetch(&writers_in, 1, __ATOMIC_RELAXED) != 1 || \
+			    __atomic_load_n(&readers_in, __ATOMIC_RELAXED)) \
+				__atomic_add_fetch(&overlap, 1, __ATOMIC_RELAXED); \
+			pair_a++;					\
+			pair_b++;					\
+			__atomic_sub_fetch(&writers_in, 1, __ATOMIC_RELAXED); \
+			write_unlock(LOCK);				\
+			atomic_inc(&rw_writes);				\
+		} else {						\
+			read_lock(LOCK);				\
+			__atomic_add_fetch(&readers_in, 1, __ATOMIC_RELAXED); \
+			if (__atomic_load_n(&writers_in, __ATOMIC_RELAXED)) \
+				__atomic_add_fetch(&overlap, 1, __ATOMIC_RELAXED); \
+			if (READ_ONCE(pair_a) != READ_ONCE(pair_b))	\
+				__atomic_add_fetch(&torn_pairs, 1, __ATOMIC_RELAXED); \
+			__atomic_sub_fetch(&readers_in, 1, __ATOMIC_RELAXED); \
+			read_unlock(LOCK);				\
+		}							\
+		if ((i & 255) == 0)					\
+			cond_resched();					\
+	}								\
+	return 0;							\
+}
+RW_HAMMER(rw_hammer, &hammer_rw)
+RW_HAMMER(rwf_hammer, &hammer_rwf)
+
+static void check_rw(const char *what, int (*fn)(void *))
+{
+	pair_a = pair_b = 0;
+	overlap = torn_pairs = 0;
+	atomic_set(&rw_writes, 0);
+	rw_iters = per_thread(40000);
+	int made = run_on_all(fn, NULL, 1);
+	KTAP_EXPECT_EQ(made, nr_cpu_ids);
+	KTAP_EXPECT_EQ(pair_a, atomic_read(&rw_writes));
+	KTAP_EXPECT_EQ(pair_b, atomic_read(&rw_writes));
+	KTAP_EXPECT_EQ(overlap, 0);
+	KTAP_EXPECT_EQ(torn_pairs, 0);
+	ktap_log("%s: %d CPUs x %d, %ld writes exact", what, made, rw_iters, pair_a);
+}
+
+static void locks_rwlock_all_cpus(void)
+{
+	check_rw("rwlock", rw_hammer);
+	KTAP_EXPECT_EQ(atomic_read(&hammer_rw.cnt), RW_LOCK_BIAS);
+	check_rw("rwlock_fair", rwf_hammer);
+	KTAP_EXPECT_EQ(atomic_read(&hammer_rwf.cnts), 0);
+}
+
+/* Every CPU takes the read lock and waits inside for all the others. */
+static int arrived, gather_timeouts;
+
+#define RW_GATHER(name, LOCK)						\
+static int name(void *unused)						\
+{									\
+	u64 end = ktime_get_ns() + 20000000000ull;			\
+	read_lock(LOCK);						\
+	__atomic_add_fetch(&arrived, 1, __ATOMIC_RELAXED);		\
+	while (__atomic_load_n(&arrived, __ATOMIC_RELAXED) < nr_cpu_ids) { \
+		if (ktime_get_ns() > end) {				\
+			__atomic_add_fetch(&gather_timeouts, 1, __ATOMIC_RELAXED); \
+			break;						\
+		}							\
+		cpu_relax();						\
+	}								\
+	read_unlock(LOCK);						\
+	return 0;							\
+}
+RW_GATHER(rw_gather, &hammer_rw)
+RW_GATHER(rwf_gather, &hammer_rwf)
+
+static void locks_rwlock_readers_share(void)
+{
+	if (nr_cpu_ids < 2) {
+		ktap_skip("needs 2 CPUs");
+		return;
+	}
+	arrived = gather_timeouts = 0;
+	run_on_all(rw_gather, NULL, 1);
+	KTAP_EXPECT_EQ(gather_timeouts, 0);
+	KTAP_EXPECT_EQ(arrived, nr_cpu_ids);
+	arrived = gather_timeouts = 0;
+	run_on_all(rwf_gather, NULL, 1);
+	KTAP_EXPECT_EQ(gather_timeouts, 0);
+	KTAP_EXPECT_EQ(arrived, nr_cpu_ids);
+	ktap_log("%d readers held each rwlock at once", nr_cpu_ids);
+}
+
+/* ---- mutex ------------------------------------------------------------- */
+
+static DEFINE_MUTEX(hammer_mutex);
+static int mutex_iters;
+
+static int mutex_hammer(void *unused)
+{
+	for (int i = 0; i < mutex_iters; i++) {
+		mutex_lock(&hammer_mutex);
+		enter_cs();
+		plain_counter++;
+		if ((i & 31) == 0)
+			msleep(0);	/* sleep holding it: others must sleep too */
+		leave_cs();
+		mutex_unlock(&hammer_mutex);
+		if ((i & 63) == 0)
+			cond_resched();
+	}
+	return 0;
+}
+
+static void locks_mutex_all_cpus(void)
+{
+	int bugs = atomic_read(&mutex_bugs), made;
+
+	plain_counter = 0;
+	max_inside = 0;
+	mutex_iters = per_thread(8000);
+	made = run_on_all(mutex_hammer, NULL, 2);
+	KTAP_EXPECT_EQ(made, 2 * nr_cpu_ids);
+	KTAP_EXPECT_EQ(plain_counter, (long)made * mutex_iters);
+	KTAP_EXPECT_EQ(max_inside, 1);
+	KTAP_EXPECT(!mutex_is_locked(&hammer_mutex));
+	KTAP_EXPECT_EQ(atomic_read(&mutex_bugs), bugs);
+	KTAP_EXPECT(mutex_trylock(&hammer_mutex));
+	KTAP_EXPECT(!mutex_trylock(&hammer_mutex));
+	mutex_unlock(&hammer_mutex);
+	ktap_log("%d threads x %d: counter exact", made, mutex_iters);
+}
+
+/* ---- seqlock ----------------------------------------------------------- */
+
+static DEFINE_SEQLOCK(sl);
+static u64 sdata[4];
+static volatile int seq_stop;
+static int seq_torn, seq_writer_cpu;
+static long seq_retries, seq_reads;
+
+static int seq_worker(void *unused)
+{
+	if (smp_processor_id() == seq_writer_cpu) {
+		for (int i = 0; i < 20000; i++) {
+			write_seqlock(&sl);
+			u64 v = READ_ONCE(sdata[0]) + 1;
+			for (int k = 0; k < 4; k++)
+				WRITE_ONCE(sdata[k], v);
+			write_sequnlock(&sl);
+			if ((i & 63) == 0)
+				cond_resched();
+		}
+		seq_stop = 1;
+		return 0;
+	}
+	long retries = 0, reads = 0;
+	while (!seq_stop) {
+		u64 v[4];
+		unsigned s;
+
+		for (;;) {
+			s = read_seqbegin(&sl);
+			for (int k = 0; k < 4; k++)
+				v[k] = READ_ONCE(sdata[k]);
+			if (!read_seqretry(&sl, s))
+				break;
+			retries++;
+		}
+		reads++;
+		if (v[0] != v[1] || v[1] != v[2] || v[2] != v[3])
+			__atomic_add_fetch(&seq_torn, 1, __ATOMIC_RELAXED);
+		if ((reads & 63) == 0)
+			cond_resched();
+	}
+	__atomic_add_fetch(&seq_retries, retries, __ATOMIC_RELAXED);
+	__atomic_add_fetch(&seq_reads, reads, __ATOMIC_RELAXED);
+	return 0;
+}
+
+static void locks_seqlock_no_torn_reads(void)
+{
+	seq_stop = 0;
+	seq_torn = 0;
+	seq_retries = seq_reads = 0;
+	seq_writer_cpu = nr_cpu_ids - 1;
+	memset(sdata, 0, sizeof(sdata));
+	run_on_all(seq_worker, NULL, nr_cpu_ids > 1 ? 1 : 2);
+	KTAP_EXPECT_EQ(seq_torn, 0);
+	KTAP_EXPECT_EQ(sdata[0], 20000 * (nr_cpu_ids > 1 ? 1 : 2));
+	KTAP_EXPECT_EQ(sdata[3], sdata[0]);
+	KTAP_EXPECT_EQ(sl.seqcount.sequence & 1, 0);
+	ktap_log("%ld reads, %ld retried, none torn", seq_reads, seq_retries);
+}
+
+/* ---- debug reports ----------------------------------------------------- */
+
+static void locks_spinlock_debug_reports(void)
+{
+	DEFINE_SPINLOCK(l);
+	int bugs;
+
+	if (!sched_provoke_bugs) {
+		ktap_skip("provokes BUG reports: boot with sched.provoke_bugs");
+		return;
+	}
+	bugs = atomic_read(&spinlock_bugs);
+	spin_lock(&l);
+	spin_lock(&l);		/* recursion: reported, not a hang */
+	KTAP_EXPECT_EQ(atomic_read(&spinlock_bugs), bugs + 1);
+	spin_unlock(&l);
+	KTAP_EXPECT(spin_is_locked(&l));
+	spin_unlock(&l);
+	KTAP_EXPECT(!spin_is_locked(&l));
+	KTAP_EXPECT_EQ(preempt_count(), 0);
+
+	spin_unlock(&l);	/* not held: reported, tickets untouched */
+	KTAP_EXPECT_EQ(atomic_read(&spinlock_bugs), bugs + 2);
+	KTAP_EXPECT_EQ(l.raw.owner, l.raw.next);
+	KTAP_EXPECT_EQ(preempt_count(), 0);
+	spin_lock(&l);
+	KTAP_EXPECT(spin_is_locked(&l));
+	spin_unlock(&l);
+	KTAP_EXPECT_EQ(atomic_read(&spinlock_bugs), bugs + 2);
+}
+
+static DEFINE_SPINLOCK(held_lock);
+static volatile int holder_in;
+
+static int hold_lock(void *p)
+{
+	spin_lock(&held_lock);
+	holder_in = 1;
+	mdelay((unsigned long)p);
+	spin_unlock(&held_lock);
+	return 0;
+}
+
+static void locks_spinlock_lockup_names_holder(void)
+{
+	unsigned int saved = spinlock_timeout_ms;
+	int before = atomic_read(&spinlock_lockups), holder = 1;
+	struct task *t;
+
+	if (!sched_provoke_bugs) {
+		ktap_skip("provokes BUG reports: boot with sched.provoke_bugs");
+		return;
+	}
+	if (nr_cpu_ids < 2 || smp_processor_id() == holder) {
+		ktap_skip("needs 2 CPUs");
+		return;
+	}
+	holder_in = 0;
+	spinlock_timeout_ms = 200;
+	t = kthread_create_on_cpu(hold_lock, (void *)1000ul, holder, "holder");
+	KTAP_ASSERT(t);
+	wake_up_process(t);
+	u64 end = ktime_get_ns() + 10000000000ull;
+	while (!holder_in && ktime_get_ns() < end)
+		msleep(1);
+	spin_lock(&held_lock);	/* waits ~1 s: past the 200 ms watchdog */
+	spin_unlock(&held_lock);
+	kthread_join(t);
+	spinlock_timeout_ms = saved;
+	KTAP_EXPECT(holder_in);
+	KTAP_EXPECT_EQ(atomic_read(&spinlock_lockups), before + 1);
+	KTAP_EXPECT_EQ(spinlock_last_lockup_holder, holder);
+}
+
+/* ---- uncontended cost -------------------------------------------------- */
+
+static u64 isqrt(u64 v)
+{
+	u64 r = 0, b = 1ull << 62;
+
+	while (b > v)
+		b >>= 2;
+	while (b) {
+		if (v >= r + b) {
+			v -= r + b;
+			r = (r >> 1) + b;
+		} else {
+			r >>= 1;
+		}
+		b >>= 2;
+	}
+	return r;
+}
+
+#define BENCH_RUNS 10
+#define BENCH_ITERS 20000
+
+struct bench_result {
+	u64 ns_milli[BENCH_RUNS];	/* per op, thousandths of a ns */
+	u64 cyc_milli[BENCH_RUNS];
+};
+
+static void report(const char *type, struct bench_result *r)
+{
+	u64 sum = 0, csum = 0, var = 0, mean, cmean, sd, sorted[BENCH_RUNS];
+
+	for (int i = 0; i < BENCH_RUNS; i++) {
+		sum += r->ns_milli[i];
+		csum += r->cyc_milli[i];
+		sorted[i] = r->ns_milli[i];
+	}
+	mean = sum / BENCH_RUNS;
+	cmean = csum / BENCH_RUNS;
+	for (int i = 0; i < BENCH_RUNS; i++) {
+		s64 d = (s64)(r->ns_milli[i] - mean);
+		var += (u64)(d * d);
+	}
+	sd = isqrt(var / (BENCH_RUNS - 1));
+	for (int i = 1; i < BENCH_RUNS; i++)	/* insertion sort for the median */
+		for (int j = i; j > 0 && sorted[j - 1] > sorted[j]; j--) {
+			u64 x = sorted[j]; sorted[j] = sorted[j - 1]; sorted[j - 1] = x;
+		}
+	u64 med = (sorted[BENCH_RUNS / 2 - 1] + sorted[BENCH_RUNS / 2]) / 2;
+	ktap_log("bench name=lock type=%s ns=%llu.%03llu cycles=%llu.%03llu stddev=%llu.%03llu "
+		 "median_ns=%llu.%03llu runs=%d iters=%d cpus=%d preempt=%s", type,
+		 (unsigned long long)(mean / 1000), (unsigned long long)(mean % 1000),
+		 (unsigned long long)(cmean / 1000), (unsigned long long)(cmean % 1000),
+		 (unsigned long long)(sd / 1000), (unsigned long long)(sd % 1000),
+		 (unsigned long long)(med / 1000), (unsigned long long)(med % 1000),
+		 BENCH_RUNS, BENCH_ITERS, nr_cpu_ids, preempt_full ? "full" : "none");
+}
+
+/* The body is inlined into its own loop, kept alive by barrier(). */
+#define BENCH(type, body) do {						\
+	struct bench_result __r;					\
+	for (int __run = 0; __run < BENCH_RUNS; __run++) {		\
+		u64 __t0 = ktime_get_ns(), __c0 = get_cycles_ordered();	\
+		for (int __i = 0; __i < BENCH_ITERS; __i++) {		\
+			body;						\
+			barrier();					\
+		}							\
+		u64 __c1 = get_cycles_ordered(), __t1 = ktime_get_ns();	\
+		__r.ns_milli[__run] = (__t1 - __t0) * 1000 / BENCH_ITERS; \
+		__r.cyc_milli[__run] = (__c1 - __c0) * 1000 / BENCH_ITERS; \
+	}								\
+	report(type, &__r);						\
+} while (0)
+
+static DEFINE_SPINLOCK(bench_spin);
+static DEFINE_RWLOCK(bench_rw);
+static DEFINE_RWLOCK_FAIR(bench_rwf);
+static DEFINE_SEQLOCK(bench_seq);
+static DEFINE_MUTEX(bench_mutex);
+static u64 bench_data;
+
+static void locks_bench_uncontended(void)
+{
+	unsigned long flags;
+
+	BENCH("empty", );
+	BENCH("spinlock", spin_lock(&bench_spin); spin_unlock(&bench_spin));
+	BENCH("spinlock-irqsave", spin_lock_irqsave(&bench_spin, flags);
+	      spin_unlock_irqrestore(&bench_spin, flags));
+	BENCH("rwlock-read", read_lock(&bench_rw); read_unlock(&bench_rw));
+	BENCH("rwlock-write", write_lock(&bench_rw); write_unlock(&bench_rw));
+	BENCH("rwlock-fair-read", read_lock(&bench_rwf); read_unlock(&bench_rwf));
+	BENCH("rwlock-fair-write", write_lock(&bench_rwf); write_unlock(&bench_rwf));
+	BENCH("seqlock-read", unsigned __s; do { __s = read_seqbegin(&bench_seq);
+	      (void)READ_ONCE(bench_data); } while (read_seqretry(&bench_seq, __s)));
+	BENCH("seqlock-write", write_seqlock(&bench_seq); write_sequnlock(&bench_seq));
+	BENCH("mutex", mutex_lock(&bench_mutex); mutex_unlock(&bench_mutex));
+	BENCH("preempt", preempt_disable(); preempt_enable());
+	KTAP_EXPECT(!spin_is_locked(&bench_spin));
+	KTAP_EXPECT(!mutex_is_locked(&bench_mutex));
+	KTAP_EXPECT_EQ(preempt_count(), 0);
+}
+
+KTAP_SUITE(locks,
+	   KTAP_CASE(locks_spinlock_all_cpus),
+	   KTAP_CASE(locks_rwlock_all_cpus),
+	   KTAP_CASE(locks_rwlock_readers_share),
+	   KTAP_CASE(locks_mutex_all_cpus),
+	   KTAP_CASE(locks_seqlock_no_torn_reads),
+	   KTAP_CASE(locks_spinlock_debug_reports),
+	   KTAP_CASE(locks_spinlock_lockup_names_holder),
+	   KTAP_CASE(locks_bench_uncontended));
