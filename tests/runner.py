@@ -964,15 +964,20 @@ def _load_configs(path):
                              if path.startswith(ROOT) else path)
 
 
-def write_bench(verdicts, path):
+def start_bench(path):
     with open(path, "w") as f:
         f.write("# bench rows collected by tests/runner.py; config= names "
                 "the run\n")
-        for v in verdicts:
-            for p in v.platform:
-                f.write(f"# platform: {p} config={v.config}\n")
-            for row in v.bench:
-                f.write(f"# bench {row} config={v.config}\n")
+
+
+def append_bench(v, path):
+    """Adds one run's rows as soon as it ends, so an interrupted sweep keeps
+    what it measured."""
+    with open(path, "a") as f:
+        for p in v.platform:
+            f.write(f"# platform: {p} config={v.config}\n")
+        for row in v.bench:
+            f.write(f"# bench {row} config={v.config}\n")
 
 
 def main(argv=None):
@@ -1067,6 +1072,8 @@ def main(argv=None):
 
         for sig in (signal.SIGTERM, signal.SIGINT, signal.SIGHUP):
             signal.signal(sig, _on_signal)
+        bench_path = os.path.join(args.log_dir, "bench.txt")
+        start_bench(bench_path)
 
         def one(cfg):
             emit([f"# run {cfg.name}: {cfg.cpus} CPU(s), {cfg.mem} MB"
@@ -1081,12 +1088,13 @@ def main(argv=None):
             rel = os.path.relpath(o.log_path)
             out.append(f"# {cfg.name}: {'ok' if v.passed else 'FAILED'} in "
                        f"{o.elapsed:.0f} s, exit {o.rc}, log {rel}")
+            with print_lock:
+                append_bench(v, bench_path)
             emit(out)
             return v
 
         with concurrent.futures.ThreadPoolExecutor(max(1, args.jobs)) as pool:
             verdicts = list(pool.map(one, todo))
-        write_bench(verdicts, os.path.join(args.log_dir, "bench.txt"))
 
     line, failed = summary_line(verdicts)
     print(line)
