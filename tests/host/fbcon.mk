@@ -1,9 +1,8 @@
 # tests/host/fbcon.mk: host test of the framebuffer console
 # (kernel/fbcon.c, kernel/font8x16.c) over memory buffers at 32/24/16/15
 # bpp and in VGA text layout, its checks of bad framebuffer descriptions,
-# and a cross-check of tests/fbcheck.py's screen model against the C one;
-# and tools/mkusb's safety checks on a fake sysfs/mount tree.  Included by
-# tests/host/Makefile.
+# and a cross-check of tests/fbcheck.py's screen model against the C one.
+# Included by tests/host/Makefile.
 FBCON_CFLAGS = $(HOST_CFLAGS) -I$(ROOT)/tests/host/fbcon_shim -I$(ROOT) -DROOT_DIR=\"$(abspath $(ROOT))\"
 FBCON_SRC = $(ROOT)/kernel/fbcon.c $(ROOT)/kernel/font8x16.c $(ROOT)/kernel/multiboot2.c
 FBCON_DEPS = test_fbcon.c $(FBCON_SRC) $(ROOT)/kernel/fbcon.h $(ROOT)/kernel/font.h \
