@@ -253,8 +253,9 @@ static int check_pixels(struct mb2_framebuffer *fb)
 		return -EINVAL;
 	}
 	u32 bytes_pp = (fb->bpp + 7) / 8;
+	u32 align = bytes_pp == 3 ? 1 : bytes_pp;	/* pixels are stored whole */
 	if (fb->width < FONT_WIDTH || fb->height < FONT_HEIGHT ||
-	    (u64)fb->width * bytes_pp > fb->pitch) {
+	    (u64)fb->width * bytes_pp > fb->pitch || fb->pitch % align || fb->addr % align) {
 		pr_err("fbcon: bad geometry %ux%u, pitch %u at %u bpp\n",
 		       fb->width, fb->height, fb->pitch, fb->bpp);
 		return -EINVAL;

@@ -277,7 +277,7 @@ static void bad_descriptions_refused(void)
 	const struct fmt *f = &formats[0];
 	struct mb2_framebuffer ok = make_fb(f, 16, 16, 64), fb;
 
-	struct { const char *why; struct mb2_framebuffer fb; } cases[8];
+	struct { const char *why; struct mb2_framebuffer fb; } cases[9];
 	int n = 0;
 	fb = ok; fb.bpp = 8; cases[n].why = "8 bpp"; cases[n++].fb = fb;
 	fb = ok; fb.pitch = 63; cases[n].why = "pitch short"; cases[n++].fb = fb;
@@ -286,6 +286,7 @@ static void bad_descriptions_refused(void)
 	fb = ok; fb.red_pos = 30; cases[n].why = "red past 32 bits"; cases[n++].fb = fb;
 	fb = ok; fb.type = MB2_FRAMEBUFFER_INDEXED; cases[n].why = "indexed"; cases[n++].fb = fb;
 	fb = ok; fb.pitch = 1u << 20; fb.height = 4096; cases[n].why = "4 GiB"; cases[n++].fb = fb;
+	fb = ok; fb.pitch = 66; cases[n].why = "pitch not whole pixels"; cases[n++].fb = fb;
 	fb = ok; fb.type = MB2_FRAMEBUFFER_TEXT; fb.width = 80; fb.pitch = 100;
 	cases[n].why = "text pitch short"; cases[n++].fb = fb;
 
