@@ -11,6 +11,8 @@
 #   --machine M   pc (default) or q35        --kvm     use KVM if it works
 #   --gdb         gdb stub on :1234, paused  --no-build  do not run make
 #   --display     show a screen (default: none, serial only)
+#   --gfx MODE    the video mode GRUB sets for the kernel: WxHxD (e.g.
+#                 1024x768x16) or text (BIOS); default: the kernel's choice
 #   -- ARGS       passed to QEMU as they are
 # The ISO is build/rcukern.iso, or $RCUKERN_ISO.
 # Exit status: 0 the kernel reported success, 1 it reported failure (or
@@ -18,7 +20,7 @@
 set -uo pipefail
 cd "$(dirname "$0")"
 
-cpus=16 mem=512 cmdline="" uefi=0 machine=pc kvm=0 gdb=0 build=1 display=0
+cpus=16 mem=512 cmdline="" uefi=0 machine=pc kvm=0 gdb=0 build=1 display=0 gfx=""
 extra=()
 while [[ $# -gt 0 ]]; do
 	case $1 in
@@ -31,8 +33,9 @@ while [[ $# -gt 0 ]]; do
 	--gdb) gdb=1; shift ;;
 	--no-build) build=0; shift ;;
 	--display) display=1; shift ;;
+	--gfx) gfx=$2; shift 2 ;;
 	--) shift; extra=("$@"); break ;;
-	-h|--help) sed -n '2,20p' "$0" | sed 's/^# \{0,1\}//' >&2; exit 0 ;;
+	-h|--help) sed -n '2,19p' "$0" | sed 's/^# \{0,1\}//' >&2; exit 0 ;;
 	*) echo "run.sh: unknown option '$1' (try --help)" >&2; exit 64 ;;
 	esac
 done
@@ -53,6 +56,11 @@ fi
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 printf "set timeout=0\nset args='%s'\n" "$cmdline" > "$tmp/rcukern-args.cfg"
+if [[ -n $gfx ]]; then		# boot/grub.cfg sets gfxpayload from it
+	[[ $gfx =~ ^([0-9]+x[0-9]+(x[0-9]+)?|text)$ ]] ||
+		{ echo "run.sh: --gfx wants WxH, WxHxD or text" >&2; exit 64; }
+	echo "set gfx=$gfx" >> "$tmp/rcukern-args.cfg"
+fi
 mformat -i "$tmp/args.img" -C -f 1440 :: >/dev/null 2>&1 &&
 	mcopy -i "$tmp/args.img" "$tmp/rcukern-args.cfg" ::/ >/dev/null 2>&1 ||
 	{ echo "run.sh: could not make the args disk (mtools)" >&2; exit 1; }

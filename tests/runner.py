@@ -47,7 +47,7 @@ ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 # --------------------------------------------------------------------------
 # Configurations
 
-CONFIG_KEYS = ("cpus", "mem", "timeout", "idle", "machine", "expect", "require",
+CONFIG_KEYS = ("cpus", "mem", "timeout", "idle", "machine", "gfx", "expect", "require",
                "forbid", "allow", "qemu", "during", "ready", "check")
 
 
@@ -65,6 +65,7 @@ class Config:
     cmdline: str = ""
     uefi: bool = False
     machine: str = ""
+    gfx: str = ""                                 # run.sh --gfx (GRUB's video mode)
     expect_fail: bool = False
     require: list = field(default_factory=list)   # regexes that must appear
     forbid: list = field(default_factory=list)    # regexes that must not
@@ -132,6 +133,10 @@ def parse_config_line(line, where="<line>"):
             if val not in ("pc", "q35"):
                 raise ConfigError(f"{where}: machine= must be pc or q35")
             cfg.machine = val
+        elif key == "gfx":
+            if not re.fullmatch(r"\d+x\d+(x\d+)?|text", val):
+                raise ConfigError(f"{where}: gfx= must be WxH, WxHxD or text")
+            cfg.gfx = val
         elif key == "expect":
             if val not in ("pass", "fail"):
                 raise ConfigError(f"{where}: expect= must be pass or fail")
@@ -824,6 +829,8 @@ def run_command(cfg, run_sh, monitor=None):
         cmd.append("--uefi")
     if cfg.machine:
         cmd += ["--machine", cfg.machine]
+    if cfg.gfx:
+        cmd += ["--gfx", cfg.gfx]
     extra = list(cfg.qemu)
     if monitor:
         extra += ["-monitor", f"unix:{monitor},server,nowait"]
