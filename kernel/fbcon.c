@@ -411,8 +411,8 @@ void fbcon_init(const struct boot_info *bi, bool serial)
 	}
 	phys = fb.addr;
 	len = (u64)fb.pitch * fb.height;
-	if (len == 0 || len > FB_MAX_BYTES) {
-		pr_err("fbcon: framebuffer at 0x%lx: bad size %ux%u, pitch %u\n",
+	if (phys == 0 || len == 0 || len > FB_MAX_BYTES) {
+		pr_err("fbcon: framebuffer at 0x%lx: bad address or size %ux%u, pitch %u\n",
 		       (unsigned long)phys, fb.width, fb.height, fb.pitch);
 		no_screen(serial, "bad framebuffer description");
 		return;

@@ -353,7 +353,15 @@ static void init_replays_the_log(void)
 	last_msg[0] = 0;
 	fbcon_init(bi, true);
 	EXPECT_EQ(ioremap_calls, 0);
-	EXPECT(strstr(last_msg, "bad size") != NULL);
+	EXPECT(strstr(last_msg, "bad address or size") != NULL);
+
+	/* a framebuffer at physical 0 is a broken description */
+	bi->fb = make_fb(&formats[0], 160, 48, 160 * 4);
+	bi->fb.addr = 0;
+	last_msg[0] = 0;
+	fbcon_init(bi, true);
+	EXPECT_EQ(ioremap_calls, 0);
+	EXPECT(strstr(last_msg, "bad address or size") != NULL);
 
 	/* ioremap failing: said, not dereferenced */
 	bi->fb = make_fb(&formats[0], 160, 48, 160 * 4);
