@@ -3,16 +3,21 @@
  *
  * Each size class owns whole pages (tagged in pmm's per-page byte, which
  * is how kfree finds an object's class) and a LIFO free list threaded
- * through the free objects' first 8 bytes; the rest of a free object holds
- * 0x6b, checked on the way out.  The link is stored XORed with its own
- * address and a constant, and checked to point into a page of the same
- * class, so a stray write over it is reported instead of followed.
- * Class pages are never given back: the kernel's working set is small
- * and this keeps kfree O(1) with no per-page counts. */
+ * through the free objects' first 8 bytes.  In front of it each CPU keeps
+ * a small stack of free objects per class, used with irqs off and no
+ * lock: the shared list and its lock are touched once per batch, which
+ * matters when many (virtual) CPUs allocate at once and a lock holder can
+ * be descheduled by the host.  A free object holds 0x6b everywhere except
+ * a list link; every word is checked on the way out.  The link is stored
+ * XORed with its own address and a constant, and checked to point into a
+ * page of the same class, so a stray write over it is reported instead of
+ * followed.  Class pages are never given back: the kernel's working set
+ * is small and this keeps kfree O(1). */
 #include "kernel/slab.h"
 #include "kernel/pmm.h"
 #include "kernel/preempt.h"
 #include "kernel/printk.h"
+#include "kernel/smp.h"
 #include "kernel/spinlock.h"
 #include "kernel/string.h"
 #include "asm/page.h"
@@ -24,12 +29,24 @@
 #define LARGE_MAGIC	0x6b6d616c6c6f6321ul
 #define LARGE_MAX_SIZE	(1ul << 40)
 #define FREELIST_KEY	0x9e3779b97f4a7c15ul
+#define POISON_WORD	POISON_FREE_WORD
+#define PCP_MAX		32	/* objects a CPU keeps per class */
+#define PCP_BATCH	16	/* moved to or from the shared list at once */
 
 struct kmem_class {
 	spinlock_t lock;
 	unsigned int size;
-	void *freelist;
-	unsigned long in_use, nfree, pages;
+	void *freelist;		/* written under lock; kfree peeks at the head */
+	unsigned long nfree, pages;	/* on the shared list; pages owned */
+};
+
+#define WRITE_FREELIST(k, v) __atomic_store_n(&(k)->freelist, (v), __ATOMIC_RELAXED)
+
+/* One CPU's objects of one class; only that CPU, irqs off, touches it. */
+struct kmem_cpu_cache {
+	unsigned int count;
+	long in_use;		/* allocated here minus freed here */
+	void *objs[PCP_MAX];
 };
 
 struct large_hdr {
@@ -39,6 +56,7 @@ struct large_hdr {
 };
 
 static struct kmem_class classes[KMALLOC_NR_CLASSES];
+static struct kmem_cpu_cache cpu_caches[NR_CPUS][KMALLOC_NR_CLASSES];
 static bool classes_ready;
 static DEFINE_SPINLOCK(init_lock);
 static unsigned long large_in_use;
@@ -97,6 +115,22 @@ static void report_modified(unsigned int c, const void *obj, size_t off, u8 val)
 	dump_stack();
 }
 
+/* The whole object must still be poison, a word at a time (objects are
+ * 8-byte multiples and aligned); the byte is found once a word differs. */
+static void check_poison(unsigned int c, u64 *obj)
+{
+	for (size_t w = 0; w < classes[c].size / sizeof(u64); w++) {
+		if (obj[w] != POISON_WORD) {
+			size_t i = w * sizeof(u64);
+
+			while (((u8 *)obj)[i] == POISON_FREE)
+				i++;
+			report_modified(c, obj, i, ((u8 *)obj)[i]);
+			return;
+		}
+	}
+}
+
 /* A fresh page for class c, poisoned and pushed on its free list. */
 static bool grow(unsigned int c)
 {
@@ -109,58 +143,118 @@ static bool grow(unsigned int c)
 		return false;
 	page = phys_to_virt(phys);
 	pmm_set_page_tag(phys, 1, TAG_CLASS(c));
-	memset(page, POISON_FREE, PAGE_SIZE);
+	fill_words(page, POISON_WORD, PAGE_SIZE);
 	for (unsigned long i = 0; i + 1 < n; i++)
 		link_encode(page + i * k->size, page + (i + 1) * k->size);
 
 	spin_lock_irqsave(&k->lock, flags);
 	link_encode(page + (n - 1) * k->size, k->freelist);
-	k->freelist = page;
+	WRITE_FREELIST(k, page);
 	k->nfree += n;
 	k->pages++;
 	spin_unlock_irqrestore(&k->lock, flags);
 	return true;
 }
 
-static void *class_alloc(unsigned int c)
+/* Moves up to PCP_BATCH objects from the shared list into pc (irqs off).
+ * A bad link is reported once the lock is dropped. */
+static void refill(unsigned int c, struct kmem_cpu_cache *pc)
 {
 	struct kmem_class *k = &classes[c];
-	unsigned long flags;
-	void *obj, *next;
-	bool link_bad = false;
+	void *bad = NULL;
 
-	spin_lock_irqsave(&k->lock, flags);
-	while (!k->freelist) {
-		spin_unlock_irqrestore(&k->lock, flags);
+	spin_lock(&k->lock);
+	while (pc->count < PCP_BATCH && k->freelist) {
+		void *obj = k->freelist, *next = link_decode(obj);
+
+		if (next && !valid_object(c, next)) {
+			/* the rest of the list is lost: leaking it is the safe choice */
+			bad = obj;
+			k->nfree = 1;
+			next = NULL;
+		}
+		WRITE_FREELIST(k, next);
+		k->nfree--;
+		/* the link becomes poison again: the object's check covers it,
+		 * unless it was the bad one, whose check reports it */
+		if (obj != bad)
+			*(u64 *)obj = POISON_WORD;
+		pc->objs[pc->count++] = obj;
+	}
+	spin_unlock(&k->lock);
+	if (bad) {
+		report_modified(c, bad, 0, *(u8 *)bad);
+		*(u64 *)bad = POISON_WORD;
+	}
+}
+
+/* Gives PCP_BATCH of pc's oldest objects back to the shared list. */
+static void drain(unsigned int c, struct kmem_cpu_cache *pc)
+{
+	struct kmem_class *k = &classes[c];
+
+	spin_lock(&k->lock);
+	for (unsigned int i = 0; i < PCP_BATCH; i++) {
+		link_encode(pc->objs[i], k->freelist);
+		WRITE_FREELIST(k, pc->objs[i]);
+	}
+	k->nfree += PCP_BATCH;
+	spin_unlock(&k->lock);
+	pc->count -= PCP_BATCH;
+	memmove(&pc->objs[0], &pc->objs[PCP_BATCH], pc->count * sizeof(void *));
+}
+
+static void *class_alloc(unsigned int c)
+{
+	unsigned long flags;
+	struct kmem_cpu_cache *pc;
+	void *obj = NULL;
+
+	local_irq_save(flags);
+	pc = &cpu_caches[smp_processor_id()][c];
+	if (!pc->count)
+		refill(c, pc);
+	while (!pc->count) {
+		local_irq_restore(flags);
 		if (!grow(c))
 			return NULL;
-		spin_lock_irqsave(&k->lock, flags);
+		local_irq_save(flags);
+		pc = &cpu_caches[smp_processor_id()][c];
+		if (!pc->count)
+			refill(c, pc);
 	}
-	obj = k->freelist;
-	next = link_decode(obj);
-	if (next && !valid_object(c, next)) {
-		/* the rest of the list is lost: leaking it is the safe choice */
-		link_bad = true;
-		k->nfree = 1;
-		next = NULL;
-	}
-	k->freelist = next;
-	k->nfree--;
-	k->in_use++;
-	spin_unlock_irqrestore(&k->lock, flags);
+	obj = pc->objs[--pc->count];
+	pc->in_use++;
+	local_irq_restore(flags);
 
-	if (link_bad)
-		report_modified(c, obj, 0, *(u8 *)obj);
-	*(u64 *)obj = POISON_FREE * 0x0101010101010101ul;
-	for (size_t i = sizeof(u64); i < k->size; i++) {
-		u8 v = ((u8 *)obj)[i];
-
-		if (v != POISON_FREE) {
-			report_modified(c, obj, i, v);
-			break;
-		}
-	}
+	check_poison(c, obj);
 	return obj;
+}
+
+/* Returns obj to this CPU's cache; false if it is already free there or
+ * at the head of the shared list (a double free). */
+static bool class_free(unsigned int c, void *obj)
+{
+	unsigned long flags;
+	struct kmem_cpu_cache *pc;
+
+	local_irq_save(flags);
+	pc = &cpu_caches[smp_processor_id()][c];
+	for (unsigned int i = 0; i < pc->count; i++)
+		if (pc->objs[i] == obj)
+			goto double_free;
+	if (__atomic_load_n(&classes[c].freelist, __ATOMIC_RELAXED) == obj)
+		goto double_free;
+	fill_words(obj, POISON_WORD, classes[c].size);
+	if (pc->count == PCP_MAX)
+		drain(c, pc);
+	pc->objs[pc->count++] = obj;
+	pc->in_use--;
+	local_irq_restore(flags);
+	return true;
+double_free:
+	local_irq_restore(flags);
+	return false;
 }
 
 static void *large_alloc(size_t size)
@@ -200,11 +294,12 @@ void *kmalloc(size_t size, gfp_t flags)
 	if (size <= KMALLOC_MAX_CACHE_SIZE) {
 		p = class_alloc(class_of(size));
 		if (p && (flags & __GFP_ZERO))
-			memset(p, 0, size);
+			fill_words(p, 0, ALIGN_UP(size, sizeof(u64)));
 	} else {
 		p = large_alloc(size);
 		if (p)
-			memset(p, (flags & __GFP_ZERO) ? 0 : POISON_FREE, size);
+			fill_words(p, (flags & __GFP_ZERO) ? 0 : POISON_WORD,
+				   ALIGN_UP(size, sizeof(u64)));
 	}
 	return p;
 }
@@ -217,7 +312,6 @@ static void bad_free(const void *p, const char *why)
 
 void kfree(const void *p)
 {
-	unsigned long flags;
 	u8 tag;
 
 	if (!p)
@@ -229,25 +323,14 @@ void kfree(const void *p)
 	tag = pmm_page_tag(virt_to_phys(p));
 	if (tag >= TAG_CLASS(0) && tag <= TAG_CLASS(KMALLOC_NR_CLASSES - 1)) {
 		unsigned int c = tag - TAG_CLASS(0);
-		struct kmem_class *k = &classes[c];
 		void *obj = (void *)p;
 
 		if (!valid_object(c, obj)) {
 			bad_free(p, "not the start of an object");
 			return;
 		}
-		spin_lock_irqsave(&k->lock, flags);
-		if (obj == k->freelist) {
-			spin_unlock_irqrestore(&k->lock, flags);
+		if (!class_free(c, obj))
 			bad_free(p, "double free");
-			return;
-		}
-		memset(obj, POISON_FREE, k->size);
-		link_encode(obj, k->freelist);
-		k->freelist = obj;
-		k->nfree++;
-		k->in_use--;
-		spin_unlock_irqrestore(&k->lock, flags);
 		return;
 	}
 	if (tag == TAG_LARGE_HEAD) {
@@ -286,6 +369,7 @@ void kmalloc_class_stats(unsigned int idx, struct kmalloc_class_stats *st)
 {
 	unsigned long flags;
 	struct kmem_class *k;
+	long in_use = 0;
 
 	memset(st, 0, sizeof(*st));
 	if (idx >= KMALLOC_NR_CLASSES)
@@ -295,10 +379,15 @@ void kmalloc_class_stats(unsigned int idx, struct kmalloc_class_stats *st)
 		return;
 	k = &classes[idx];
 	spin_lock_irqsave(&k->lock, flags);
-	st->in_use = k->in_use;
 	st->free = k->nfree;
 	st->pages = k->pages;
 	spin_unlock_irqrestore(&k->lock, flags);
+	/* other CPUs' counts move meanwhile: a snapshot, exact when quiet */
+	for (int cpu = 0; cpu < NR_CPUS; cpu++) {
+		in_use += READ_ONCE(cpu_caches[cpu][idx].in_use);
+		st->free += READ_ONCE(cpu_caches[cpu][idx].count);
+	}
+	st->in_use = in_use > 0 ? (unsigned long)in_use : 0;
 }
 
 unsigned long kmalloc_large_in_use(void) { return __atomic_load_n(&large_in_use, __ATOMIC_RELAXED); }
@@ -323,6 +412,7 @@ void mm_report(void)
 void kmalloc_reset(void)
 {
 	memset(classes, 0, sizeof(classes));
+	memset(cpu_caches, 0, sizeof(cpu_caches));
 	classes_ready = false;
 	large_in_use = poison_errors = bad_frees = 0;
 }

@@ -10,13 +10,13 @@
  * phys_to_virt(), so tests/host builds it unchanged. */
 #include "kernel/pmm.h"
 #include "kernel/printk.h"
+#include "kernel/slab.h"
 #include "kernel/spinlock.h"
 #include "kernel/string.h"
 #include "asm/page.h"
 
 #define PMM_MAX_RANGES	256
 #define LOW_MEMORY_END	0x100000ul	/* real-mode area, BIOS, trampoline */
-#define POISON_FREE	0x6b
 
 #define PMM_MAX_COVER	64
 #define COVER_ALIGN	(2ul << 20)
@@ -34,6 +34,7 @@ static u8 *page_tags;
 static unsigned long bitmap_pages;	/* pages the bitmap describes */
 static unsigned long managed_pages, free_pages;
 static unsigned long next_hint;	/* word to start the next single-page search */
+static unsigned long low_hint;	/* every page below it is in use */
 static unsigned long bad_frees;
 static bool late_done;
 
@@ -318,7 +319,7 @@ void pmm_late_init(void)
 		managed_pages += n;
 	}
 	free_pages = managed_pages;
-	next_hint = 0;
+	next_hint = low_hint = 0;
 	__atomic_store_n(&late_done, true, __ATOMIC_RELEASE);
 	pr_info("pmm: %lu MiB usable RAM, %lu MiB free for allocation (bitmap %lu KiB)\n",
 		(unsigned long)(usable_bytes >> 20), free_pages >> (20 - PAGE_SHIFT),
@@ -354,16 +355,22 @@ static long find_free_page(unsigned long from)
 static long find_free_run(unsigned long n)
 {
 	unsigned long run = 0;
+	bool seen_free = false;
 
-	for (unsigned long p = 0; p < bitmap_pages;) {
+	for (unsigned long p = ALIGN_DOWN(low_hint, 64); p < bitmap_pages;) {
 		if (run == 0 && p % 64 == 0 && bitmap[p / 64] == ~0ull) {
 			p += 64;
 			continue;
 		}
 		if (test_used(p)) {
 			run = 0;
-		} else if (++run == n) {
-			return p + 1 - n;
+		} else {
+			if (!seen_free) {
+				seen_free = true;
+				low_hint = p;
+			}
+			if (++run == n)
+				return p + 1 - n;
 		}
 		p++;
 	}
@@ -420,7 +427,7 @@ void pmm_free_pages(u64 phys, unsigned long npages)
 		goto double_free;
 
 	/* Poisoned while still allocated, so no new owner's data is hit. */
-	memset(phys_to_virt(phys), POISON_FREE, npages << PAGE_SHIFT);
+	fill_words(phys_to_virt(phys), POISON_FREE_WORD, npages << PAGE_SHIFT);
 
 	spin_lock_irqsave(&pmm_lock, flags);
 	for (unsigned long p = pfn; p < pfn + npages; p++) {
@@ -432,6 +439,8 @@ void pmm_free_pages(u64 phys, unsigned long npages)
 		page_tags[p] = 0;
 		free_pages++;
 	}
+	if (pfn < low_hint)
+		low_hint = pfn;
 	spin_unlock_irqrestore(&pmm_lock, flags);
 	if (!bad)
 		return;
@@ -493,7 +502,7 @@ void pmm_reset(void)
 	dropped_bytes = 0;
 	bitmap = NULL;
 	page_tags = NULL;
-	bitmap_pages = managed_pages = free_pages = next_hint = bad_frees = 0;
+	bitmap_pages = managed_pages = free_pages = next_hint = low_hint = bad_frees = 0;
 	late_done = false;
 }
 

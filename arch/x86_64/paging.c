@@ -95,6 +95,9 @@ static u64 *walk_create(u64 virt, int level)
 
 			if (!t)
 				return NULL;
+			/* the zeroed table before the entry that publishes it
+			 * (lockless walkers: paging_lookup, the CPU itself) */
+			barrier();
 			/* upper levels allow everything: the leaf decides */
 			WRITE_ONCE(*e, t | PTE_PRESENT | PTE_WRITE);
 		} else if (*e & PTE_HUGE) {

@@ -23,6 +23,7 @@
 unsigned char *host_phys_base;
 u64 host_phys_size = 8 * GiB;	/* reserved address space, touched lazily */
 __thread int shim_in_nmi;
+__thread int shim_cpu;
 
 static int failures, checks;
 static unsigned long warnings;
@@ -435,19 +436,28 @@ static void test_kmalloc_poison(void)
 	CHECK(kmalloc_poison_errors() == 1);
 	kfree(q);
 
-	/* a write over the free-list link is caught, not followed */
-	void **r = kmalloc(128, GFP_KERNEL);
-	void **r2 = kmalloc(128, GFP_KERNEL);
-	kfree(r2);
-	kfree(r);
-	r[0] = (void *)0x1234;		/* r is the head, its link points at r2 */
-	void *a = kmalloc(128, GFP_KERNEL);
-	CHECK(a == r);
-	CHECK(kmalloc_poison_errors() == 2);
-	void *b = kmalloc(128, GFP_KERNEL);	/* the list was dropped: fresh object */
-	CHECK(b != NULL && b != (void *)0x1234);
-	kfree(a);
-	kfree(b);
+	/* the object's first word (a list link, on the shared list) written
+	 * after free: caught, not followed.  200 objects overflow this CPU's
+	 * cache, so some sit on the shared list, some in the cache. */
+	static void *objs[200];
+	unsigned long errs = kmalloc_poison_errors();
+	for (int i = 0; i < 200; i++)
+		objs[i] = kmalloc(128, GFP_KERNEL);
+	for (int i = 0; i < 200; i++)
+		kfree(objs[i]);
+	for (int i = 0; i < 200; i++)
+		((void **)objs[i])[0] = (void *)0x1234;
+	bool all = true;
+	for (int i = 0; i < 200; i++) {
+		objs[i] = kmalloc(128, GFP_KERNEL);
+		all &= objs[i] != NULL && objs[i] != (void *)0x1234;
+	}
+	CHECK(all);
+	/* each cached object reports; the list reports once and is dropped */
+	CHECK(kmalloc_poison_errors() > errs);
+	CHECK(kmalloc_poison_errors() <= errs + 200);
+	for (int i = 0; i < 200; i++)
+		kfree(objs[i]);
 
 	/* no false alarms on honest use */
 	unsigned long before = kmalloc_poison_errors();
@@ -502,6 +512,8 @@ static void test_kfree_errors(void)
 static void *stress_thread(void *arg)
 {
 	unsigned int seed = (unsigned int)(uintptr_t)arg;
+
+	shim_cpu = (int)(uintptr_t)arg;
 	u8 *live[64] = { 0 };
 	size_t len[64];
 	long bad = 0;

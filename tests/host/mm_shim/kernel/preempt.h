@@ -7,3 +7,7 @@
 
 extern __thread int shim_in_nmi;
 #define in_nmi()	(shim_in_nmi)
+
+/* No interrupts on the host: each test thread is its own "CPU". */
+#define local_irq_save(flags)	((flags) = 0)
+#define local_irq_restore(flags) ((void)(flags))
