@@ -230,8 +230,10 @@ higher_half:
 	jmp .hang
 
 section .bss
-align 16
-global boot_stack_bottom, boot_stack_top
+alignb 4096
+global boot_stack_guard, boot_stack_bottom, boot_stack_top
+boot_stack_guard:		; left unmapped by paging.c: overflow faults
+	resb 4096
 boot_stack_bottom:
 	resb 16384
 boot_stack_top:

@@ -316,6 +316,11 @@ void kfree(const void *p)
 
 	if (!p)
 		return;
+	if (in_nmi()) {
+		/* the lock may be held by the code this NMI interrupted */
+		WARN_ONCE(1, "kfree from NMI context: %p leaked", p);
+		return;
+	}
 	if (!virt_addr_direct(p) || !pmm_ready()) {
 		bad_free(p, "not a kmalloc address");
 		return;

@@ -9,6 +9,7 @@
  * kernel that allocates at boot and for tests.  Pure logic on top of
  * phys_to_virt(), so tests/host builds it unchanged. */
 #include "kernel/pmm.h"
+#include "kernel/preempt.h"
 #include "kernel/printk.h"
 #include "kernel/slab.h"
 #include "kernel/spinlock.h"
@@ -388,6 +389,10 @@ u64 pmm_alloc_pages(unsigned long npages)
 	}
 	if (npages == 0 || npages > bitmap_pages)
 		return 0;
+	if (in_nmi()) {
+		WARN_ONCE(1, "pmm: page allocation from NMI context");
+		return 0;
+	}
 	spin_lock_irqsave(&pmm_lock, flags);
 	if (npages > free_pages)
 		pfn = -1;
@@ -410,6 +415,10 @@ void pmm_free_pages(u64 phys, unsigned long npages)
 
 	if (!pmm_ready() || npages == 0)
 		return;
+	if (in_nmi()) {
+		WARN_ONCE(1, "pmm: page free from NMI context: 0x%lx leaked", (unsigned long)phys);
+		return;
+	}
 	if ((phys & (PAGE_SIZE - 1)) || pfn >= bitmap_pages ||
 	    npages > bitmap_pages - pfn) {
 		__atomic_fetch_add(&bad_frees, 1, __ATOMIC_RELAXED);

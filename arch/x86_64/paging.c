@@ -27,6 +27,9 @@
 
 extern char __text_start[], __text_end[], __rodata_start[], __rodata_end[];
 extern char __data_start[], __bss_end[], __kernel_end[];
+/* A page boot/entry.asm may reserve below the boot CPU's stack; left
+ * unmapped in the image mapping, it is that stack's guard. */
+extern char boot_stack_guard[] __weak;
 
 struct paging_features paging_features;
 
@@ -171,10 +174,22 @@ static u64 image_flags(u64 virt, bool exec)
 	return PTE_WRITE | PTE_GLOBAL | PTE_NX;
 }
 
+static u64 boot_guard_page(void)
+{
+	u64 g = (u64)boot_stack_guard;
+
+	if (!g || (g & (PAGE_SIZE - 1)) || g < (u64)__data_start || g >= (u64)__bss_end)
+		return 0;
+	return g;
+}
+
 static void map_kernel_image(void)
 {
+	u64 guard = boot_guard_page();
+
 	for (u64 v = (u64)__text_start; v < (u64)__kernel_end; v += PAGE_SIZE)
-		map_one(v, v - KERNEL_VMA, image_flags(v, true), 1);
+		if (v != guard)
+			map_one(v, v - KERNEL_VMA, image_flags(v, true), 1);
 }
 
 /* [start, end) of physical memory (2 MiB-aligned), huge pages except
@@ -411,6 +426,10 @@ void free_kernel_stack(void *top, size_t size)
 
 bool is_stack_guard(unsigned long addr)
 {
+	u64 guard = boot_guard_page();
+
+	if (guard && addr >= guard && addr < guard + PAGE_SIZE)
+		return true;
 	if (addr < STACK_REGION_START || addr >= READ_ONCE(stack_next))
 		return false;
 	return !(paging_lookup(addr, NULL) & PTE_PRESENT);

@@ -59,7 +59,9 @@ void *alloc_kernel_stack(size_t size);
 /* Gives a stack back (top and size as allocated).  Its pages stay mapped
  * and are reused by the next alloc_kernel_stack of the same size. */
 void free_kernel_stack(void *top, size_t size);
-/* True if addr is in a guard page of the stack region (an overflow). */
+/* True if addr is in a guard page of the stack region (an overflow), or
+ * in the boot stack's guard if boot/entry.asm defines boot_stack_guard
+ * (a page-aligned page in .bss just below boot_stack_bottom). */
 bool is_stack_guard(unsigned long addr);
 
 /* The leaf entry mapping virt (0 if none); *level is 1 for a 4 KiB page,

@@ -263,6 +263,24 @@ static void stack_guard_page(void)
 	free_kernel_stack(top, size);
 }
 
+extern char boot_stack_guard[] __weak;
+extern char boot_stack_bottom[];
+
+static void boot_stack_guarded(void)
+{
+	if (!boot_stack_guard) {
+		ktap_skip("boot/entry.asm reserves no boot_stack_guard page");
+		return;
+	}
+	unsigned long bottom = (unsigned long)boot_stack_bottom;
+
+	KTAP_EXPECT((unsigned long)boot_stack_guard + PAGE_SIZE == bottom);
+	KTAP_EXPECT(paging_lookup((u64)boot_stack_guard, NULL) == 0);
+	KTAP_EXPECT(is_stack_guard(bottom - 1));
+	KTAP_EXPECT(!is_stack_guard(bottom));
+	KTAP_EXPECT_EQ(probe_fault(read_byte, (void *)(bottom - 8)), PF_VECTOR);
+}
+
 static void on_stack(void *arg)
 {
 	volatile u64 local = 42;
@@ -483,6 +501,7 @@ KTAP_SUITE(mm,
 	   KTAP_CASE(wx_data_noexec),
 	   KTAP_CASE(low_memory_unmapped),
 	   KTAP_CASE(stack_guard_page),
+	   KTAP_CASE(boot_stack_guarded),
 	   KTAP_CASE(call_on_guarded_stack),
 	   KTAP_CASE(ioremap_uncached),
 	   KTAP_CASE(kmalloc_all_cpus_at_once),
