@@ -15,6 +15,7 @@
 DEFINE_PER_CPU(u64, timer_ticks);
 DEFINE_PER_CPU(const char *, timer_mode);
 DEFINE_PER_CPU(u64, timer_next_deadline);
+DEFINE_PER_CPU(u64, timer_early);
 
 static bool use_deadline;
 static u32 lapic_ticks_per_tick;	/* periodic initial count */
@@ -39,11 +40,29 @@ static void arm_deadline(void)
 	wrmsr(MSR_IA32_TSC_DEADLINE, next);
 }
 
+/* A deadline interrupt before its deadline (seen under nested KVM) is
+ * not a tick: re-arm the same deadline, or the next ones would be set
+ * from an early base and ticks would come in bursts, faster than hz. */
+static bool deadline_due(void)
+{
+	u64 due = this_cpu_read(timer_next_deadline);
+
+	if ((s64)(rdtsc() - due) < 0) {
+		this_cpu_inc(timer_early);
+		wrmsr(MSR_IA32_TSC_DEADLINE, due);
+		return false;
+	}
+	return true;
+}
+
 static void timer_interrupt(struct pt_regs *regs)
 {
 	(void)regs;
-	if (use_deadline)
+	if (use_deadline) {
+		if (!deadline_due())
+			return;
 		arm_deadline();
+	}
 	this_cpu_inc(timer_ticks);
 	if (smp_processor_id() == 0)
 		jiffies++;	/* the only writer */

@@ -5,7 +5,8 @@
 #include "kernel/percpu.h"
 
 DECLARE_PER_CPU(u64, timer_ticks);	/* ticks taken on this CPU */
-DECLARE_PER_CPU(const char *, timer_mode);	/* "tsc-deadline" / "periodic" */
+DECLARE_PER_CPU(const char *, timer_mode);
+DECLARE_PER_CPU(u64, timer_early);	/* deadline interrupts that came early */	/* "tsc-deadline" / "periodic" */
 
 /* Boot CPU: calibrate the LAPIC timer against the TSC, start ticking. */
 void timer_init(void);
