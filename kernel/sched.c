@@ -19,6 +19,7 @@
 #include "kernel/slab.h"
 #include "kernel/smp.h"
 #include "kernel/string.h"
+#include "kernel/vmstack.h"
 #include "kernel/time.h"
 #include "kernel/cmdline.h"
 #include "kernel/ktap.h"
@@ -390,7 +391,7 @@ void put_task_struct(struct task *t)
 	if (atomic_dec_and_test(&t->usage)) {
 		if (WARN_ON(t == &init_task || is_idle_task(t)))
 			return;
-		kfree(t->stack);
+		free_kernel_stack((char *)t->stack + THREAD_SIZE, THREAD_SIZE);
 		kfree(t);
 	}
 }
@@ -450,7 +451,8 @@ struct task *kthread_create_on_cpu(int (*fn)(void *), void *arg, int cpu,
 
 	if (!t)
 		return NULL;
-	t->stack = kmalloc(THREAD_SIZE, GFP_KERNEL);
+	top = alloc_kernel_stack(THREAD_SIZE);	/* a guard page below */
+	t->stack = top ? (char *)top - THREAD_SIZE : NULL;
 	if (!t->stack) {
 		kfree(t);
 		return NULL;

@@ -17,6 +17,7 @@
 
 #include "kernel/types.h"
 #include "asm/page.h"
+#include "kernel/vmstack.h"
 
 #define PTE_PRESENT	(1ul << 0)
 #define PTE_WRITE	(1ul << 1)
@@ -53,17 +54,11 @@ void paging_identity_map_low(bool on);
 /* Uncached, NX mapping of device registers; NULL if out of space. */
 void *ioremap(u64 phys, size_t len);
 
-/* Returns the top (initial stack pointer) of a zeroed stack of `size`
- * bytes (rounded up to pages) with an unmapped guard page below, or NULL. */
-void *alloc_kernel_stack(size_t size);
-/* Gives a stack back (top and size as allocated).  Its pages stay mapped
- * and are reused by the next alloc_kernel_stack of the same size. */
-void free_kernel_stack(void *top, size_t size);
-/* True if addr is in a guard page of the stack region (an overflow), or
- * in the boot stack's guard if boot/entry.asm defines boot_stack_guard
- * (a page-aligned page in .bss just below boot_stack_bottom). */
-bool is_stack_guard(unsigned long addr);
-
+/* alloc_kernel_stack, free_kernel_stack, is_stack_guard: kernel/vmstack.h.
+ * Freed stacks keep their mapping and are reused by the next allocation
+ * of the same size.  is_stack_guard also knows the boot stack's guard if
+ * boot/entry.asm defines boot_stack_guard (a page-aligned .bss page just
+ * below boot_stack_bottom). */
 /* The leaf entry mapping virt (0 if none); *level is 1 for a 4 KiB page,
  * 2 for 2 MiB, 3 for 1 GiB.  Safe in any context: tables are never freed. */
 u64 paging_lookup(u64 virt, int *level);
