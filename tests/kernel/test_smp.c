@@ -318,9 +318,11 @@ static void nmi_reaches_every_cpu(void)
 static volatile int nest_state;	/* 1 armed, 2 outer waiting, 3 nested ran, 4 outer done */
 static volatile int nest_fault;
 
-static void read_null(void *unused)
+/* The lower half is unmapped (paging.h): a fault, but not a null pointer,
+ * which UBSan would report before the CPU could fault. */
+static void read_unmapped(void *unused)
 {
-	volatile int *p = NULL;
+	volatile int *p = (volatile int *)0x100000;
 
 	(void)unused;
 	__asm__("" : "+r"(p));
@@ -340,7 +342,7 @@ static int nest_nmi(struct pt_regs *regs, void *data)
 	}
 	if (nest_state != 1)
 		return NMI_DONE;
-	nest_fault = probe_fault(read_null, NULL);	/* iretq: NMIs unblocked */
+	nest_fault = probe_fault(read_unmapped, NULL);	/* iretq: NMIs unblocked */
 	nest_state = 2;
 	SPIN_UNTIL(nest_state == 3, 3000);
 	nest_state = 4;
