@@ -23,6 +23,11 @@
 #define LOW_IDENTITY_END SZ_1M
 
 #define CR0_WP	(1ul << 16)
+#define MSR_PAT	0x277
+/* The power-on PAT with entry 1 (PWT alone) turned from write-through into
+ * write-combining, as Linux does: WB, WC, UC-, UC, then the same again.
+ * No mapping uses PWT alone before this is loaded. */
+#define PAT_VALUE 0x0007010600070106ul
 #define CR4_PGE	(1ul << 7)
 
 extern char __text_start[], __text_end[], __rodata_start[], __rodata_end[];
@@ -155,6 +160,7 @@ static void detect_features(void)
 	}
 	cpuid(1, &a, &b, &c, &d);
 	paging_features.pge = d & (1u << 13);
+	paging_features.pat = d & (1u << 16);
 	paging_features.phys_bits = 36;
 	if (max_ext >= 0x80000008) {
 		cpuid(0x80000008, &a, &b, &c, &d);
@@ -240,6 +246,8 @@ static void enable_cpu_features(void)
 	if (paging_features.nx)
 		wrmsr(MSR_EFER, rdmsr(MSR_EFER) | EFER_NXE);
 	write_cr0(read_cr0() | CR0_WP);
+	if (paging_features.pat)
+		wrmsr(MSR_PAT, PAT_VALUE);
 	if (paging_features.pge)
 		write_cr4(read_cr4() | CR4_PGE);
 }
@@ -310,7 +318,7 @@ void paging_identity_map_low(bool on)
 	write_cr3(read_cr3());
 }
 
-void *ioremap(u64 phys, size_t len)
+static void *ioremap_prot(u64 phys, size_t len, u64 cache)
 {
 	unsigned long flags;
 	u64 start, end, virt;
@@ -343,11 +351,21 @@ void *ioremap(u64 phys, size_t len)
 			pr_err("ioremap: out of memory for page tables\n");
 			return NULL;
 		}
-		WRITE_ONCE(*e, p | fix_flags(PTE_PRESENT | PTE_WRITE | PTE_PCD | PTE_PWT |
-					     PTE_GLOBAL | PTE_NX));
+		WRITE_ONCE(*e, p | fix_flags(PTE_PRESENT | PTE_WRITE | cache | PTE_GLOBAL | PTE_NX));
 	}
 	spin_unlock_irqrestore(&paging_lock, flags);
 	return (void *)(virt + (phys - start));
+}
+
+void *ioremap(u64 phys, size_t len)
+{
+	return ioremap_prot(phys, len, PTE_PCD | PTE_PWT);	/* PAT entry 3: UC */
+}
+
+void *ioremap_wc(u64 phys, size_t len)
+{
+	/* PAT entry 1 is WC once PAT_VALUE is loaded; without PAT, UC */
+	return ioremap_prot(phys, len, paging_features.pat ? PTE_PWT : PTE_PCD | PTE_PWT);
 }
 
 void *alloc_kernel_stack(size_t size)
@@ -459,3 +477,8 @@ __asm__(
 	"	ret\n"
 	".size call_on_stack, .-call_on_stack\n"
 	".popsection\n");
+
+u64 paging_read_pat(void)
+{
+	return paging_features.pat ? rdmsr(MSR_PAT) : 0;
+}

@@ -53,6 +53,12 @@ void paging_identity_map_low(bool on);
 
 /* Uncached, NX mapping of device registers; NULL if out of space. */
 void *ioremap(u64 phys, size_t len);
+/* Write-combining (through the PAT), NX: for a framebuffer, where UC
+ * makes every pixel store a bus transaction.  UC if the CPU has no PAT.
+ * Never for RAM the direct map also maps (conflicting memory types). */
+void *ioremap_wc(u64 phys, size_t len);
+/* This CPU's PAT MSR (0 without PAT), for tests. */
+u64 paging_read_pat(void);
 
 /* alloc_kernel_stack, free_kernel_stack, is_stack_guard: kernel/vmstack.h.
  * Freed stacks keep their mapping and are reused by the next allocation
@@ -64,7 +70,7 @@ void *ioremap(u64 phys, size_t len);
 u64 paging_lookup(u64 virt, int *level);
 
 struct paging_features {
-	bool nx, gbpages, pge;
+	bool nx, gbpages, pge, pat;
 	unsigned int phys_bits;
 };
 extern struct paging_features paging_features;

@@ -486,6 +486,24 @@ static void bench_kmalloc_kfree(void)
 	KTAP_EXPECT(ktap_case_ok());
 }
 
+/* Write-combining through PAT entry 1 (PWT alone), for framebuffers. */
+static void ioremap_write_combining(void)
+{
+	u8 *fb = ioremap_wc(0xfd000000, 3 * PAGE_SIZE);
+
+	KTAP_ASSERT(fb != NULL);
+	u64 pte = paging_lookup((u64)fb + 2 * PAGE_SIZE, NULL);
+	KTAP_EXPECT((pte & PTE_ADDR_MASK) == 0xfd000000 + 2 * PAGE_SIZE);
+	if (!paging_features.pat) {
+		KTAP_EXPECT(pte & PTE_PCD);
+		ktap_skip("no PAT on this CPU: write-combining falls back to UC");
+		return;
+	}
+	KTAP_EXPECT((pte & (PTE_PCD | PTE_PWT)) == PTE_PWT);
+	/* PAT entry 1 must really be WC (type 1) */
+	KTAP_EXPECT_EQ((paging_read_pat() >> 8) & 7, 1);
+}
+
 static void report(void)
 {
 	mm_report();
@@ -504,6 +522,7 @@ KTAP_SUITE(mm,
 	   KTAP_CASE(boot_stack_guarded),
 	   KTAP_CASE(call_on_guarded_stack),
 	   KTAP_CASE(ioremap_uncached),
+	   KTAP_CASE(ioremap_write_combining),
 	   KTAP_CASE(kmalloc_all_cpus_at_once),
 	   KTAP_CASE(bench_kmalloc_kfree),
 	   KTAP_CASE(report));
