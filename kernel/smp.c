@@ -130,12 +130,18 @@ static int queue_call(int target, smp_call_func_t fn, void *info)
 	return 0;
 }
 
+/* Queueing is done with irqs off (so "this CPU" holds still), waiting
+ * with the caller's irq state: a caller with irqs on keeps taking its
+ * ticks.  Should it migrate meanwhile it still waits on the slots it
+ * filled, which belong to the CPU it queued from. */
 int smp_call_function_many(const struct cpumask *mask, smp_call_func_t fn,
 			   void *info, int wait)
 {
 	unsigned long flags;
 	int cpu, me, ret = 0;
 
+	if (WARN_ON_ONCE(in_nmi()))
+		return -EINVAL;
 	local_irq_save(flags);
 	me = smp_processor_id();
 	for_each_cpu(cpu, mask) {
@@ -146,6 +152,7 @@ int smp_call_function_many(const struct cpumask *mask, smp_call_func_t fn,
 		if (r)
 			ret = r;
 	}
+	local_irq_restore(flags);
 	if (wait) {
 		for_each_cpu(cpu, mask) {
 			if (cpu == me || !cpu_online(cpu))
@@ -154,27 +161,29 @@ int smp_call_function_many(const struct cpumask *mask, smp_call_func_t fn,
 				ret = -ETIMEDOUT;
 		}
 	}
-	local_irq_restore(flags);
 	return ret;
 }
 
 int smp_call_function_single(int cpu, smp_call_func_t fn, void *info, int wait)
 {
 	unsigned long flags;
-	int ret;
+	int ret, me;
 
 	if (cpu < 0 || cpu >= NR_CPUS || !cpu_online(cpu))
 		return -EINVAL;
+	if (WARN_ON_ONCE(in_nmi()))
+		return -EINVAL;
 	local_irq_save(flags);
-	if (cpu == smp_processor_id()) {
+	me = smp_processor_id();
+	if (cpu == me) {
 		fn(info);
 		local_irq_restore(flags);
 		return 0;
 	}
 	ret = queue_call(cpu, fn, info);
-	if (!ret && wait && !wait_slot(&call_slots[smp_processor_id()][cpu], cpu))
-		ret = -ETIMEDOUT;
 	local_irq_restore(flags);
+	if (!ret && wait && !wait_slot(&call_slots[me][cpu], cpu))
+		ret = -ETIMEDOUT;
 	return ret;
 }
 

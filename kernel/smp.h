@@ -59,7 +59,8 @@ typedef void (*smp_call_func_t)(void *info);
  * has returned.  Returns 0, -EINVAL for a CPU that is not online,
  * -ETIMEDOUT if a waited-for CPU never ran it (it is named on the console).
  * May be called with irqs off: while waiting this CPU keeps running calls
- * sent to it, so two CPUs calling each other do not deadlock.
+ * sent to it, so two CPUs calling each other do not deadlock.  Not from
+ * NMI context (-EINVAL and a warning).
  */
 int smp_call_function_single(int cpu, smp_call_func_t fn, void *info, int wait);
 /* The same on every CPU in mask except this one. */

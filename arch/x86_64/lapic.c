@@ -59,23 +59,29 @@ bool lapic_send_ipi(u32 apic_id, u32 low)
 		wrmsr(x2apic_msr(APIC_ICR), ((u64)apic_id << 32) | low);
 		return true;
 	}
+	/* Irqs off: an interrupt handler sending an IPI between our two
+	 * writes would change ICR2 under us.  An NMI handler can still come
+	 * in between, so the destination field is put back as it was found
+	 * before returning: whatever we interrupted then sends where it
+	 * meant to. */
 	unsigned long flags = arch_local_irq_save();
-	/* An IPI from an interrupt handler between the two writes would
-	 * change ICR2 under us: irqs off.  An NMI handler sending one could
-	 * still interleave; NMI senders only use the shorthand-free path on
-	 * the CPU that is not also sending, which the callers ensure. */
+	u32 old_dest = lapic_mmio[APIC_ICR2 / 4];
+	bool ok = false;
+
 	lapic_mmio[APIC_ICR2 / 4] = apic_id << 24;
 	lapic_mmio[APIC_ICR / 4] = low;
 	for (int i = 0; i < 1000000; i++) {
 		if (!(lapic_mmio[APIC_ICR / 4] & APIC_ICR_BUSY)) {
-			arch_local_irq_restore(flags);
-			return true;
+			ok = true;
+			break;
 		}
 		arch_cpu_relax();
 	}
+	lapic_mmio[APIC_ICR2 / 4] = old_dest;
 	arch_local_irq_restore(flags);
-	pr_err("lapic: IPI 0x%x to APIC %u stuck in the ICR\n", low, apic_id);
-	return false;
+	if (!ok)
+		pr_err("lapic: IPI 0x%x to APIC %u stuck in the ICR\n", low, apic_id);
+	return ok;
 }
 
 static void spurious_interrupt(struct pt_regs *regs)

@@ -133,6 +133,13 @@ static void *alloc_percpu_area(void)
 	return phys ? phys_to_virt(phys) : NULL;
 }
 
+static void free_percpu_area(void *area)
+{
+	size_t pages = (percpu_area_size() + PAGE_SIZE - 1) / PAGE_SIZE;
+
+	pmm_free_pages(virt_to_phys(area), pages ? pages : 1);
+}
+
 static bool wait_for(bool (*done)(int), int arg, unsigned int ms)
 {
 	u64 t0 = get_cycles(), limit = ns_to_cycles(ms * 1000000ull);
@@ -163,6 +170,10 @@ static int start_cpu(int cpu, u32 apic, u32 uid)
 	stack = alloc_kernel_stack(AP_STACK_SIZE);
 	if (!area || !stack) {
 		pr_err("smp: no memory for CPU %d (APIC id %u)\n", cpu, apic);
+		if (area)
+			free_percpu_area(area);
+		if (stack)
+			free_kernel_stack(stack, AP_STACK_SIZE);
 		return -ENOMEM;
 	}
 	percpu_setup_cpu(cpu, area);
@@ -193,6 +204,7 @@ static int start_cpu(int cpu, u32 apic, u32 uid)
 			pr_err("smp: CPU %d (APIC id %u) does not answer INIT-SIPI-SIPI after %u ms; skipped\n",
 			       cpu, apic, smp_timeout_ms);
 			free_kernel_stack(stack, AP_STACK_SIZE);
+			free_percpu_area(area);
 			return -ETIMEDOUT;
 		}
 		/* It claimed the trampoline just now after all: go on. */
