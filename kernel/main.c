@@ -35,15 +35,6 @@ core_param(test, test_selection, charp,
 
 struct boot_info boot_info;
 
-static u64 usable_memory(const struct boot_info *bi)
-{
-	u64 total = 0;
-	for (size_t i = 0; i < bi->mmap_count; i++)
-		if (bi->mmap[i].type == MB2_MEMORY_AVAILABLE)
-			total += bi->mmap[i].len;
-	return total;
-}
-
 static void parse_boot_info(unsigned long magic, unsigned long info_phys)
 {
 	if (magic != MB2_BOOTLOADER_MAGIC) {
@@ -73,7 +64,7 @@ void kmain(unsigned long magic, unsigned long info_phys)
 	printk(KERN_INFO "rcukern: an SMP x86-64 kernel for the RCU usage article\n");
 	printk(KERN_INFO "boot: loader '%s', memory %lu MiB usable, command line '%s'\n",
 	       boot_info.loader_name[0] ? boot_info.loader_name : "?",
-	       (unsigned long)(usable_memory(&boot_info) >> 20), boot_info.cmdline);
+	       (unsigned long)(pmm_usable_bytes() >> 20), boot_info.cmdline);
 	cmdline_parse(boot_info.cmdline, __start___param, __stop___param);
 	sched_init();		/* kmain becomes a task; CPU 0's idle; preempt= */
 	x86_platform_init();	/* ACPI, APICs, TSC, this CPU's tick; irqs on */

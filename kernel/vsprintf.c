@@ -1,6 +1,6 @@
 /* kernel/vsprintf.c: vsnprintf, the formatter under printk.  Handles the
  * conversions the kernel uses: %d %i %u %x %X %o %p %s %c %%, with flags
- * '-' '0' ' ' '+', a width (or *), a precision for strings, and the
+ * '-' '0' ' ' '+' '#' (0x/0 prefix), a width (or *), a precision for strings, and the
  * length modifiers hh h l ll z t. */
 #include "kernel/printk.h"
 #include "kernel/string.h"
@@ -55,7 +55,7 @@ int vsnprintf(char *buf, size_t size, const char *fmt, va_list ap)
 			put(&o, *fmt);
 			continue;
 		}
-		bool left = false;
+		bool left = false, alt = false;
 		char pad = ' ', sign = 0;
 		int width = 0, prec = -1, lng = 0;
 		for (;; fmt++) {
@@ -66,6 +66,8 @@ int vsnprintf(char *buf, size_t size, const char *fmt, va_list ap)
 				pad = '0';
 			else if (f == '+')
 				sign = '+';
+			else if (f == '#')
+				alt = true;
 			else if (f == ' ')
 				sign = sign ? sign : ' ';
 			else
@@ -126,6 +128,12 @@ int vsnprintf(char *buf, size_t size, const char *fmt, va_list ap)
 			else if (lng <= -2)
 				v = (unsigned char)v;
 			int base = *fmt == 'u' ? 10 : *fmt == 'o' ? 8 : 16;
+			if (alt && base != 10 && v) {
+				put(&o, '0');
+				if (base == 16)
+					put(&o, *fmt);
+				width -= base == 16 ? 2 : 1;
+			}
 			put_num(&o, v, base, *fmt == 'X', false, width, left, pad, 0);
 			break;
 		}
