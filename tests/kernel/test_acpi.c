@@ -76,6 +76,51 @@ static void lapic_registers_answer(void)
 	KTAP_EXPECT_EQ(id, cpu_apic_id[smp_processor_id()]);
 }
 
+static void read_lvts(void *p)
+{
+	u32 *v = p;
+
+	v[0] = lapic_read(APIC_LVT0);
+	v[1] = lapic_read(APIC_LVT1);
+}
+
+/* The MADT's LAPIC NMI entries are applied on every CPU: the LINT pin
+ * they name is an unmasked NMI input, and a pin no entry names is masked. */
+static void madt_nmi_lints_applied(void)
+{
+	int cpu;
+
+	if (!acpi_info.have_madt) {
+		ktap_skip("no MADT");
+		return;
+	}
+	for_each_online_cpu(cpu) {
+		u32 v[2] = { 0, 0 };
+		u32 uid = acpi_uid_of(cpu_apic_id[cpu]);
+
+		KTAP_ASSERT(smp_call_function_single(cpu, read_lvts, v, 1) == 0);
+		for (int lint = 0; lint < 2; lint++) {
+			bool nmi = false;
+
+			for (int i = 0; i < acpi_info.nr_lapic_nmis; i++) {
+				const struct acpi_lapic_nmi *n = &acpi_info.lapic_nmis[i];
+
+				if (n->lint == lint &&
+				    (n->acpi_uid == ACPI_UID_ALL || n->acpi_uid == uid))
+					nmi = true;
+			}
+			bool is_nmi = !(v[lint] & APIC_LVT_MASKED) &&
+				      (v[lint] & 0x700) == APIC_DM_NMI;
+
+			if (nmi != is_nmi || (!nmi && !(v[lint] & APIC_LVT_MASKED)))
+				ktap_fail("CPU %d LINT%d = 0x%x, MADT says %s", cpu, lint,
+					  v[lint], nmi ? "NMI" : "unused (masked)");
+		}
+	}
+	ktap_log("%d LAPIC NMI entries checked on %d CPUs", acpi_info.nr_lapic_nmis,
+		 num_online_cpus());
+}
+
 /* The TSC rate the boot chose, measured again on another clock; loosely,
  * as the host can stretch either measurement under emulation. */
 static void tsc_frequency_cross_checked(void)
@@ -105,4 +150,5 @@ KTAP_SUITE(acpi_hw,
 	   KTAP_CASE(acpi_tables_as_expected),
 	   KTAP_CASE(madt_cpus_all_accounted),
 	   KTAP_CASE(lapic_registers_answer),
+	   KTAP_CASE(madt_nmi_lints_applied),
 	   KTAP_CASE(tsc_frequency_cross_checked));
