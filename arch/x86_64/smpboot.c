@@ -58,10 +58,18 @@ extern char ap_entry64[];
 
 void smp_ap_entry(int cpu);
 
+/* Low memory is reached through the identity map of the first 1 MiB
+ * (on while APs start), not the direct map: on some firmware the page
+ * is in a hole of the memory map, which the direct map does not cover. */
+static void *low_page(u64 phys)
+{
+	return (void *)(uintptr_t)phys;
+}
+
 /* Where a trampoline field lands in the copy below 1 MiB. */
 static volatile u32 *tr_field32(const char *sym)
 {
-	return phys_to_virt(TRAMPOLINE_PHYS + (sym - trampoline_start));
+	return low_page(TRAMPOLINE_PHYS + (sym - trampoline_start));
 }
 
 struct acpi_info acpi_info;
@@ -267,10 +275,10 @@ void smp_boot_cpus(void)
 		goto done;
 	}
 	paging_identity_map_low(true);
-	memcpy(phys_to_virt(TRAMPOLINE_PHYS), trampoline_start,
+	memcpy(low_page(TRAMPOLINE_PHYS), trampoline_start,
 	       trampoline_end - trampoline_start);
 	if (smp_skip_apic != 0xffffffff)
-		memcpy(phys_to_virt(DEADEND_PHYS), "\xfa\xf4\xeb\xfd", 4);
+		memcpy(low_page(DEADEND_PHYS), "\xfa\xf4\xeb\xfd", 4);
 	for (int i = 0; i < acpi_info.nr_cpus; i++) {
 		const struct acpi_cpu *c = &acpi_info.cpus[i];
 
