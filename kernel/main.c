@@ -21,6 +21,9 @@
 #include "asm/desc.h"
 #include "asm/irq.h"
 #include "asm/smp.h"
+#include "rcu/rcupdate.h"
+#include "rcu/torture.h"
+#include "kernel/profile.h"
 
 #define MB2_BOOTLOADER_MAGIC 0x36d76289
 /* The boot information lies in low memory, identity-mapped by the early
@@ -67,14 +70,25 @@ void kmain(unsigned long magic, unsigned long info_phys)
 	       (unsigned long)(pmm_usable_bytes() >> 20), boot_info.cmdline);
 	cmdline_parse(boot_info.cmdline, __start___param, __stop___param);
 	sched_init();		/* kmain becomes a task; CPU 0's idle; preempt= */
+	rcu_init();		/* the node tree; CPU 0 reports from now on */
 	x86_platform_init();	/* ACPI, APICs, TSC, this CPU's tick; irqs on */
 	smp_boot_cpus();	/* the APs, the TSC sync check, the CPU table */
+	rcu_late_init();	/* the grace-period and callback kthreads */
 
+	const char *torture = rcu_torture_cmdline_type();
+	if (torture) {
+		struct rcu_torture_result res;
+		int ret = rcu_torture_run(torture, rcu_torture_cmdline_secs() * 1000, &res);
+		system_exit(ret ? EXIT_FAILURE_STATUS : EXIT_SUCCESS_STATUS);
+	}
+	profile_boot_start();	/* profile=SECONDS[,RATE] */
 	if (test_selection) {
 		int failed = ktap_run(test_selection);
+		profile_boot_finish();
 		system_exit(failed ? EXIT_FAILURE_STATUS : EXIT_SUCCESS_STATUS);
 	}
 	int failed = ktap_run("paper_*");
+	profile_boot_finish();
 	if (failed < 0)
 		printk(KERN_INFO "rcukern: this build has no scenarios to run\n");
 	system_exit(failed > 0 ? EXIT_FAILURE_STATUS : EXIT_SUCCESS_STATUS);

@@ -1,0 +1,147 @@
+/*
+ * rcu/expedited.c - synchronize_sched_expedited(): a grace period forced
+ * by cross-CPU calls instead of waiting for ticks (Linux's tree_exp.h,
+ * flattened: with at most 64 CPUs one mask word holds the whole wait).
+ *
+ * Ordering contract:
+ *  - The caller's updates are ordered before the idle checks and the
+ *    calls by the full barrier in rcu_seq_snap() and the seq_cst store of
+ *    exp_mask; a CPU found idle (dynticks even, read with a full-barrier
+ *    RMW) has finished every earlier reader and will see the updates in
+ *    any later one (as in tree.c's contract (2)).
+ *  - A CPU clears its bit with a full-barrier RMW after its readers end
+ *    (in the call's handler when it interrupted no reader, else at the
+ *    reader's closing preempt_enable() through rcu_preempt_deferred_qs(),
+ *    or at its next context switch or QS tick).  The waiter reads the mask
+ *    with acquire, so its return is ordered after all those readers.
+ */
+#include "rcu/tree.h"
+#include "kernel/printk.h"
+
+DEFINE_PER_CPU(bool, rcu_need_deferred_qs);
+
+void rcu_exp_init(void)
+{
+	rcu_state.expedited_sequence = rcu_state.gp_seq;
+	atomic_long_set(&rcu_state.exp_mask, 0);
+	rcu_mutex_init(&rcu_state.exp_mutex);
+	init_waitqueue_head(&rcu_state.exp_wq);
+}
+
+unsigned long rcu_exp_batches_completed_sched(void)
+{
+	return rcu_seq_ctr(__atomic_load_n(&rcu_state.expedited_sequence, __ATOMIC_ACQUIRE) -
+			   ((0UL - 300UL) << RCU_SEQ_CTR_SHIFT));
+}
+
+bool rcu_exp_pending_here(void)
+{
+	return atomic_long_read(&rcu_state.exp_mask) & (1UL << smp_processor_id());
+}
+
+/*
+ * This CPU is outside every reader: clear its bit.  can_wake is false in
+ * the scheduler's context switch (a wakeup there could take the run-queue
+ * lock we are under); the waiter polls each tick, so that only delays it.
+ */
+void rcu_exp_report_local(bool can_wake)
+{
+	unsigned long bit = 1UL << smp_processor_id();
+	long old;
+
+	this_cpu_write(rcu_need_deferred_qs, false);
+	this_cpu_ptr(&rcu_data)->exp_deferred_qs = false;
+	old = atomic_long_fetch_andnot(bit, &rcu_state.exp_mask);
+	if (can_wake && old == (long)bit)
+		wake_up(&rcu_state.exp_wq);
+}
+
+/* The cross-CPU call, in irq context on the target, irqs off. */
+static void rcu_exp_handler(void *unused)
+{
+	(void)unused;
+	if (!rcu_exp_pending_here())
+		return;
+	if (preempt_count() - HARDIRQ_OFFSET == 0) {
+		rcu_exp_report_local(true);	/* interrupted no reader */
+		return;
+	}
+	/* Inside a reader: report when it ends (preempt_enable -> deferred_qs). */
+	this_cpu_ptr(&rcu_data)->exp_deferred_qs = true;
+	this_cpu_write(rcu_need_deferred_qs, true);
+}
+
+/* From preempt_enable() once the count is zero and the flag is set. */
+void rcu_preempt_deferred_qs(void)
+{
+	unsigned long flags;
+
+	local_irq_save(flags);
+	if (this_cpu_read(rcu_need_deferred_qs)) {
+		if (rcu_exp_pending_here())
+			rcu_exp_report_local(true);
+		else
+			this_cpu_write(rcu_need_deferred_qs, false);
+	}
+	local_irq_restore(flags);
+}
+
+void synchronize_sched_expedited(void)
+{
+	unsigned long s, mask = 0, start;
+	int cpu, me;
+
+	if (rcu_misuse_check("synchronize_sched_expedited"))
+		return;
+	if (rcu_blocking_is_gp())
+		return;
+	s = rcu_seq_snap(&rcu_state.expedited_sequence);
+	rcu_mutex_lock(&rcu_state.exp_mutex);
+	if (rcu_seq_done(&rcu_state.expedited_sequence, s)) {
+		/* Someone else's expedited GP, started after our snapshot, did it. */
+		rcu_mutex_unlock(&rcu_state.exp_mutex);
+		return;
+	}
+	__atomic_store_n(&rcu_state.expedited_sequence, rcu_state.expedited_sequence + 1,
+			 __ATOMIC_RELEASE);
+	smp_mb();
+
+	/*
+	 * Our own CPU runs us preemptibly, so no reader is on it now; idle
+	 * CPUs are in an extended QS.  Wait for the rest.
+	 */
+	preempt_disable();
+	me = smp_processor_id();
+	for_each_online_cpu(cpu) {
+		if (cpu == me || cpu >= rcu_state.ncpus)
+			continue;
+		if (rcu_dynticks_in_eqs(rcu_dynticks_snap(per_cpu_ptr(&rcu_data, cpu))))
+			continue;
+		mask |= 1UL << cpu;
+	}
+	atomic_long_set(&rcu_state.exp_mask, (long)mask);
+	smp_mb();	/* the mask is visible before any handler runs */
+	for_each_online_cpu(cpu)
+		if (mask & (1UL << cpu))
+			smp_call_function_single(cpu, rcu_exp_handler, NULL, 0);
+	preempt_enable();
+
+	start = jiffies;
+	for (;;) {
+		unsigned long left;
+
+		wait_event_timeout(rcu_state.exp_wq,
+				   !__atomic_load_n(&rcu_state.exp_mask.counter, __ATOMIC_ACQUIRE), 1);
+		left = __atomic_load_n(&rcu_state.exp_mask.counter, __ATOMIC_ACQUIRE);
+		if (!left)
+			break;
+		if (jiffies - start >= rcu_jiffies_till_stall_check()) {
+			rcu_exp_stall_report(left, jiffies - start);
+			start = jiffies;
+		}
+	}
+	smp_mb();
+	__atomic_store_n(&rcu_state.expedited_sequence,
+			 rcu_seq_endval(rcu_state.expedited_sequence), __ATOMIC_RELEASE);
+	rcu_mutex_unlock(&rcu_state.exp_mutex);
+}

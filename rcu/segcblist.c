@@ -1,0 +1,124 @@
+/*
+ * rcu/segcblist.c - the segmented callback list (see rcu/segcblist.h).
+ *
+ * Pure list surgery with no concurrency of its own: rcu/tree.c holds the
+ * owning CPU's rcu_data lock around every call, so nothing here needs a
+ * barrier.  The host tests (tests/host/rcu/test_segcblist.c) check every
+ * operation against a simple model.
+ */
+#include "rcu/segcblist.h"
+
+void rcu_segcblist_init(struct rcu_segcblist *l)
+{
+	int i;
+
+	l->head = NULL;
+	for (i = 0; i < RCU_CBLIST_NSEGS; i++) {
+		l->tails[i] = &l->head;
+		l->gp_seq[i] = 0;
+	}
+	l->len = 0;
+}
+
+void rcu_cblist_init(struct rcu_cblist *l)
+{
+	l->head = NULL;
+	l->tail = &l->head;
+	l->len = 0;
+}
+
+void rcu_segcblist_enqueue(struct rcu_segcblist *l, struct rcu_head *rhp)
+{
+	rhp->next = NULL;
+	*l->tails[RCU_NEXT_TAIL] = rhp;
+	l->tails[RCU_NEXT_TAIL] = &rhp->next;
+	l->len++;
+}
+
+/*
+ * seq is the soonest grace period that covers a callback queued now (from
+ * rcu_seq_snap()); it covers everything queued earlier too.  So NEXT, and
+ * any waiting segment tagged with a GP at or after seq, can all wait for
+ * seq: merge them into the segment after the newest one that needs an
+ * earlier GP.  If NEXT_READY already holds callbacks for an earlier GP,
+ * there is no segment left to tag and NEXT waits for a later call.
+ */
+bool rcu_segcblist_accelerate(struct rcu_segcblist *l, unsigned long seq)
+{
+	int i;
+
+	if (!rcu_segcblist_pend_cbs(l))
+		return false;
+	for (i = RCU_NEXT_READY_TAIL; i > RCU_DONE_TAIL; i--)
+		if (l->tails[i] != l->tails[i - 1] &&
+		    ULONG_CMP_LT(l->gp_seq[i], seq))
+			break;
+	/* Nothing after segment i, or NEXT_READY is taken by an earlier GP. */
+	if (l->tails[i] == l->tails[RCU_NEXT_TAIL] || ++i >= RCU_NEXT_TAIL)
+		return false;
+	for (; i < RCU_NEXT_TAIL; i++) {
+		l->tails[i] = l->tails[RCU_NEXT_TAIL];
+		l->gp_seq[i] = seq;
+	}
+	return true;
+}
+
+void rcu_segcblist_advance(struct rcu_segcblist *l, unsigned long seq)
+{
+	int i, j;
+
+	for (i = RCU_WAIT_TAIL; i < RCU_NEXT_TAIL; i++) {
+		if (l->tails[i] != l->tails[i - 1] && ULONG_CMP_LT(seq, l->gp_seq[i]))
+			break;
+		l->tails[RCU_DONE_TAIL] = l->tails[i];
+	}
+	if (i == RCU_WAIT_TAIL)
+		return;
+	/* Segments WAIT..i-1 joined DONE: slide the still-waiting ones down. */
+	for (j = RCU_WAIT_TAIL; i < RCU_NEXT_TAIL; i++, j++) {
+		l->tails[j] = l->tails[i];
+		l->gp_seq[j] = l->gp_seq[i];
+	}
+	/* The slots left over are empty segments just before NEXT. */
+	for (; j < RCU_NEXT_TAIL; j++)
+		l->tails[j] = l->tails[j - 1];
+}
+
+long rcu_segcblist_extract_done_cbs(struct rcu_segcblist *l,
+				    struct rcu_cblist *dst, long max)
+{
+	struct rcu_head **tail = &l->head;
+	long n = 0;
+	int i;
+
+	while (n < max && tail != l->tails[RCU_DONE_TAIL]) {
+		tail = &(*tail)->next;
+		n++;
+	}
+	if (!n)
+		return 0;
+	dst->head = l->head;
+	dst->tail = tail;
+	dst->len = n;
+	l->head = *tail;
+	*tail = NULL;
+	/* Segments that ended at the last callback taken are now empty. */
+	for (i = 0; i < RCU_CBLIST_NSEGS; i++)
+		if (l->tails[i] == tail)
+			l->tails[i] = &l->head;
+	l->len -= n;
+	return n;
+}
+
+bool rcu_segcblist_nextgp(const struct rcu_segcblist *l, unsigned long *seq)
+{
+	int i;
+	bool found = false;
+
+	for (i = RCU_WAIT_TAIL; i < RCU_NEXT_TAIL; i++)
+		if (l->tails[i] != l->tails[i - 1]) {
+			*seq = l->gp_seq[i];
+			found = true;
+		}
+	return found;
+}

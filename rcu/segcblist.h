@@ -1,0 +1,84 @@
+/*
+ * rcu/segcblist.h - a CPU's RCU callbacks: one singly linked list cut into
+ * four segments by tail pointers, as Linux's rcu_segcblist:
+ *
+ *   head -> [DONE: GP over, may run] [WAIT: waiting for gp_seq[WAIT]]
+ *           [NEXT_READY: waiting for gp_seq[NEXT_READY]] [NEXT: no GP yet]
+ *
+ * Segment i is the callbacks after tails[i-1] up to and including the one
+ * whose ->next is *tails[i]; an empty segment has tails[i] == tails[i-1].
+ * New callbacks go at the end of NEXT; "accelerate" tags NEXT with the GP
+ * that will cover it; "advance" moves segments whose GP has ended to DONE.
+ * Order is kept end to end, which is what rcu_barrier_sched() relies on.
+ *
+ * Not thread-safe: the owner (rcu_data's lock) serialises every call.
+ */
+#ifndef RCU_SEGCBLIST_H
+#define RCU_SEGCBLIST_H
+
+#include "rcu/rcupdate.h"
+
+#define RCU_DONE_TAIL		0
+#define RCU_WAIT_TAIL		1
+#define RCU_NEXT_READY_TAIL	2
+#define RCU_NEXT_TAIL		3
+#define RCU_CBLIST_NSEGS	4
+
+/* Wrap-safe comparisons of sequence numbers (Linux's). */
+#define ULONG_CMP_GE(a, b)	(ULONG_MAX / 2 >= (a) - (b))
+#define ULONG_CMP_LT(a, b)	(ULONG_MAX / 2 < (a) - (b))
+#ifndef ULONG_MAX
+#define ULONG_MAX (~0UL)
+#endif
+
+struct rcu_segcblist {
+	struct rcu_head *head;
+	struct rcu_head **tails[RCU_CBLIST_NSEGS];
+	unsigned long gp_seq[RCU_CBLIST_NSEGS];
+	long len;
+};
+
+/* A plain list of callbacks taken out of a segcblist (to invoke them). */
+struct rcu_cblist {
+	struct rcu_head *head;
+	struct rcu_head **tail;
+	long len;
+};
+
+void rcu_segcblist_init(struct rcu_segcblist *l);
+void rcu_cblist_init(struct rcu_cblist *l);
+
+static inline long rcu_segcblist_n_cbs(const struct rcu_segcblist *l)
+{
+	return l->len;
+}
+
+static inline bool rcu_segcblist_empty(const struct rcu_segcblist *l)
+{
+	return !l->head;
+}
+
+/* Callbacks whose grace period is over. */
+static inline bool rcu_segcblist_ready_cbs(const struct rcu_segcblist *l)
+{
+	return l->tails[RCU_DONE_TAIL] != &l->head;
+}
+
+/* Callbacks still waiting (or not yet assigned) a grace period. */
+static inline bool rcu_segcblist_pend_cbs(const struct rcu_segcblist *l)
+{
+	return l->tails[RCU_DONE_TAIL] != l->tails[RCU_NEXT_TAIL];
+}
+
+void rcu_segcblist_enqueue(struct rcu_segcblist *l, struct rcu_head *rhp);
+/* Tag the untagged callbacks with seq; true if that GP must be requested. */
+bool rcu_segcblist_accelerate(struct rcu_segcblist *l, unsigned long seq);
+/* Move every segment whose gp_seq is <= seq (completed) into DONE. */
+void rcu_segcblist_advance(struct rcu_segcblist *l, unsigned long seq);
+/* Take up to max DONE callbacks from the front into dst. */
+long rcu_segcblist_extract_done_cbs(struct rcu_segcblist *l,
+				    struct rcu_cblist *dst, long max);
+/* The latest gp_seq any pending callback waits for (0 if none). */
+bool rcu_segcblist_nextgp(const struct rcu_segcblist *l, unsigned long *seq);
+
+#endif /* RCU_SEGCBLIST_H */

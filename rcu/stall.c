@@ -1,0 +1,128 @@
+/*
+ * rcu/stall.c - the RCU CPU stall detector (Linux's tree_stall.h).
+ *
+ * Every CPU's tick checks whether the running grace period is older than
+ * rcu.stall_timeout; one CPU wins a cmpxchg on rcu_state.jiffies_stall and
+ * reports: which CPUs have not passed a quiescent state, and their
+ * backtraces, asked for by NMI (trigger_cpu_backtrace).  The check runs in
+ * every CPU's tick, not in the GP kthread, because the kthread may be
+ * queued behind the very CPU that stalls.  Reports repeat every
+ * 3 * timeout while the stall lasts.  Tests read rcu_stall_reports and
+ * rcu_stall_last_mask.
+ */
+#include "rcu/tree.h"
+#include "kernel/printk.h"
+#include "kernel/cmdline.h"
+
+unsigned int rcu_cpu_stall_timeout = 10;
+core_param(rcu.stall_timeout, rcu_cpu_stall_timeout, uint,
+	   "seconds a grace period may last before the CPUs holding it up are reported");
+unsigned int rcu_cpu_stall_timeout_ms;
+core_param(rcu.stall_timeout_ms, rcu_cpu_stall_timeout_ms, uint,
+	   "the same in milliseconds, overriding rcu.stall_timeout when set (tests)");
+static bool rcu_cpu_stall_suppress;
+core_param(rcu.stall_suppress, rcu_cpu_stall_suppress, bool, "no stall reports");
+
+atomic_t rcu_stall_reports = ATOMIC_INIT(0);
+unsigned long rcu_stall_last_mask;
+
+unsigned long rcu_jiffies_till_stall_check(void)
+{
+	unsigned int ms = READ_ONCE(rcu_cpu_stall_timeout_ms);
+
+	if (!ms)
+		ms = READ_ONCE(rcu_cpu_stall_timeout) * 1000;
+	if (ms < 100)
+		ms = 100;
+	return msecs_to_jiffies(ms);
+}
+
+/* Root lock held, from rcu_gp_init(). */
+void rcu_stall_gp_start(void)
+{
+	WRITE_ONCE(rcu_state.jiffies_stall, jiffies + rcu_jiffies_till_stall_check());
+}
+
+static void rcu_stall_print(int cpu, unsigned long gps)
+{
+	struct rcu_data *rdp = per_cpu_ptr(&rcu_data, cpu);
+
+	printk(KERN_ERR "rcu: \t%d-...: (%lu ticks this GP) idle=%s g=%ld\n", cpu,
+	       READ_ONCE(rdp->ticks_this_gp),
+	       rcu_dynticks_in_eqs(atomic_read(&rdp->dynticks)) ? "yes" : "no",
+	       (long)rcu_seq_ctr(gps));
+}
+
+static void rcu_stall_report(struct rcu_data *me, unsigned long gps, unsigned long age)
+{
+	struct rcu_node *rnp;
+	unsigned long mask_all = 0, flags;
+	int cpu, self = me->cpu;
+
+	printk(KERN_ERR "rcu: INFO: rcu_sched detected stalls on CPUs/tasks:\n");
+	rcu_for_each_leaf_node(rnp) {
+		unsigned long qsmask;
+
+		spin_lock_irqsave(&rnp->lock, flags);
+		qsmask = rnp->qsmask;
+		spin_unlock_irqrestore(&rnp->lock, flags);
+		for_each_leaf_node_cpu(rnp, cpu)
+			if (qsmask & per_cpu_ptr(&rcu_data, cpu)->grpmask) {
+				mask_all |= 1UL << cpu;
+				rcu_stall_print(cpu, gps);
+			}
+	}
+	printk(KERN_ERR "rcu: \t(detected by %d, t=%lu jiffies, g=%ld, q=%ld)\n",
+	       self, age, (long)rcu_seq_ctr(gps), (long)rcu_segcblist_n_cbs(&me->cblist));
+	WRITE_ONCE(rcu_stall_last_mask, mask_all);
+	atomic_inc(&rcu_stall_reports);
+	for (cpu = 0; cpu < NR_CPUS; cpu++) {
+		if (!(mask_all & (1UL << cpu)))
+			continue;
+		if (cpu == self) {
+			printk(KERN_ERR "rcu: INFO: rcu_sched self-detected stall on CPU %d\n", cpu);
+			dump_stack();
+		} else if (!trigger_cpu_backtrace(cpu)) {
+			printk(KERN_ERR "rcu: cannot NMI CPU %d for its backtrace\n", cpu);
+		}
+	}
+}
+
+/* From every CPU's tick, irqs off. */
+void rcu_check_cpu_stall(struct rcu_data *rdp)
+{
+	unsigned long gps, js, j;
+
+	if (READ_ONCE(rcu_cpu_stall_suppress))
+		return;
+	gps = __atomic_load_n(&rcu_state.gp_seq, __ATOMIC_ACQUIRE);
+	if (!rcu_seq_state(gps))
+		return;
+	j = jiffies;
+	js = READ_ONCE(rcu_state.jiffies_stall);
+	if (!time_after_eq(j, js))
+		return;
+	/* One reporter per interval; the GP may also have ended meanwhile. */
+	if (cmpxchg(&rcu_state.jiffies_stall, js, j + 3 * rcu_jiffies_till_stall_check()) != js)
+		return;
+	if (__atomic_load_n(&rcu_state.gp_seq, __ATOMIC_ACQUIRE) != gps)
+		return;
+	rcu_stall_report(rdp, gps, j - READ_ONCE(rcu_state.gp_start));
+}
+
+void rcu_exp_stall_report(unsigned long mask, unsigned long waited)
+{
+	int cpu;
+
+	printk(KERN_ERR "rcu: INFO: rcu_sched detected expedited stalls on CPUs: { ");
+	for (cpu = 0; cpu < NR_CPUS; cpu++)
+		if (mask & (1UL << cpu))
+			printk(KERN_CONT "%d ", cpu);
+	printk(KERN_CONT "} %lu jiffies s: %lu\n", waited,
+	       (unsigned long)rcu_seq_ctr(READ_ONCE(rcu_state.expedited_sequence)));
+	WRITE_ONCE(rcu_stall_last_mask, mask);
+	atomic_inc(&rcu_stall_reports);
+	for (cpu = 0; cpu < NR_CPUS; cpu++)
+		if ((mask & (1UL << cpu)) && cpu != smp_processor_id())
+			trigger_cpu_backtrace(cpu);
+}

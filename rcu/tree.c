@@ -1,0 +1,921 @@
+/*
+ * rcu/tree.c - RCU-sched's grace-period machine: quiescent states, the
+ * rcu_node tree, the grace-period kthread, callbacks and the idle/NMI
+ * (dynticks) counter.  See rcu/tree.h for the data and rcu/rcupdate.h for
+ * the contract with callers.
+ *
+ * Memory-ordering contract of this file (every barrier below serves it):
+ *  (1) A CPU's QS report (clearing its bit in a leaf, under the leaf's
+ *      lock) follows, in that CPU's program order, the end of every reader
+ *      it ran before; the lock release orders those reads before the
+ *      clear.  Reports climb the tree lock by lock, so the GP kthread,
+ *      which takes every node's lock in rcu_gp_cleanup(), is ordered after
+ *      every report, and its release store of the new gp_seq is ordered
+ *      after them too.  Whoever sees that gp_seq with acquire (callback
+ *      invocation, synchronize_sched(), the polled API) is therefore
+ *      ordered after every pre-existing reader.
+ *  (2) An idle CPU does not report: the GP kthread reads its dynticks
+ *      counter with a full-barrier RMW.  The counter's increments on idle
+ *      entry/exit and irq/NMI entry/exit from idle are full barriers, so an
+ *      even value read means every reader before that idle entry is over,
+ *      and any reader after the next increment starts after the read, hence
+ *      after the GP started, hence sees the updater's new pointers.
+ *  (3) A QS counts for GP g only if the CPU saw g start first (it noticed
+ *      the leaf's gp_seq under the leaf's lock, after the GP kthread set
+ *      the leaf's qsmask under the same lock); reports are checked against
+ *      the leaf's gp_seq, so a stale QS is never credited to a newer GP.
+ */
+#include "rcu/tree.h"
+#include "kernel/printk.h"
+#include "kernel/cmdline.h"
+#include "kernel/slab.h"
+
+/* Non-idle baseline of dynticks_nmi_nesting (large, even), as Linux. */
+#define DYNTICK_IRQ_NONIDLE	((long)(((unsigned long)-1 >> 2) + 1))
+/* rdp->blimit during a callback flood: no limit. */
+#define LONG_MAX_BLIMIT		((long)(~0UL >> 1))
+
+DEFINE_PER_CPU(struct rcu_data, rcu_data);
+DEFINE_PER_CPU(bool, rcu_data_ready);	/* rcu_init_percpu() ran */
+
+struct rcu_state rcu_state;
+
+unsigned int rcu_fanout_leaf = RCU_FANOUT_LEAF;
+core_param(rcu.fanout_leaf, rcu_fanout_leaf, uint, "CPUs per leaf rcu_node (2..64)");
+unsigned int rcu_fanout = RCU_FANOUT;
+core_param(rcu.fanout, rcu_fanout, uint, "children per interior rcu_node (2..64)");
+static unsigned int rcu_geometry_cpus;
+core_param(rcu.geometry_cpus, rcu_geometry_cpus, uint,
+	   "CPUs the rcu_node tree is built for (0: NR_CPUS)");
+static unsigned int jiffies_till_first_fqs = 3;
+core_param(rcu.jiffies_till_first_fqs, jiffies_till_first_fqs, uint,
+	   "ticks before the first scan for idle CPUs in a grace period");
+static unsigned int jiffies_till_next_fqs = 3;
+core_param(rcu.jiffies_till_next_fqs, jiffies_till_next_fqs, uint,
+	   "ticks between later scans");
+static int blimit = 64;
+core_param(rcu.blimit, blimit, int, "callbacks invoked per batch");
+static int qhimark = 10000;
+core_param(rcu.qhimark, qhimark, int, "queued callbacks above which batches are unlimited");
+static int qlowmark = 100;
+core_param(rcu.qlowmark, qlowmark, int, "queued callbacks below which the batch limit returns");
+
+atomic_t rcu_misuse_reports = ATOMIC_INIT(0);
+atomic_t rcu_deref_warnings = ATOMIC_INIT(0);
+
+static int rcu_cpu_kthread(void *arg);
+
+/* ---------------- small helpers ---------------- */
+
+void rcu_mutex_init(struct rcu_mutex *m)
+{
+	atomic_set(&m->locked, 0);
+	init_waitqueue_head(&m->wq);
+}
+
+/* The cmpxchg is a full barrier: the previous holder's section is ordered
+ * before ours (it released with a full-barrier xchg). */
+void rcu_mutex_lock(struct rcu_mutex *m)
+{
+	wait_event(m->wq, atomic_cmpxchg(&m->locked, 0, 1) == 0);
+}
+
+void rcu_mutex_unlock(struct rcu_mutex *m)
+{
+	atomic_xchg(&m->locked, 0);
+	wake_up(&m->wq);
+}
+
+/*
+ * Quick Quiz 3: a synchronize call inside its own reader can never
+ * return.  Say so, with a backtrace, and return instead of hanging.
+ */
+bool rcu_misuse_check(const char *what)
+{
+	int pc = preempt_count();
+	bool irqs = irqs_disabled();
+
+	if (likely(pc == 0 && !irqs))
+		return false;
+	atomic_inc(&rcu_misuse_reports);
+	WARN(1, "rcu: %s() called inside an RCU-sched read-side critical section "
+	     "(preempt_count=%#x, irqs %s): it would wait for itself forever; "
+	     "returning without waiting\n", what, pc, irqs ? "off" : "on");
+	return true;
+}
+
+void rcu_dereference_sched_warn(const char *file, int line)
+{
+	static int warned;
+
+	atomic_inc(&rcu_deref_warnings);
+	if (__atomic_exchange_n(&warned, 1, __ATOMIC_RELAXED))
+		return;
+	printk(KERN_ERR "WARNING: rcu_dereference_sched() outside an RCU-sched "
+	       "read-side critical section at %s:%d (preempt_count=0, irqs on)\n",
+	       file, line);
+	dump_stack();
+}
+
+/*
+ * With one CPU online, a caller that may block is itself proof that no
+ * reader runs anywhere: blocking is a grace period.  Before the GP kthread
+ * exists there is no other way to wait.
+ */
+bool rcu_blocking_is_gp(void)
+{
+	if (num_online_cpus() <= 1)
+		return true;
+	if (unlikely(!READ_ONCE(rcu_state.scheduler_active))) {
+		WARN_ONCE(1, "rcu: grace period wait before rcu_late_init() with %d CPUs\n",
+			  num_online_cpus());
+		return true;
+	}
+	return false;
+}
+
+unsigned long rcu_batches_completed_sched(void)
+{
+	/* Counted from boot: gp_seq starts near the wrap (rcu_init). */
+	return rcu_seq_ctr(__atomic_load_n(&rcu_state.gp_seq, __ATOMIC_ACQUIRE) -
+			   ((0UL - 300UL) << RCU_SEQ_CTR_SHIFT));
+}
+
+/* ---------------- dynticks: idle is an extended quiescent state ---------------- */
+
+int rcu_dynticks_snap(struct rcu_data *rdp)
+{
+	/* A full-barrier read (contract (2)): pairs with the increments. */
+	return atomic_add_return(0, &rdp->dynticks);
+}
+
+bool rcu_dynticks_in_eqs(int snap)
+{
+	return !(snap & 1);
+}
+
+bool rcu_is_watching(void)
+{
+	bool ret;
+
+	preempt_disable();
+	ret = !rcu_dynticks_in_eqs(atomic_read(&this_cpu_ptr(&rcu_data)->dynticks));
+	preempt_enable_no_resched();
+	return ret;
+}
+
+/*
+ * Idle entry: the increment makes the counter even.  It is a full barrier
+ * (a locked RMW on x86, seq_cst on the host), so this CPU's reads in
+ * readers before idle are ordered before a GP kthread's read of the even
+ * value (contract (2)).  nesting is cleared first so an NMI landing
+ * between the two lines sees "not idle, nested" and leaves the counter
+ * alone.
+ */
+void rcu_idle_enter(void)
+{
+	struct rcu_data *rdp = this_cpu_ptr(&rcu_data);
+
+	if (!this_cpu_read(rcu_data_ready))
+		return;
+	WRITE_ONCE(rdp->dynticks_nmi_nesting, 0);
+	WARN_ON_ONCE(rcu_dynticks_in_eqs(atomic_inc_return(&rdp->dynticks)) == false);
+}
+
+/* Idle exit: odd again; the full barrier orders it before later readers. */
+void rcu_idle_exit(void)
+{
+	struct rcu_data *rdp = this_cpu_ptr(&rcu_data);
+
+	if (!this_cpu_read(rcu_data_ready))
+		return;
+	WARN_ON_ONCE(rcu_dynticks_in_eqs(atomic_inc_return(&rdp->dynticks)));
+	WRITE_ONCE(rdp->dynticks_nmi_nesting, DYNTICK_IRQ_NONIDLE);
+}
+
+/*
+ * An irq or NMI: if it interrupted idle, make the CPU visible (counter
+ * odd) before the handler reads anything, and record with an odd step (1)
+ * that this level must put the CPU back into idle on exit; otherwise step
+ * by 2.  nesting is re-read after the increment, so an NMI that lands
+ * between the increment and the store nests correctly (it steps by 2 and
+ * undoes it).
+ */
+void rcu_nmi_enter(void)
+{
+	struct rcu_data *rdp = this_cpu_ptr(&rcu_data);
+	long incby = 2;
+
+	if (rcu_dynticks_in_eqs(atomic_read(&rdp->dynticks))) {
+		atomic_inc_return(&rdp->dynticks);	/* full barrier, then read */
+		incby = 1;
+	}
+	WRITE_ONCE(rdp->dynticks_nmi_nesting, READ_ONCE(rdp->dynticks_nmi_nesting) + incby);
+	barrier();
+}
+
+void rcu_nmi_exit(void)
+{
+	struct rcu_data *rdp = this_cpu_ptr(&rcu_data);
+	long nesting = READ_ONCE(rdp->dynticks_nmi_nesting);
+
+	barrier();
+	if (nesting != 1) {
+		WRITE_ONCE(rdp->dynticks_nmi_nesting, nesting - 2);
+		return;
+	}
+	/* Outermost level that left idle: back to idle; the handler's reads
+	 * are ordered before the counter goes even. */
+	WRITE_ONCE(rdp->dynticks_nmi_nesting, 0);
+	atomic_inc_return(&rdp->dynticks);
+}
+
+void rcu_irq_enter(void) { rcu_nmi_enter(); }
+void rcu_irq_exit(void) { rcu_nmi_exit(); }
+
+/* ---------------- quiescent-state reports ---------------- */
+
+/* This CPU passed a QS (it is outside every reader right now). */
+static void rcu_qs(struct rcu_data *rdp)
+{
+	if (READ_ONCE(rdp->cpu_no_qs))
+		WRITE_ONCE(rdp->cpu_no_qs, false);
+}
+
+void rcu_gp_kthread_wake(void)
+{
+	struct task *t = READ_ONCE(rcu_state.gp_kthread);
+
+	if (!t || current == t)
+		return;
+	wake_up(&rcu_state.gp_wq);
+}
+
+/*
+ * Clear mask in rnp (locked, irqs saved in flags) for GP gps and carry the
+ * report up while a node's last bit goes.  One node lock at a time; the
+ * release of each orders the reports below it before the parent's clear.
+ */
+void rcu_report_qs_rnp(unsigned long mask, struct rcu_node *rnp,
+		       unsigned long gps, unsigned long flags)
+{
+	for (;;) {
+		if (!(rnp->qsmask & mask) || rnp->gp_seq != gps) {
+			spin_unlock_irqrestore(&rnp->lock, flags);
+			return;		/* already reported, or a stale GP */
+		}
+		WRITE_ONCE(rnp->qsmask, rnp->qsmask & ~mask);
+		if (rnp->qsmask || !rnp->parent) {
+			bool done = !rnp->qsmask;
+
+			spin_unlock_irqrestore(&rnp->lock, flags);
+			if (done)
+				rcu_gp_kthread_wake();
+			return;
+		}
+		mask = rnp->grpmask;
+		spin_unlock_irqrestore(&rnp->lock, flags);
+		rnp = rnp->parent;
+		spin_lock_irqsave(&rnp->lock, flags);
+	}
+}
+
+/* Report this CPU's QS if it is for the GP its leaf is waiting on. */
+static void rcu_report_qs_rdp(struct rcu_data *rdp)
+{
+	struct rcu_node *rnp = rdp->mynode;
+	unsigned long flags;
+
+	spin_lock_irqsave(&rnp->lock, flags);
+	if (rdp->cpu_no_qs || rdp->gp_seq != rnp->gp_seq) {
+		/* A QS from before this CPU saw the GP: not for this GP. */
+		spin_unlock_irqrestore(&rnp->lock, flags);
+		return;
+	}
+	rdp->core_needs_qs = false;
+	rcu_report_qs_rnp(rdp->grpmask, rnp, rnp->gp_seq, flags);
+}
+
+/* rnp locked.  Notice a GP start or end at this CPU's leaf (contract (3)). */
+static void __note_gp_changes(struct rcu_node *rnp, struct rcu_data *rdp)
+{
+	if (rdp->gp_seq == rnp->gp_seq)
+		return;
+	rdp->gp_seq = rnp->gp_seq;
+	if (rcu_seq_state(rnp->gp_seq)) {
+		bool need = !!(rnp->qsmask & rdp->grpmask);
+
+		WRITE_ONCE(rdp->cpu_no_qs, need);
+		rdp->core_needs_qs = need;
+		WRITE_ONCE(rdp->ticks_this_gp, 0);
+	} else {
+		rdp->core_needs_qs = false;
+	}
+}
+
+static void note_gp_changes(struct rcu_data *rdp)
+{
+	struct rcu_node *rnp = rdp->mynode;
+	unsigned long flags;
+
+	if (rdp->gp_seq == READ_ONCE(rnp->gp_seq))
+		return;		/* cheap check first; rechecked under the lock */
+	spin_lock_irqsave(&rnp->lock, flags);
+	__note_gp_changes(rnp, rdp);
+	spin_unlock_irqrestore(&rnp->lock, flags);
+}
+
+/*
+ * From schedule(), irqs off, perhaps under the run-queue lock: only mark
+ * the QS here (no locks, no wakeups); the next tick reports it.
+ */
+void rcu_note_context_switch(bool preempt)
+{
+	struct rcu_data *rdp = this_cpu_ptr(&rcu_data);
+
+	(void)preempt;
+	if (!this_cpu_read(rcu_data_ready))
+		return;
+	rcu_qs(rdp);
+	if (rcu_exp_pending_here())
+		rcu_exp_report_local(false);
+}
+
+static bool rcu_cbs_ready_lockless(struct rcu_data *rdp)
+{
+	return READ_ONCE(rdp->cblist.len) &&
+	       rcu_seq_done(&rcu_state.gp_seq, READ_ONCE(rdp->gp_seq_needed));
+}
+
+/*
+ * The scheduling-clock tick, irqs off, in irq context.  The interrupted
+ * code was outside every reader iff its preempt_count (ours minus the
+ * hardirq level the entry code added) is zero, or it was user mode.
+ */
+void rcu_sched_clock_irq(int user)
+{
+	struct rcu_data *rdp = this_cpu_ptr(&rcu_data);
+	bool qs = user || preempt_count() - HARDIRQ_OFFSET == 0;
+
+	if (!this_cpu_read(rcu_data_ready))
+		return;
+	WRITE_ONCE(rdp->ticks_this_gp, rdp->ticks_this_gp + 1);
+	note_gp_changes(rdp);
+	if (qs) {
+		rcu_qs(rdp);
+		if (rcu_exp_pending_here())
+			rcu_exp_report_local(true);
+	}
+	if (rdp->core_needs_qs && !READ_ONCE(rdp->cpu_no_qs))
+		rcu_report_qs_rdp(rdp);
+	if (rcu_cbs_ready_lockless(rdp) && rdp->cb_kthread)
+		wake_up(&rdp->cb_wq);
+	rcu_check_cpu_stall(rdp);
+}
+
+/* ---------------- starting grace periods ---------------- */
+
+/* Make sure the GP that ends at seq will run (Linux's rcu_start_this_gp). */
+static void rcu_start_this_gp(unsigned long seq)
+{
+	struct rcu_node *root = rcu_get_root();
+	unsigned long flags;
+	bool wake = false;
+
+	if (ULONG_CMP_GE(READ_ONCE(rcu_state.gp_seq_needed), seq))
+		return;
+	spin_lock_irqsave(&root->lock, flags);
+	if (ULONG_CMP_LT(rcu_state.gp_seq_needed, seq)) {
+		WRITE_ONCE(rcu_state.gp_seq_needed, seq);
+		/* A running GP's cleanup sees gp_seq_needed and starts the next. */
+		if (!rcu_seq_state(rcu_state.gp_seq)) {
+			WRITE_ONCE(rcu_state.gp_flags, rcu_state.gp_flags | RCU_GP_FLAG_INIT);
+			wake = true;
+		}
+	}
+	spin_unlock_irqrestore(&root->lock, flags);
+	if (wake)
+		rcu_gp_kthread_wake();
+}
+
+/* Ask the GP kthread to scan for idle CPUs now (a callback flood). */
+static void rcu_force_quiescent_state(void)
+{
+	struct rcu_node *root = rcu_get_root();
+	unsigned long flags;
+
+	spin_lock_irqsave(&root->lock, flags);
+	WRITE_ONCE(rcu_state.gp_flags, rcu_state.gp_flags | RCU_GP_FLAG_FQS);
+	spin_unlock_irqrestore(&root->lock, flags);
+	rcu_gp_kthread_wake();
+}
+
+/* rdp->lock held: tag new callbacks with their GP and request it. */
+static void rcu_accelerate_cbs(struct rcu_data *rdp)
+{
+	unsigned long seq;
+
+	rcu_segcblist_accelerate(&rdp->cblist, rcu_seq_snap(&rcu_state.gp_seq));
+	if (rcu_segcblist_nextgp(&rdp->cblist, &seq)) {
+		WRITE_ONCE(rdp->gp_seq_needed, seq);
+		rcu_start_this_gp(seq);
+	}
+}
+
+/* ---------------- the grace-period kthread ---------------- */
+
+/* Returns false if no GP was wanted after all. */
+static bool rcu_gp_init(void)
+{
+	struct rcu_node *root = rcu_get_root(), *rnp;
+	unsigned long flags, gps;
+	int i;
+
+	spin_lock_irqsave(&root->lock, flags);
+	if (!(rcu_state.gp_flags & RCU_GP_FLAG_INIT)) {
+		spin_unlock_irqrestore(&root->lock, flags);
+		return false;
+	}
+	WRITE_ONCE(rcu_state.gp_flags, 0);
+	if (WARN_ON_ONCE(rcu_seq_state(rcu_state.gp_seq))) {
+		spin_unlock_irqrestore(&root->lock, flags);
+		return false;
+	}
+	/* Start: readers that began before this store may hold old data. */
+	__atomic_store_n(&rcu_state.gp_seq, rcu_state.gp_seq + 1, __ATOMIC_RELEASE);
+	gps = rcu_state.gp_seq;
+	rcu_state.gp_start = jiffies;
+	rcu_stall_gp_start();
+	spin_unlock_irqrestore(&root->lock, flags);
+	smp_mb();	/* order the start before any CPU's view of qsmask below */
+
+	/*
+	 * Apply CPUs that came online, leaves up, so each interior node
+	 * waits only for children that have a CPU.  Only this kthread writes
+	 * qsmaskinit.
+	 */
+	for (i = rcu_state.num_nodes - 1; i >= 0; i--) {
+		rnp = &rcu_state.node[i];
+		spin_lock_irqsave(&rnp->lock, flags);
+		if (rnp->level == rcu_state.num_levels - 1)
+			rnp->qsmaskinit = rnp->qsmaskinitnext;
+		if (rnp->parent && rnp->qsmaskinit)
+			rnp->parent->qsmaskinit |= rnp->grpmask;	/* parent is only ours too */
+		spin_unlock_irqrestore(&rnp->lock, flags);
+	}
+
+	/* Root first, so a CPU seeing the GP at its leaf finds its ancestors waiting. */
+	rcu_for_each_node_breadth_first(rnp) {
+		spin_lock_irqsave(&rnp->lock, flags);
+		WRITE_ONCE(rnp->qsmask, rnp->qsmaskinit);
+		WRITE_ONCE(rnp->gp_seq, gps);
+		spin_unlock_irqrestore(&rnp->lock, flags);
+	}
+	return true;
+}
+
+/*
+ * One scan of the leaves for CPUs that are idle (first pass) or have been
+ * idle since the first pass (later passes): report for them.
+ */
+static void force_qs_rnp(bool first)
+{
+	struct rcu_node *rnp;
+	unsigned long flags, mask;
+	int cpu;
+
+	rcu_for_each_leaf_node(rnp) {
+		spin_lock_irqsave(&rnp->lock, flags);
+		mask = 0;
+		for_each_leaf_node_cpu(rnp, cpu) {
+			struct rcu_data *rdp = per_cpu_ptr(&rcu_data, cpu);
+			int snap;
+
+			if (!(rnp->qsmask & rdp->grpmask))
+				continue;
+			snap = rcu_dynticks_snap(rdp);
+			if (rcu_dynticks_in_eqs(snap) ||
+			    (!first && snap != rdp->dynticks_snap))
+				mask |= rdp->grpmask;
+			if (first)
+				rdp->dynticks_snap = snap;
+		}
+		if (mask)
+			rcu_report_qs_rnp(mask, rnp, rnp->gp_seq, flags);
+		else
+			spin_unlock_irqrestore(&rnp->lock, flags);
+	}
+	rcu_state.n_force_qs++;
+}
+
+static void rcu_gp_fqs_loop(void)
+{
+	struct rcu_node *root = rcu_get_root();
+	bool first = true;
+
+	for (;;) {
+		unsigned long j = first ? jiffies_till_first_fqs : jiffies_till_next_fqs;
+
+		wait_event_timeout(rcu_state.gp_wq, !READ_ONCE(root->qsmask) ||
+				   (READ_ONCE(rcu_state.gp_flags) & RCU_GP_FLAG_FQS),
+				   j ? j : 1);
+		if (!READ_ONCE(root->qsmask))
+			break;
+		force_qs_rnp(first);
+		first = false;
+		if (READ_ONCE(rcu_state.gp_flags) & RCU_GP_FLAG_FQS) {
+			unsigned long flags;
+
+			spin_lock_irqsave(&root->lock, flags);
+			WRITE_ONCE(rcu_state.gp_flags, rcu_state.gp_flags & ~RCU_GP_FLAG_FQS);
+			spin_unlock_irqrestore(&root->lock, flags);
+		}
+		cond_resched();
+	}
+}
+
+static void rcu_gp_cleanup(void)
+{
+	struct rcu_node *root = rcu_get_root(), *rnp;
+	unsigned long flags, new_gp_seq = rcu_seq_endval(rcu_state.gp_seq);
+	unsigned long dur;
+	int cpu;
+
+	/*
+	 * Taking every node's lock orders this kthread after every QS report
+	 * (contract (1)); the leaves learn the end before rcu_state does, so
+	 * a CPU never sees the GP over globally while its leaf says running.
+	 */
+	rcu_for_each_node_breadth_first(rnp) {
+		spin_lock_irqsave(&rnp->lock, flags);
+		WARN_ON_ONCE(rnp->qsmask);
+		WRITE_ONCE(rnp->gp_seq, new_gp_seq);
+		spin_unlock_irqrestore(&rnp->lock, flags);
+		cond_resched();
+	}
+	dur = jiffies - rcu_state.gp_start;
+	if (dur > rcu_state.gp_max_jiffies)
+		rcu_state.gp_max_jiffies = dur;
+
+	spin_lock_irqsave(&root->lock, flags);
+	/* The release pairs with rcu_seq_done()'s acquire (contract (1)). */
+	__atomic_store_n(&rcu_state.gp_seq, new_gp_seq, __ATOMIC_RELEASE);
+	if (ULONG_CMP_LT(rcu_state.gp_seq, rcu_state.gp_seq_needed))
+		WRITE_ONCE(rcu_state.gp_flags, rcu_state.gp_flags | RCU_GP_FLAG_INIT);
+	spin_unlock_irqrestore(&root->lock, flags);
+
+	/* Callbacks this GP made ready: do not wait for the owners' ticks. */
+	for_each_online_cpu(cpu) {
+		struct rcu_data *rdp = per_cpu_ptr(&rcu_data, cpu);
+
+		if (rdp->cb_kthread && rcu_cbs_ready_lockless(rdp))
+			wake_up(&rdp->cb_wq);
+	}
+}
+
+/* CPUs that came online after rcu_late_init() get their rcuc kthread here. */
+static void rcu_spawn_cb_kthreads(void)
+{
+	int cpu;
+
+	for_each_online_cpu(cpu) {
+		struct rcu_data *rdp = per_cpu_ptr(&rcu_data, cpu);
+		struct task *t;
+		char name[16];
+
+		if (READ_ONCE(rdp->cb_kthread))
+			continue;
+		snprintf(name, sizeof(name), "rcuc/%d", cpu);
+		t = kthread_create(rcu_cpu_kthread, rdp, name);
+		if (!t) {
+			pr_err("rcu: cannot create %s\n", name);
+			continue;
+		}
+		kthread_bind(t, cpu);
+		set_task_prio(t, PRIO_HIGH);
+		WRITE_ONCE(rdp->cb_kthread, t);
+		wake_up_process(t);
+	}
+}
+
+static int rcu_gp_kthread(void *unused)
+{
+	(void)unused;
+	while (!kthread_should_stop()) {
+		rcu_spawn_cb_kthreads();
+		wait_event_timeout(rcu_state.gp_wq,
+				   (READ_ONCE(rcu_state.gp_flags) & RCU_GP_FLAG_INIT) ||
+				   kthread_should_stop(), HZ);
+		if (!rcu_gp_init())
+			continue;
+		rcu_gp_fqs_loop();
+		rcu_gp_cleanup();
+	}
+	return 0;
+}
+
+/* ---------------- callbacks ---------------- */
+
+void call_rcu_sched(struct rcu_head *head, rcu_callback_t func)
+{
+	struct rcu_data *rdp;
+	unsigned long flags;
+	long n;
+	bool flood = false;
+
+	head->func = func;
+	head->next = NULL;
+	preempt_disable();
+	rdp = this_cpu_ptr(&rcu_data);
+	spin_lock_irqsave(&rdp->lock, flags);
+	rcu_segcblist_enqueue(&rdp->cblist, head);
+	rdp->n_cbs_queued++;
+	rcu_accelerate_cbs(rdp);
+	n = rcu_segcblist_n_cbs(&rdp->cblist);
+	/* A flood: drain without a batch limit and hurry the GP along. */
+	if (n > qhimark && rdp->blimit != LONG_MAX_BLIMIT) {
+		rdp->blimit = LONG_MAX_BLIMIT;
+		flood = true;
+	}
+	spin_unlock_irqrestore(&rdp->lock, flags);
+	preempt_enable();
+	if (flood)
+		rcu_force_quiescent_state();
+}
+
+/* Invoke this CPU's ready callbacks, blimit at a time (rcuc/N kthread). */
+static void rcu_do_batch(struct rcu_data *rdp)
+{
+	for (;;) {
+		struct rcu_cblist done;
+		struct rcu_head *rhp, *next;
+		unsigned long flags;
+		long n, lim;
+
+		rcu_cblist_init(&done);
+		spin_lock_irqsave(&rdp->lock, flags);
+		/* Acquire of gp_seq: these callbacks follow their GP's reports. */
+		rcu_segcblist_advance(&rdp->cblist,
+				      __atomic_load_n(&rcu_state.gp_seq, __ATOMIC_ACQUIRE));
+		rcu_accelerate_cbs(rdp);
+		lim = rdp->blimit;
+		n = rcu_segcblist_extract_done_cbs(&rdp->cblist, &done, lim);
+		if (rdp->blimit == LONG_MAX_BLIMIT && rcu_segcblist_n_cbs(&rdp->cblist) < qlowmark)
+			rdp->blimit = blimit;
+		spin_unlock_irqrestore(&rdp->lock, flags);
+		if (!n)
+			return;
+		/* Run as Linux's softirq would: no preemption inside a callback. */
+		local_bh_disable();
+		for (rhp = done.head; rhp; rhp = next) {
+			next = rhp->next;
+			rhp->func(rhp);
+		}
+		local_bh_enable();
+		WRITE_ONCE(rdp->n_cbs_invoked, rdp->n_cbs_invoked + n);
+		if (n < lim)
+			return;
+		cond_resched();
+	}
+}
+
+static int rcu_cpu_kthread(void *arg)
+{
+	struct rcu_data *rdp = arg;
+
+	while (!kthread_should_stop()) {
+		wait_event_timeout(rdp->cb_wq, rcu_cbs_ready_lockless(rdp) ||
+				   kthread_should_stop(), HZ);
+		rcu_do_batch(rdp);
+	}
+	return 0;
+}
+
+/* ---------------- waiting for grace periods ---------------- */
+
+struct rcu_synchronize {
+	struct rcu_head head;
+	struct completion completion;
+};
+
+static void wakeme_after_rcu(struct rcu_head *head)
+{
+	struct rcu_synchronize *rs = container_of(head, struct rcu_synchronize, head);
+
+	complete(&rs->completion);
+}
+
+void synchronize_sched(void)
+{
+	struct rcu_synchronize rs;
+
+	if (rcu_misuse_check("synchronize_sched"))
+		return;
+	if (rcu_blocking_is_gp())
+		return;
+	init_completion(&rs.completion);
+	call_rcu_sched(&rs.head, wakeme_after_rcu);
+	wait_for_completion(&rs.completion);
+}
+
+unsigned long get_state_synchronize_sched(void)
+{
+	return rcu_seq_snap(&rcu_state.gp_seq);
+}
+
+unsigned long start_poll_synchronize_sched(void)
+{
+	unsigned long s = get_state_synchronize_sched();
+
+	rcu_start_this_gp(s);
+	return s;
+}
+
+bool poll_state_synchronize_sched(unsigned long oldstate)
+{
+	if (rcu_seq_done(&rcu_state.gp_seq, oldstate)) {
+		smp_mb();	/* the caller's frees follow the GP (contract (1)) */
+		return true;
+	}
+	return false;
+}
+
+void cond_synchronize_sched(unsigned long oldstate)
+{
+	if (!poll_state_synchronize_sched(oldstate))
+		synchronize_sched();
+}
+
+static void rcu_barrier_callback(struct rcu_head *head)
+{
+	(void)head;
+	if (atomic_dec_and_test(&rcu_state.barrier_cpu_count))
+		complete(&rcu_state.barrier_completion);
+}
+
+/*
+ * Queue one callback at the tail of every CPU's list (remote lists are
+ * reached through their locks) and wait for all: each list runs in order,
+ * so every callback queued before this call has run when it returns.
+ */
+void rcu_barrier_sched(void)
+{
+	int cpu;
+
+	if (rcu_misuse_check("rcu_barrier_sched"))
+		return;
+	rcu_mutex_lock(&rcu_state.barrier_mutex);
+	init_completion(&rcu_state.barrier_completion);
+	atomic_set(&rcu_state.barrier_cpu_count, 1);
+	for_each_online_cpu(cpu) {
+		struct rcu_data *rdp = per_cpu_ptr(&rcu_data, cpu);
+		unsigned long flags;
+
+		spin_lock_irqsave(&rdp->lock, flags);
+		if (rcu_segcblist_n_cbs(&rdp->cblist)) {
+			atomic_inc(&rcu_state.barrier_cpu_count);
+			rdp->barrier_head.func = rcu_barrier_callback;
+			rcu_segcblist_enqueue(&rdp->cblist, &rdp->barrier_head);
+			rcu_accelerate_cbs(rdp);
+		}
+		spin_unlock_irqrestore(&rdp->lock, flags);
+	}
+	if (atomic_dec_and_test(&rcu_state.barrier_cpu_count))
+		complete(&rcu_state.barrier_completion);
+	wait_for_completion(&rcu_state.barrier_completion);
+	rcu_mutex_unlock(&rcu_state.barrier_mutex);
+}
+
+/* ---------------- initialisation ---------------- */
+
+static unsigned int clamp_fanout(unsigned int f)
+{
+	return f < 2 ? 2 : f > 64 ? 64 : f;
+}
+
+/* Build the tree breadth-first: root at node[0], leaves last. */
+static void rcu_init_geometry(int ncpus)
+{
+	int counts[RCU_MAX_LEVELS], nlev = 0, l, i, n;
+	unsigned int fl = clamp_fanout(rcu_fanout_leaf), f = clamp_fanout(rcu_fanout);
+
+	rcu_fanout_leaf = fl;
+	rcu_fanout = f;
+	/* Level sizes from the leaves up. */
+	n = (ncpus + fl - 1) / fl;
+	counts[nlev++] = n;
+	while (n > 1 && nlev < RCU_MAX_LEVELS) {
+		n = (n + f - 1) / f;
+		counts[nlev++] = n;
+	}
+	BUG_ON(n != 1);
+	rcu_state.num_levels = nlev;
+	rcu_state.ncpus = ncpus;
+	n = 0;
+	for (l = 0; l < nlev; l++) {		/* l = 0 is the root */
+		rcu_state.level_first[l] = n;
+		rcu_state.level_count[l] = counts[nlev - 1 - l];
+		n += rcu_state.level_count[l];
+	}
+	BUG_ON(n > RCU_MAX_NODES);
+	rcu_state.num_nodes = n;
+	for (l = 0; l < nlev; l++) {
+		bool leaf = l == nlev - 1;
+		unsigned int span = leaf ? fl : f;
+		int below = leaf ? ncpus : rcu_state.level_count[l + 1];
+
+		for (i = 0; i < rcu_state.level_count[l]; i++) {
+			struct rcu_node *rnp = &rcu_state.node[rcu_state.level_first[l] + i];
+
+			spin_lock_init(&rnp->lock);
+			rnp->level = l;
+			rnp->grplo = i * span;
+			rnp->grphi = MIN((int)((i + 1) * span), below) - 1;
+			rnp->gp_seq = rcu_state.gp_seq;
+			rnp->qsmask = rnp->qsmaskinit = rnp->qsmaskinitnext = 0;
+			if (l == 0) {
+				rnp->parent = NULL;
+				rnp->grpmask = 0;
+			} else {
+				rnp->parent = &rcu_state.node[rcu_state.level_first[l - 1] + i / f];
+				rnp->grpmask = 1UL << (i % f);
+			}
+		}
+	}
+}
+
+void rcu_init_percpu(int cpu)
+{
+	struct rcu_data *rdp = per_cpu_ptr(&rcu_data, cpu);
+	int leaf;
+
+	if (per_cpu(rcu_data_ready, cpu))
+		return;
+	if (cpu >= rcu_state.ncpus) {
+		pr_err("rcu: CPU %d is beyond the %d CPUs of the rcu_node tree; "
+		       "RCU will not wait for it\n", cpu, rcu_state.ncpus);
+		return;
+	}
+	leaf = cpu / rcu_fanout_leaf;
+	rdp->cpu = cpu;
+	rdp->mynode = &rcu_state.node[rcu_state.level_first[rcu_state.num_levels - 1] + leaf];
+	rdp->grpmask = 1UL << (cpu - rdp->mynode->grplo);
+	rdp->gp_seq = rdp->mynode->gp_seq;
+	rdp->cpu_no_qs = false;
+	rdp->core_needs_qs = false;
+	atomic_set(&rdp->dynticks, 1);		/* odd: not idle */
+	rdp->dynticks_nmi_nesting = DYNTICK_IRQ_NONIDLE;
+	spin_lock_init(&rdp->lock);
+	rcu_segcblist_init(&rdp->cblist);
+	rdp->gp_seq_needed = rcu_state.gp_seq;
+	rdp->blimit = blimit;
+	init_waitqueue_head(&rdp->cb_wq);
+	rdp->cb_kthread = NULL;
+	smp_wmb();
+	per_cpu(rcu_data_ready, cpu) = true;
+}
+
+void rcu_cpu_online(int cpu)
+{
+	struct rcu_data *rdp = per_cpu_ptr(&rcu_data, cpu);
+	struct rcu_node *rnp = rdp->mynode;
+	unsigned long flags;
+
+	if (!per_cpu(rcu_data_ready, cpu))
+		return;
+	spin_lock_irqsave(&rnp->lock, flags);
+	rnp->qsmaskinitnext |= rdp->grpmask;	/* waited for from the next GP */
+	rdp->gp_seq = rnp->gp_seq;
+	rdp->core_needs_qs = false;
+	spin_unlock_irqrestore(&rnp->lock, flags);
+}
+
+void rcu_init(void)
+{
+	/* Start near the wrap, as Linux does, so wrap bugs show at once. */
+	rcu_state.gp_seq = (0UL - 300UL) << RCU_SEQ_CTR_SHIFT;
+	rcu_state.gp_seq_needed = rcu_state.gp_seq;
+	rcu_init_geometry(rcu_geometry_cpus ? (int)MIN(rcu_geometry_cpus, NR_CPUS) : NR_CPUS);
+	init_waitqueue_head(&rcu_state.gp_wq);
+	rcu_mutex_init(&rcu_state.barrier_mutex);
+	init_completion(&rcu_state.barrier_completion);
+	rcu_exp_init();
+	rcu_init_percpu(0);
+	rcu_cpu_online(0);
+}
+
+void rcu_late_init(void)
+{
+	struct task *t = kthread_create(rcu_gp_kthread, NULL, "rcu_sched");
+
+	BUG_ON(!t);
+	set_task_prio(t, PRIO_HIGH);
+	WRITE_ONCE(rcu_state.gp_kthread, t);
+	wake_up_process(t);
+	rcu_spawn_cb_kthreads();
+	smp_mb();
+	WRITE_ONCE(rcu_state.scheduler_active, true);
+	pr_info("rcu: RCU-sched: %d levels, %d nodes, fanout leaf %u / %u, %d CPUs online\n",
+		rcu_state.num_levels, rcu_state.num_nodes, rcu_fanout_leaf, rcu_fanout,
+		num_online_cpus());
+}

@@ -1,0 +1,218 @@
+/*
+ * rcu/tree.h - RCU-sched's internal data: the per-CPU rcu_data, the
+ * rcu_node tree and the global rcu_state, shared by tree.c, expedited.c,
+ * stall.c and torture.c.  Not for use outside rcu/.
+ *
+ * The tree: each leaf rcu_node covers up to rcu_fanout_leaf CPUs (16 by
+ * default, RCU_FANOUT_LEAF), each interior node up to rcu_fanout children.
+ * A CPU reports its quiescent state (QS) by clearing its bit in its leaf's
+ * ->qsmask under the leaf's lock; the CPU that clears a node's last bit
+ * carries the report to the parent, and the one that clears the root's
+ * last bit ends the grace period's wait.  So a report takes O(depth)
+ * locks, and no lock is shared by more than fanout CPUs.
+ *
+ * Grace-period numbers (gp_seq) are Linux's: the low two bits are the
+ * state (0 idle, 1 in progress), the rest counts grace periods.  Nodes
+ * learn a new gp_seq root first, so a CPU that sees a GP at its leaf finds
+ * every ancestor already waiting for it.
+ */
+#ifndef RCU_TREE_H
+#define RCU_TREE_H
+
+#include "rcu/rcupdate.h"
+#include "rcu/segcblist.h"
+#include "kernel/percpu.h"
+#include "kernel/smp.h"
+#include "kernel/spinlock.h"
+#include "kernel/sched.h"
+#include "kernel/wait.h"
+#include "kernel/time.h"
+
+#define RCU_FANOUT_LEAF		16
+#define RCU_FANOUT		16
+#define RCU_MAX_NODES		(NR_CPUS * 2)	/* any geometry with fanout >= 2 */
+#define RCU_MAX_LEVELS		7
+
+/* ---- grace-period sequence numbers ---- */
+
+#define RCU_SEQ_CTR_SHIFT	2
+#define RCU_SEQ_STATE_MASK	((1UL << RCU_SEQ_CTR_SHIFT) - 1)
+
+static inline unsigned long rcu_seq_state(unsigned long s)
+{
+	return s & RCU_SEQ_STATE_MASK;
+}
+
+static inline unsigned long rcu_seq_ctr(unsigned long s)
+{
+	return s >> RCU_SEQ_CTR_SHIFT;
+}
+
+/* The gp_seq once the GP now running (or the next, if idle) has ended. */
+static inline unsigned long rcu_seq_endval(unsigned long s)
+{
+	return (s | RCU_SEQ_STATE_MASK) + 1;
+}
+
+/*
+ * The value *sp must reach for a full grace period to have passed since
+ * now: the end of the next GP if one is running (it may have started
+ * before our caller's update), else the end of the next one to start.
+ * The full barrier orders the caller's prior accesses (its removal of an
+ * object) before the load: any GP that counts started after them.
+ */
+static inline unsigned long rcu_seq_snap(unsigned long *sp)
+{
+	smp_mb();
+	return (__atomic_load_n(sp, __ATOMIC_ACQUIRE) + 2 * RCU_SEQ_STATE_MASK + 1) &
+	       ~RCU_SEQ_STATE_MASK;
+}
+
+/*
+ * True once *sp has reached s.  The acquire pairs with the release in
+ * rcu_seq_end(): the caller's later accesses (freeing) follow every QS
+ * report of that grace period.
+ */
+static inline bool rcu_seq_done(unsigned long *sp, unsigned long s)
+{
+	return ULONG_CMP_GE(__atomic_load_n(sp, __ATOMIC_ACQUIRE), s);
+}
+
+/* ---- per-CPU state ---- */
+
+struct rcu_node;
+
+struct rcu_data {
+	int cpu;
+	struct rcu_node *mynode;	/* this CPU's leaf */
+	unsigned long grpmask;		/* this CPU's bit in mynode->qsmask */
+
+	/* Quiescent-state tracking; written by this CPU only. */
+	unsigned long gp_seq;		/* last GP this CPU noticed (leaf's) */
+	bool cpu_no_qs;			/* no QS yet since noticing gp_seq */
+	bool core_needs_qs;		/* the leaf is waiting for this CPU */
+
+	/* Idle/NMI nesting, Linux's dynticks: even = idle (extended QS). */
+	atomic_t dynticks;
+	long dynticks_nmi_nesting;	/* irq/NMI depth; odd bit: left EQS */
+	int dynticks_snap;		/* the GP kthread's copy, first fqs pass */
+
+	/* Callbacks, under ->lock (taken with irqs off). */
+	spinlock_t lock;
+	struct rcu_segcblist cblist;
+	unsigned long gp_seq_needed;	/* newest GP the callbacks wait for */
+	long blimit;			/* callbacks per batch */
+	long n_cbs_invoked;
+	long n_cbs_queued;
+	wait_queue_head_t cb_wq;	/* the rcuc kthread sleeps here */
+	struct task *cb_kthread;
+	struct rcu_head barrier_head;
+
+	/* Expedited: a request arrived inside a reader. */
+	bool exp_deferred_qs;
+
+	/* Stall detection. */
+	unsigned long ticks_this_gp;
+};
+
+DECLARE_PER_CPU(struct rcu_data, rcu_data);
+
+/* ---- the tree ---- */
+
+struct rcu_node {
+	spinlock_t lock;
+	unsigned long gp_seq;		/* rcu_state.gp_seq as this node knows it */
+	unsigned long qsmask;		/* children/CPUs the current GP awaits */
+	unsigned long qsmaskinit;	/* qsmask at the start of each GP */
+	unsigned long qsmaskinitnext;	/* leaves: CPUs online, for the next GP */
+	unsigned long grpmask;		/* this node's bit in parent->qsmask */
+	int grplo, grphi;		/* CPUs (leaves) or nodes covered */
+	int level;
+	struct rcu_node *parent;
+} ____cacheline_aligned;
+
+#define RCU_GP_FLAG_INIT	0x1	/* a new GP is wanted */
+#define RCU_GP_FLAG_FQS		0x2	/* scan for idle CPUs now */
+
+/* A sleeping mutex built from a wait queue (rcu/ cannot block on a spinlock). */
+struct rcu_mutex {
+	atomic_t locked;
+	wait_queue_head_t wq;
+};
+
+struct rcu_state {
+	struct rcu_node node[RCU_MAX_NODES];
+	int num_nodes;
+	int num_levels;
+	int level_first[RCU_MAX_LEVELS];	/* index of each level's first node */
+	int level_count[RCU_MAX_LEVELS];
+	int ncpus;				/* CPUs the geometry covers */
+
+	unsigned long gp_seq;		/* the GP counter; root lock to change */
+	unsigned long gp_seq_needed;	/* newest GP requested; root lock */
+	int gp_flags;			/* RCU_GP_FLAG_*; root lock */
+	struct task *gp_kthread;
+	wait_queue_head_t gp_wq;
+	unsigned long gp_start;		/* jiffies */
+	unsigned long gp_max_jiffies;	/* longest GP so far */
+	unsigned long n_force_qs;	/* fqs scans done */
+	unsigned long jiffies_stall;	/* next stall report due (cmpxchg) */
+	bool scheduler_active;		/* rcu_late_init() done */
+
+	/* Expedited (rcu/expedited.c). */
+	unsigned long expedited_sequence;
+	atomic_long_t exp_mask;		/* CPUs the running exp GP awaits */
+	struct rcu_mutex exp_mutex;
+	wait_queue_head_t exp_wq;
+
+	/* rcu_barrier_sched(). */
+	struct rcu_mutex barrier_mutex;
+	atomic_t barrier_cpu_count;
+	struct completion barrier_completion;
+};
+
+extern struct rcu_state rcu_state;
+extern unsigned int rcu_fanout_leaf;
+extern unsigned int rcu_fanout;
+
+static inline struct rcu_node *rcu_get_root(void)
+{
+	return &rcu_state.node[0];
+}
+
+#define rcu_for_each_node_breadth_first(rnp) \
+	for ((rnp) = &rcu_state.node[0]; (rnp) < &rcu_state.node[rcu_state.num_nodes]; (rnp)++)
+#define rcu_for_each_leaf_node(rnp)					\
+	for ((rnp) = &rcu_state.node[rcu_state.level_first[rcu_state.num_levels - 1]]; \
+	     (rnp) < &rcu_state.node[rcu_state.num_nodes]; (rnp)++)
+#define for_each_leaf_node_cpu(rnp, cpu) \
+	for ((cpu) = (rnp)->grplo; (cpu) <= (rnp)->grphi; (cpu)++)
+
+/* tree.c */
+void rcu_mutex_init(struct rcu_mutex *m);
+void rcu_mutex_lock(struct rcu_mutex *m);
+void rcu_mutex_unlock(struct rcu_mutex *m);
+bool rcu_misuse_check(const char *what);
+bool rcu_blocking_is_gp(void);
+void rcu_report_qs_rnp(unsigned long mask, struct rcu_node *rnp,
+		       unsigned long gps, unsigned long flags);
+void rcu_gp_kthread_wake(void);
+bool rcu_dynticks_in_eqs(int snap);
+int rcu_dynticks_snap(struct rcu_data *rdp);
+
+/* expedited.c */
+void rcu_exp_init(void);
+void rcu_exp_report_local(bool can_wake);
+bool rcu_exp_pending_here(void);
+
+/* stall.c */
+extern unsigned int rcu_cpu_stall_timeout;	/* seconds, rcu.stall_timeout */
+extern unsigned int rcu_cpu_stall_timeout_ms;	/* tests: overrides when set */
+extern atomic_t rcu_stall_reports;
+extern unsigned long rcu_stall_last_mask;	/* CPUs named by the last report */
+unsigned long rcu_jiffies_till_stall_check(void);
+void rcu_stall_gp_start(void);
+void rcu_check_cpu_stall(struct rcu_data *rdp);
+void rcu_exp_stall_report(unsigned long mask, unsigned long waited_jiffies);
+
+#endif /* RCU_TREE_H */
