@@ -15,7 +15,7 @@
 /* 0: the built-in defaults (quick or full). */
 static unsigned int rs_loops_param;
 core_param(refscale.loops, rs_loops_param, uint,
-	   "critical sections per reader per run (default: 20000 quick, 1000000 full; fewer for long sections)");
+	   "critical sections per reader per run (default: cs_ns=0: 20000 quick, 1000000 full; else 0.5 ms (quick) or 20 ms (full) of section work)");
 static unsigned int rs_runs_param;
 core_param(refscale.runs, rs_runs_param, uint, "runs per measurement (default: 3 quick, 10 full)");
 static unsigned int rs_run_timeout_s = 300;
@@ -40,15 +40,20 @@ struct rs_run {
 	struct rs_reader r[NR_CPUS];
 };
 
+/*
+ * Sections with work inside are counted by the work they add up to per
+ * reader and run (0.5 ms quick, 20 ms full): under QEMU each TSC read in
+ * ndelay() is slow with many vCPUs, and a run must still end in seconds.
+ */
 long refscale_loops(unsigned int cs_ns)
 {
-	long loops = rs_loops_param ? (long)rs_loops_param : scen_full() ? 1000000 : 20000;
+	if (rs_loops_param)
+		return (long)rs_loops_param;
+	if (!cs_ns)
+		return scen_full() ? 1000000 : 20000;
+	long work_ns = scen_full() ? 20000000 : 500000;
 
-	/* Long sections: keep a run near the same length of time as a
-	 * 2000-ns one (and at least 100 sections per reader). */
-	if (cs_ns > 2000 && !rs_loops_param)
-		loops = MAX(100, loops * 2000 / (long)cs_ns);
-	return loops;
+	return MAX(scen_full() ? 100l : 20l, work_ns / (long)cs_ns);
 }
 
 int refscale_runs(void)
