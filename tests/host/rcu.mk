@@ -23,13 +23,41 @@ RCU_LDFLAGS = -Wl,-T,$(RCU_SHIM)/percpu.ld
 RCU_TSAN = -fsanitize=thread -Wno-tsan
 RCU_ASAN = -fsanitize=address,undefined -fno-sanitize-recover=all
 
-HOST_TESTS += $(RCU_BUILD)/rcu_torture_tsan_4 $(RCU_BUILD)/rcu_torture_tsan_16 \
-	$(RCU_BUILD)/rcu_torture_asan
+# Flavour run lengths (ms) for `make test` and for `make verify`.
+RCU_TEST_MS ?= 1000
+RCU_VERIFY_MS ?= 20000
+
+HOST_TESTS += $(RCU_BUILD)/rcu_torture_tsan_2 $(RCU_BUILD)/rcu_torture_tsan_4 \
+	$(RCU_BUILD)/rcu_torture_tsan_16 $(RCU_BUILD)/rcu_torture_asan_4
+
+# A test program is a wrapper script: run_torture.sh over every flavour.
+define rcu_wrapper
+	@printf '#!/bin/sh\nexec rcu/run_torture.sh %s %s %s\n' $(1) $(2) $(3) > $@
+	@chmod +x $@
+endef
+
+$(RCU_BUILD)/rcu_torture_tsan_2: $(RCU_BUILD)/rcu_torture_tsan rcu/run_torture.sh
+	$(call rcu_wrapper,$<,2,$(RCU_TEST_MS))
+$(RCU_BUILD)/rcu_torture_tsan_4: $(RCU_BUILD)/rcu_torture_tsan rcu/run_torture.sh
+	$(call rcu_wrapper,$<,4,$(RCU_TEST_MS))
+$(RCU_BUILD)/rcu_torture_tsan_16: $(RCU_BUILD)/rcu_torture_tsan rcu/run_torture.sh
+	$(call rcu_wrapper,$<,16,$(RCU_TEST_MS))
+$(RCU_BUILD)/rcu_torture_asan_4: $(RCU_BUILD)/rcu_torture_asan rcu/run_torture.sh
+	$(call rcu_wrapper,$<,4,$(RCU_TEST_MS))
 
 $(RCU_BUILD)/rcu_torture_tsan: rcu/torture_main.c $(RCU_DEPS)
 	@mkdir -p $(RCU_BUILD)
 	$(CC) $(RCU_CFLAGS) $(RCU_TSAN) -o $@ rcu/torture_main.c $(RCU_SHIM_SRC) $(RCU_KSRC) $(RCU_LDFLAGS)
 
-$(RCU_BUILD)/rcu_torture_asan_bin: rcu/torture_main.c $(RCU_DEPS)
+$(RCU_BUILD)/rcu_torture_asan: rcu/torture_main.c $(RCU_DEPS)
 	@mkdir -p $(RCU_BUILD)
 	$(CC) $(RCU_CFLAGS) $(RCU_ASAN) -o $@ rcu/torture_main.c $(RCU_SHIM_SRC) $(RCU_KSRC) $(RCU_LDFLAGS)
+
+# make verify: long runs, 64 CPUs included.
+.PHONY: rcu-verify
+verify: rcu-verify
+rcu-verify: $(RCU_BUILD)/rcu_torture_tsan $(RCU_BUILD)/rcu_torture_asan
+	rcu/run_torture.sh $(RCU_BUILD)/rcu_torture_tsan 4 $(RCU_VERIFY_MS)
+	rcu/run_torture.sh $(RCU_BUILD)/rcu_torture_tsan 16 $(RCU_VERIFY_MS)
+	rcu/run_torture.sh $(RCU_BUILD)/rcu_torture_tsan 64 $(RCU_VERIFY_MS)
+	rcu/run_torture.sh $(RCU_BUILD)/rcu_torture_asan 64 $(RCU_VERIFY_MS)
