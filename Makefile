@@ -83,10 +83,9 @@ deps:
 	bash tools/deps.sh
 
 # The test build differs from the benchmark build only in its sanitizers.
+# The last line of `make test` is "N passed, N failed" over both stages.
 test: deps
-	$(MAKE) -C tests/host
-	$(MAKE) BUILD=build/test SANITIZE=1 iso
-	RCUKERN_ISO=build/test/rcukern.iso $(PYTHON) tests/runner.py
+	@PYTHON=$(PYTHON) bash tools/test.sh $(RUNNER_ARGS)
 
 host-test:
 	$(MAKE) -C tests/host
