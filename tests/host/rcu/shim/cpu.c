@@ -37,6 +37,7 @@
 #include "kernel/time.h"
 #include "kernel/printk.h"
 #include "kernel/slab.h"
+#include "kernel/cmdline.h"
 #include "rcu/rcupdate.h"
 #include "rcu/tree.h"
 #include "rcu/torture.h"
@@ -226,17 +227,17 @@ static void shim_sched_tick(struct shim_cpu *c)
  * arrives while a hardirq handler runs is taken inside it (nested entry).
  * Returns with the interrupt state it was entered with.
  */
-static void do_interrupts(struct shim_cpu *c, bool from_idle)
+static void do_interrupts(struct shim_cpu *c, bool from_idle, bool tick_ok)
 {
-	unsigned long p, saved = shim_irqs_off;
+	unsigned long p, saved = shim_irqs_off, take = IRQ_CALL | (tick_ok ? IRQ_TICK : 0);
 
 	p = __atomic_fetch_and(&c->pending, ~(IRQ_NMI | IRQ_BACKTRACE), __ATOMIC_SEQ_CST);
 	if (p & (IRQ_NMI | IRQ_BACKTRACE))
 		do_nmi(c, p);
 	if (saved || shim_irq_depth)
 		return;
-	p = __atomic_fetch_and(&c->pending, ~(IRQ_TICK | IRQ_CALL), __ATOMIC_SEQ_CST);
-	if (!(p & (IRQ_TICK | IRQ_CALL)))
+	p = __atomic_fetch_and(&c->pending, ~take, __ATOMIC_SEQ_CST) & take;
+	if (!p)
 		return;
 	shim_irqs_off = 1;
 	shim_irq_depth++;
@@ -266,18 +267,41 @@ static void do_interrupts(struct shim_cpu *c, bool from_idle)
 		shim_schedule(true);
 }
 
+/*
+ * Where local_irq_enable()/restore() turn interrupts back on.  Hardware
+ * takes an interrupt at any instruction, so most ticks land where the
+ * code runs most; here they can only land at points, and most points are
+ * the irq-restore at the end of a spinlock section, with the lock's
+ * preempt_disable() still counted.  A tick there would almost never see
+ * a quiescent state on a CPU that spends its time outside readers (a
+ * call_rcu_sched() flood), so the tick waits for the preempt_enable()
+ * just after (sched_need_resched stays set) or the next point: a late
+ * tick, which a timer may always be.  Cross-CPU calls and NMIs are taken
+ * at once, readers or not; udelay() and cond_resched() take ticks inside
+ * readers too.
+ */
 void shim_irq_point(void)
 {
 	struct shim_cpu *c = shim_self;
 
 	if (!c || !__atomic_load_n(&c->pending, __ATOMIC_RELAXED) || task_is_idle(c->curr))
 		return;
-	do_interrupts(c, false);
+	do_interrupts(c, false, preempt_count() == 0);
+}
+
+/* An interrupt point that takes everything pending (busy-waits). */
+void shim_irq_point_all(void)
+{
+	struct shim_cpu *c = shim_self;
+
+	if (!c || !__atomic_load_n(&c->pending, __ATOMIC_RELAXED) || task_is_idle(c->curr))
+		return;
+	do_interrupts(c, false, true);
 }
 
 void shim_cpu_relax(void)
 {
-	shim_irq_point();
+	shim_irq_point_all();
 	sched_yield();
 }
 
@@ -368,7 +392,7 @@ bool need_resched(void)
 
 void cond_resched(void)
 {
-	shim_irq_point();
+	shim_irq_point_all();
 	if (need_resched() && preempt_count() == 0 && !irqs_disabled() &&
 	    !task_is_idle(to_shim(current)))
 		shim_schedule(false);
@@ -393,7 +417,7 @@ void preempt_schedule(void)
 	if (__atomic_load_n(&c->pending, __ATOMIC_SEQ_CST)) {
 		if (task_is_idle(c->curr))
 			return;
-		do_interrupts(c, false);
+		do_interrupts(c, false, true);
 		/* Still pending (irqs off): look again at the next enable. */
 		if (__atomic_load_n(&c->pending, __ATOMIC_RELAXED))
 			this_cpu_write(sched_need_resched, true);
@@ -604,7 +628,7 @@ static int idle_fn(void *arg)
 				break;
 			/* `sti; hlt` woke for an interrupt. */
 			shim_irqs_off = 0;
-			do_interrupts(c, true);
+			do_interrupts(c, true, true);
 			shim_irqs_off = 1;
 		}
 		rcu_idle_exit();
@@ -883,6 +907,15 @@ void shim_boot(const struct shim_opts *o)
 	}
 	if (!opts.tick_us)
 		opts.tick_us = 1000;
+	if (opts.cmdline) {
+		/* charp options point into it: kept for the whole run. */
+		char *line = strdup(opts.cmdline);
+
+		if (!line || cmdline_parse(line, __start___param, __stop___param)) {
+			fprintf(stderr, "shim: bad kernel command line '%s'\n", opts.cmdline);
+			exit(2);
+		}
+	}
 	for (cpu = 0; cpu < opts.ncpus; cpu++)
 		setup_cpu(cpu);
 	nr_cpu_ids = opts.ncpus;

@@ -20,7 +20,21 @@
 #include "kernel/smp.h"
 #include "kernel/preempt.h"
 
-void __sanitizer_print_stack_trace(void);
+#include <execinfo.h>
+
+/* The sanitizer runtimes' symbolised trace; glibc's without one. */
+void __sanitizer_print_stack_trace(void) __attribute__((weak));
+
+static void print_trace(void)
+{
+	void *pc[32];
+
+	if (__sanitizer_print_stack_trace) {
+		__sanitizer_print_stack_trace();
+		return;
+	}
+	backtrace_symbols_fd(pc, backtrace(pc, 32), 2);
+}
 
 u64 shim_jiffies;
 unsigned int hz = 1000;
@@ -109,7 +123,7 @@ void dump_stack(void)
 {
 	pthread_mutex_lock(&printk_lock);
 	fflush(stdout);
-	__sanitizer_print_stack_trace();
+	print_trace();
 	fflush(stderr);
 	pthread_mutex_unlock(&printk_lock);
 }
@@ -138,7 +152,7 @@ __noreturn void panic(const char *fmt, ...)
 	vfprintf(stderr, fmt, ap);
 	va_end(ap);
 	fprintf(stderr, "\n");
-	__sanitizer_print_stack_trace();
+	print_trace();
 	abort();
 }
 
@@ -173,7 +187,7 @@ void ndelay(unsigned long ns)
 	u64 end = shim_now_ns() + ns;
 
 	while (shim_now_ns() < end) {
-		shim_irq_point();
+		shim_irq_point_all();
 		sched_yield();
 	}
 }

@@ -24,6 +24,9 @@ struct shim_opts {
 	unsigned int idle_tick_every;	/* an idle CPU takes every Nth tick (0: none) */
 	unsigned int nmi_every;		/* jiffies between NMIs to a random CPU (0: none) */
 	unsigned int tick_us;		/* host microseconds per jiffy (default 1000) */
+	/* Kernel command-line options (core_param, kernel/cmdline.c), applied
+	 * before rcu_init(): e.g. "rcu.geometry_cpus=16 rcu.fanout_leaf=4". */
+	const char *cmdline;
 };
 
 /*

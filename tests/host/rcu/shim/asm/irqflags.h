@@ -10,6 +10,7 @@
 
 extern __thread unsigned long shim_irqs_off;
 void shim_irq_point(void);
+void shim_irq_point_all(void);	/* busy-waits: the tick too, inside readers */
 
 #define local_irq_disable() ((void)(shim_irqs_off = 1))
 #define local_irq_enable() do { shim_irqs_off = 0; shim_irq_point(); } while (0)
