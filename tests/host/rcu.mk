@@ -87,7 +87,7 @@ $(RCU_BUILD)/rcu_flood_tsan_run: $(RCU_BUILD)/rcu_flood_tsan
 	@printf '#!/bin/sh\nexec %s --cpus 4 --calls 200000\n' $< > $@
 	@chmod +x $@
 $(RCU_BUILD)/rcu_gpbench_run: $(RCU_BUILD)/rcu_gpbench rcu/gpbench.sh
-	@printf '#!/bin/sh\nexec rcu/gpbench.sh %s "2 4 16" 20\n' $< > $@
+	@printf '#!/bin/sh\nexec rcu/gpbench.sh %s "2 16" 10 nogeom\n' $< > $@
 	@chmod +x $@
 
 .PHONY: rcu-verify-bench
