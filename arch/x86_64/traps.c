@@ -118,6 +118,6 @@ void do_exception(struct pt_regs *regs)
 			printk(KERN_EMERG "BUG: the %s IST stack of CPU %d overflowed\n", ist, cpu);
 	}
 	show_regs(regs);
-	show_stack(regs->rbp, regs->rip);
+	show_stack_sp(regs->rbp, regs->rip, regs->rsp);
 	panic("Fatal exception: %s", exception_names[vec & 31]);
 }
