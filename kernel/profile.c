@@ -223,9 +223,9 @@ void nmi_stop(void)
 /*
  * Quick Quiz 6: a preemptible reader must say where its critical section
  * is, since nothing else stops a grace period from ending under it.
- * MARKER(issue 8): rcu_read_lock()/synchronize_rcu() are the
- * non-preemptible mapping onto RCU-sched until preemptible RCU lands;
- * then this code stays as it is and becomes truly preemptible.
+ * With CONFIG_PREEMPT_RCU (the default build) rcu_read_lock() only counts
+ * nesting in the task and the reader may be preempted (rcu/preempt.c);
+ * with PREEMPT_RCU=0 the same code is an RCU-sched reader.
  */
 void nmi_profile_preemptible(unsigned long pc)
 {

@@ -26,6 +26,7 @@
  *      the leaf's gp_seq, so a stale QS is never credited to a newer GP.
  */
 #include "rcu/tree.h"
+#include "rcu/srcu.h"
 #include "kernel/printk.h"
 #include "kernel/cmdline.h"
 #include "kernel/slab.h"
@@ -942,6 +943,7 @@ void rcu_late_init(void)
 	WRITE_ONCE(rcu_state.gp_kthread, t);
 	wake_up_process(t);
 	rcu_spawn_cb_kthreads();
+	srcu_init_late();	/* call_srcu()'s kthread (rcu/srcu.c) */
 	smp_mb();
 	WRITE_ONCE(rcu_state.scheduler_active, true);
 	pr_info("rcu: RCU-sched: %d levels, %d nodes, fanout leaf %u / %u, %d CPUs online\n",
