@@ -835,6 +835,12 @@ void smp_send_reschedule(int cpu)
 	post(&shim_cpus[cpu], 0);
 }
 
+/* kernel/sched.h: make cpu pass through its scheduler soon. */
+void resched_cpu(int cpu)
+{
+	smp_send_reschedule(cpu);
+}
+
 bool trigger_cpu_backtrace(int cpu)
 {
 	if (!cpu_online(cpu))
