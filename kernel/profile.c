@@ -144,8 +144,16 @@ static bool poison_intact(const u8 *p, size_t n)
 	return true;
 }
 
+/*
+ * The quarantine's own kfree() must be safe even while a test runs the
+ * busted grace period: a real grace period of both flavours first, so no
+ * NMI (an RCU-sched reader) and no preemptible sampler still holds any of
+ * these buffers.  A write that landed before it is still seen as dirt.
+ */
 static void quarantine_scan(void)
 {
+	synchronize_sched();
+	synchronize_rcu();
 	for (int i = 0; i < quarantine_n; i++) {
 		if (!poison_intact((const u8 *)quarantine[i], quarantine_len[i]))
 			quarantine_dirty++;
