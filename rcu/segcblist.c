@@ -32,7 +32,7 @@ void rcu_segcblist_enqueue(struct rcu_segcblist *l, struct rcu_head *rhp)
 	rhp->next = NULL;
 	*l->tails[RCU_NEXT_TAIL] = rhp;
 	l->tails[RCU_NEXT_TAIL] = &rhp->next;
-	l->len++;
+	WRITE_ONCE(l->len, l->len + 1);	/* read locklessly: rcu_cbs_ready_lockless() */
 }
 
 /*
@@ -106,7 +106,7 @@ long rcu_segcblist_extract_done_cbs(struct rcu_segcblist *l,
 	for (i = 0; i < RCU_CBLIST_NSEGS; i++)
 		if (l->tails[i] == tail)
 			l->tails[i] = &l->head;
-	l->len -= n;
+	WRITE_ONCE(l->len, l->len - n);
 	return n;
 }
 
