@@ -27,7 +27,7 @@ RCU_TSAN = -fsanitize=thread -Wno-tsan
 RCU_ASAN = -fsanitize=address,undefined -fno-sanitize=alignment -fno-sanitize-recover=all
 
 # Flavour run lengths (ms) for `make test` and for `make verify`.
-RCU_TEST_MS ?= 1000
+RCU_TEST_MS ?= 700
 RCU_VERIFY_MS ?= 20000
 
 HOST_TESTS += $(RCU_BUILD)/rcu_torture_tsan_2 $(RCU_BUILD)/rcu_torture_tsan_4 \

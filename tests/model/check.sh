@@ -13,8 +13,8 @@ work=$(mktemp -d "${TMPDIR:-/tmp}/rcumodel.XXXXXX")
 trap 'rm -rf "$work"' EXIT
 command -v spin >/dev/null || { echo "not ok: spin not installed (tools/deps.sh installs it)"; exit 1; }
 case $mode in
-short) cfg="-DNCPU=3 -DNHCPU=1 -DNACTIVE=2 -DMAXGP=2"; mem=1024 ;;
-long) cfg="-DNCPU=3 -DNHCPU=1 -DNACTIVE=3 -DMAXGP=2 -DPLAIN_IDLE"; mem=6144 ;;
+short) cfg="-DNCPU=3 -DNHCPU=1 -DNACTIVE=2"; mem=1024 ;;
+long) cfg="-DNCPU=3 -DNHCPU=1 -DNACTIVE=3 -DPLAIN_IDLE"; mem=6144 ;;
 *) echo "usage: $0 [short|long]"; exit 2 ;;
 esac
 cp "$here/rcu_dynticks.pml" "$work/"
@@ -22,7 +22,10 @@ cd "$work" || exit 1
 fail=0
 for m in 0 1 2 3; do
 	rm -f pan pan.* ./*.trail
-	spin -a $cfg -DMUTANT=$m rcu_dynticks.pml > spin.log 2>&1 || { cat spin.log; echo "not ok: spin -a failed"; exit 1; }
+	# A mutant breaks the first grace period already: one is enough.
+	mcfg=$cfg
+	[ $m -ne 0 ] && mcfg="$cfg -DMAXGP=1"
+	spin -a $mcfg -DMUTANT=$m rcu_dynticks.pml > spin.log 2>&1 || { cat spin.log; echo "not ok: spin -a failed"; exit 1; }
 	# -w: spin's generated C has a benign -Wstringop-overflow
 	${CC:-cc} -O2 -w -DSAFETY -DCOLLAPSE -DMEMLIM=$mem -o pan pan.c || { echo "not ok: pan build failed"; exit 1; }
 	./pan -m10000000 > pan.log 2>&1
@@ -37,7 +40,7 @@ for m in 0 1 2 3; do
 			cat pan.log; [ -f rcu_dynticks.pml.trail ] && spin -t -p -g $cfg rcu_dynticks.pml | tail -60
 			fail=1
 		else
-			echo "ok: no grace period ends under a pre-existing reader ($cfg)"
+			echo "ok: no grace period ends under a pre-existing reader ($cfg, MAXGP 2)"
 		fi
 	else
 		if [ -n "$errors" ] && [ "$errors" -gt 0 ] && grep -q 'assertion violated' pan.log; then
