@@ -18,6 +18,9 @@ core_param(refscale.loops, rs_loops_param, uint,
 	   "critical sections per reader per run (default: cs_ns=0: 20000 quick, 1000000 full; else 0.5 ms (quick) or 20 ms (full) of section work)");
 static unsigned int rs_runs_param;
 core_param(refscale.runs, rs_runs_param, uint, "runs per measurement (default: 3 quick, 10 full)");
+static unsigned int rs_run_ms_param;
+core_param(refscale.run_ms, rs_run_ms_param, uint,
+	   "per-reader time budget of one run in ms: the loop count is cut to fit unless refscale.loops= is given (default 30 quick, 1000 full)");
 static unsigned int rs_run_timeout_s = 300;
 core_param(refscale.run_timeout, rs_run_timeout_s, uint,
 	   "seconds one run may take before it is reported as hung");
@@ -54,6 +57,11 @@ long refscale_loops(unsigned int cs_ns)
 	long work_ns = scen_full() ? 20000000 : 500000;
 
 	return MAX(scen_full() ? 100l : 20l, work_ns / (long)cs_ns);
+}
+
+unsigned int refscale_run_ms(void)
+{
+	return rs_run_ms_param ? rs_run_ms_param : scen_full() ? 1000 : 30;
 }
 
 int refscale_runs(void)
@@ -116,6 +124,91 @@ static unsigned long rs_count_gaps(struct rs_reader *r)
 	return gaps;
 }
 
+/* One run of `loops` sections per reader; adds what it measured to *cycles
+ * (summed over readers) and res (host gaps, sections).  0 or -errno. */
+static int rs_one_run(const struct rs_ops *ops, const int *online, int cpus,
+		      unsigned int cs_ns, long loops, struct rs_run *run,
+		      struct scen_group *g, u64 *cycles, struct rs_result *res)
+{
+	int ret;
+
+	memset(run, 0, sizeof(*run));
+	run->ops = ops;
+	run->cs_ns = cs_ns;
+	run->loops = loops;
+	run->per_batch = (loops + RS_MAX_BATCHES - 1) / RS_MAX_BATCHES;
+	ret = scen_group_start(g, online, cpus, rs_reader_fn, run);
+	if (!ret)
+		ret = scen_group_wait(g, rs_run_timeout_s * 1000);
+	if (!ret && g->failed)
+		ret = -ETIMEDOUT;
+	if (ret)
+		return ret;
+	long long sections = 0;
+
+	*cycles = 0;
+	for (int c = 0; c < cpus; c++) {
+		struct rs_reader *r = &run->r[c];
+
+		if (r->pc_after != r->pc_before) {
+			pr_err("refscale: %s: reader %d left preempt_count at %#x (was %#x)\n",
+			       ops->type, c, r->pc_after, r->pc_before);
+			ret = -EIO;
+		}
+		*cycles += r->cycles;
+		sections += r->sections;
+		if (res)
+			res->host_gaps += rs_count_gaps(r);
+	}
+	/* Reader counts add up: every reader did all its sections. */
+	if (sections != (long long)cpus * loops) {
+		pr_err("refscale: %s: %lld critical sections done, %lld asked\n",
+		       ops->type, sections, (long long)cpus * loops);
+		ret = -EIO;
+	}
+	if (res)
+		res->sections += sections;
+	return ret;
+}
+
+/*
+ * The loop count that makes one run last about the run budget per
+ * reader, at most `loops`.  Under QEMU TCG with more vCPUs than host
+ * cores a contended ticket lock hands over only when the host happens to
+ * run the next waiter's vCPU, so one section can cost milliseconds
+ * instead of tens of ns: a fixed count would then run for minutes.  The
+ * probe runs grow by 8x, as Go's testing.B does, until one lasts an
+ * eighth of the budget; they are warm-up, not reported.
+ */
+static long rs_fit_loops(const struct rs_ops *ops, const int *online, int cpus,
+			 unsigned int cs_ns, long loops, struct rs_run *run,
+			 struct scen_group *g, int *ret)
+{
+	u64 budget_ns = (u64)refscale_run_ms() * 1000000;
+	long probe = MIN(loops, 16l);
+
+	*ret = 0;
+	if (rs_loops_param || !budget_ns)
+		return loops;	/* asked for exactly this many */
+	for (;;) {
+		u64 cycles;
+
+		*ret = rs_one_run(ops, online, cpus, cs_ns, probe, run, g, &cycles, NULL);
+		if (*ret)
+			return probe;
+		u64 per_reader_ns = scen_cycles_to_ps(cycles / (u64)cpus) / 1000;
+
+		if (probe >= loops)
+			return loops;
+		if (per_reader_ns >= budget_ns / 8) {
+			u64 fit = (u64)probe * budget_ns / (per_reader_ns ? per_reader_ns : 1);
+
+			return (long)MAX((u64)RS_MIN_LOOPS, MIN(fit, (u64)loops));
+		}
+		probe = MIN(loops, probe * 8);
+	}
+}
+
 int refscale_measure(const struct rs_ops *ops, int cpus, unsigned int cs_ns,
 		     long loops, int runs, struct rs_result *res)
 {
@@ -142,46 +235,20 @@ int refscale_measure(const struct rs_ops *ops, int cpus, unsigned int cs_ns,
 		kfree(g);
 		return -ENOMEM;
 	}
-	for (int i = 0; i < runs; i++) {
-		memset(run, 0, sizeof(*run));
-		run->ops = ops;
-		run->cs_ns = cs_ns;
-		run->loops = loops;
-		run->per_batch = (loops + RS_MAX_BATCHES - 1) / RS_MAX_BATCHES;
-		ret = scen_group_start(g, online, cpus, rs_reader_fn, run);
-		if (!ret)
-			ret = scen_group_wait(g, rs_run_timeout_s * 1000);
-		if (!ret && g->failed)
-			ret = -ETIMEDOUT;
+	loops = rs_fit_loops(ops, online, cpus, cs_ns, loops, run, g, &ret);
+	res->loops = loops;
+	if (ret)
+		pr_err("refscale: %s cpus=%d cs_ns=%u: probe run failed (%d)\n",
+		       ops->type, cpus, cs_ns, ret);
+	for (int i = 0; i < runs && !ret; i++) {
+		u64 cycles;
+
+		ret = rs_one_run(ops, online, cpus, cs_ns, loops, run, g, &cycles, res);
 		if (ret) {
 			pr_err("refscale: %s cpus=%d cs_ns=%u: run %d failed (%d)\n",
 			       ops->type, cpus, cs_ns, i, ret);
 			break;
 		}
-		u64 cycles = 0;
-		long long sections = 0;
-
-		for (int c = 0; c < cpus; c++) {
-			struct rs_reader *r = &run->r[c];
-
-			if (r->pc_after != r->pc_before) {
-				pr_err("refscale: %s: reader %d left preempt_count at %#x (was %#x)\n",
-				       ops->type, c, r->pc_after, r->pc_before);
-				ret = -EIO;
-			}
-			cycles += r->cycles;
-			sections += r->sections;
-			res->host_gaps += rs_count_gaps(r);
-		}
-		/* Reader counts add up: every reader did all its sections. */
-		if (sections != (long long)cpus * loops) {
-			pr_err("refscale: %s: %lld critical sections done, %lld asked\n",
-			       ops->type, sections, (long long)cpus * loops);
-			ret = -EIO;
-		}
-		res->sections += sections;
-		if (ret)
-			break;
 		u64 ops_done = (u64)cpus * (u64)loops;
 
 		per_run_ps[i] = scen_cycles_to_ps(cycles) / ops_done;

@@ -66,3 +66,8 @@ void refscale_print_row(const char *name, const struct rs_ops *ops,
  * count; the full sweep's come from refscale.loops= / refscale.runs=. */
 long refscale_loops(unsigned int cs_ns);
 int refscale_runs(void);
+/* The per-reader time budget of one run (ms): refscale_measure() cuts
+ * the loop count to fit it (probe runs first), never below RS_MIN_LOOPS.
+ * The row's loops= is the count used. */
+unsigned int refscale_run_ms(void);
+#define RS_MIN_LOOPS 10
