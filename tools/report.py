@@ -499,6 +499,8 @@ def fmt(v, digits=3):
         return "-"
     if v == 0:
         return "0"
+    if 10 ** digits <= abs(v) < 1e6:
+        return f"{v:.0f}"       # 6629, not 6.63e+03
     return f"{v:.{digits}g}" if abs(v) < 1e6 else f"{v:.3e}"
 
 
@@ -541,10 +543,42 @@ def readside_matrix(rows):
                                 for c in cpus], body)
 
 
-def goals(rows):
+def paper_goals(paper, n):
+    """The same four figures from the article's 2007 data (16-CPU x86,
+    PREEMPT=y for the ratios: the PREEMPT=n RCU row is Quick Quiz 1's
+    deleted loop, 0.0001 ns).  A list of four cells ("-" if no data)."""
+    cells = ["-"] * 4
+    c = paper.get("preempt") if paper else None
+    if c:
+        rows = [dict(zip(c, vals)) for vals in zip(*c.values())]
+        rows = [r for r in rows if r.get("cpus") is not None]
+        at = [r for r in rows if r["cpus"] == n] or \
+            [max(rows, key=lambda r: r["cpus"])] if rows else []
+        one = [r for r in rows if r["cpus"] == 1]
+        if at and at[0].get("rcu_ns"):
+            r = at[0]
+            m = f"{r['cpus']:g} CPUs"
+            if r.get("rwlock_ns"):
+                cells[0] = f"{r['rwlock_ns'] / r['rcu_ns']:.0f}x ({fmt(r['rwlock_ns'])} / {fmt(r['rcu_ns'])} ns, {m})"
+            if r.get("refcnt_ns"):
+                cells[1] = f"{r['refcnt_ns'] / r['rcu_ns']:.0f}x ({fmt(r['refcnt_ns'])} / {fmt(r['rcu_ns'])} ns, {m})"
+            if one and one[0].get("rcu_ns"):
+                d = (r["rcu_ns"] - one[0]["rcu_ns"]) / one[0]["rcu_ns"]
+                cells[2] = f"{d * 100:+.1f}% ({fmt(r['rcu_ns'])} vs {fmt(one[0]['rcu_ns'])} ns)"
+    c = paper.get("nonpreempt") if paper else None
+    if c and c.get("rcu_ns"):
+        v = [x for x in c["rcu_ns"] if x is not None]
+        if v:
+            cells[3] = (f"{max(v):.2g} ns: the loop was deleted by the "
+                        "compiler (Quick Quiz 1)")
+    return cells
+
+
+def goals(rows, paper=None):
     """The goals of issue 7 at the largest CPU count measured, cs_ns=0,
     from the means and from the medians; the verdict uses the medians when
-    the rows have them (DESIGN.md: under QEMU a mean measures the host)."""
+    the rows have them (DESIGN.md: under QEMU a mean measures the host).
+    The last column is the article's 2007 figure (paper_goals)."""
     cell = _zero_cells(rows)
     if not cell:
         return ["No read-side rows: the goals cannot be checked."]
@@ -597,8 +631,10 @@ def goals(rows):
     body.append([f"rcu (non-preemptible) vs empty loop at {n:g} CPUs",
                  "indistinguishable"] + both(same))
 
+    for line, p07 in zip(body, paper_goals(paper, n)):
+        line.append(p07)
     out = md_table(["goal", "target", "from the means", "from the medians",
-                    "verdict"], body)
+                    "verdict", "2007 article (Linux, 16-CPU x86)"], body)
     out += ["", "Ratios use the gross time per critical section "
             "(`ns_per_op` or `median_ns`, loop included, as the article and "
             "refscale report it). They are reported, not asserted. "
@@ -647,7 +683,7 @@ def write_report(rows, platforms, sources, out_dir, paper_dir,
                   "fewer cores than vCPUs: a reader may be descheduled for "
                   "milliseconds, so means over many CPUs measure the host as "
                   "much as the kernel (see `median_ns`, `host_gaps`).")
-    md += ["", "## Goals (issue 7)", ""] + goals(rows)
+    md += ["", "## Goals (issue 7)", ""] + goals(rows, paper)
     matrix = readside_matrix(rows)
     if matrix:
         md += ["", "## Read-side cost, ns per critical section (cs_ns=0)", "",
@@ -680,6 +716,26 @@ def write_report(rows, platforms, sources, out_dir, paper_dir,
     with open(path, "w") as f:
         f.write("\n".join(md) + "\n")
     return path, drawn
+
+
+def summary_lines(rows, platforms, paper_dir, ran_qemu=False):
+    """The report's head for a terminal: whose numbers, the goals beside
+    the article's, the read-side matrix."""
+    paper = {}
+    if paper_dir:
+        for key, f in (("nonpreempt", "readside-nonpreempt.tsv"),
+                       ("preempt", "readside-preempt.tsv")):
+            path = os.path.join(paper_dir, f)
+            if os.path.isfile(path):
+                paper[key] = read_tsv(path)
+    out = ["", f"== rcukern report: {len(rows)} benchmark row(s), "
+           f"{platform_label(platforms, ran_qemu)} ==", "", "Goals (issue 7):"]
+    out += goals(rows, paper)[:7]       # the table without its footnote
+    matrix = readside_matrix(rows)
+    if matrix:
+        out += ["", "Read-side cost, ns per critical section (cs_ns=0): "
+                "mean ± stddev, median (net of the empty loop):"] + matrix
+    return out
 
 
 # --------------------------------------------------------------------------
@@ -725,6 +781,9 @@ def main(argv=None):
                          "e.g. \"-s 16 -c 'bench=readside'\"")
     ap.add_argument("--timeout", type=float, default=3600,
                     help="time limit of that run in seconds")
+    ap.add_argument("--summary", action="store_true",
+                    help="also print the goals and the read-side table on "
+                         "stdout (run.sh does, after the default scenarios)")
     ap.add_argument("--gnuplot", default=shutil.which("gnuplot"),
                     help="gnuplot binary ('none' to skip the plots)")
     args = ap.parse_args(argv)
@@ -755,6 +814,8 @@ def main(argv=None):
     path, drawn = write_report(rows, platforms, sources, args.out, paper,
                                gnuplot, ran)
     made = sorted(n for n, e in (drawn or {}).items() if e is None)
+    if args.summary:
+        print("\n".join(summary_lines(rows, platforms, paper, ran)))
     print(f"report: {path}: {len(rows)} row(s), "
           + (f"{len(made)} plot(s)" if drawn is not None else "plots skipped")
           + ("" if paper else ", no 2007 data found"))

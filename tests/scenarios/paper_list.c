@@ -55,7 +55,7 @@ struct list_ctx {
 /* A grace period can take longer than a quick run under QEMU: the
  * deleter goes on past the run's end until it has done this many, and
  * the searchers search as long as it deletes. */
-#define LIST_MIN_DELETES 4
+#define LIST_MIN_DELETES 3
 
 static int el_data(long key) { return (int)(key * 7 + 1); }
 
@@ -171,12 +171,14 @@ static void insert(struct list_ctx *x, struct el *p)
 	}
 }
 
-/* Past the run's end, searchers go on while the deleter is short of its
- * deletes, for at most 10 s more: a writer the 2007 rwlock starves gets
- * in once the searchers have stopped. */
+/* Past the run's end, RCU searchers go on while the deleter is short of
+ * its deletes (each waits for a grace period), for at most 10 s more.
+ * rwlock searchers stop on time: the 2007 rwlock starves the writer while
+ * they search, and it gets in only once they have stopped. */
 static bool searching_on(struct scen_worker *w, struct list_ctx *x)
 {
-	return !READ_ONCE(w->g->stop) && !smp_load_acquire(&x->deleter_done) &&
+	return x->form == FORM_RCU &&
+	       !READ_ONCE(w->g->stop) && !smp_load_acquire(&x->deleter_done) &&
 	       READ_ONCE(x->deletes) < LIST_MIN_DELETES &&
 	       ktime_get_ns() < w->g->end_ns + 10000000000ull;
 }
@@ -271,10 +273,12 @@ static void list_run(enum list_form form)
 		insert(x, p);
 	}
 	scen_group_run_for(g, ms);
+	scen_convoy_begin(n);
 	int ret = scen_group_start(g, cpus, n, list_worker, x);
 
 	if (!ret)
 		ret = scen_group_wait(g, ms + 60000);
+	scen_convoy_end(n);
 	if (ret) {
 		ktap_fail("%s: the run did not finish (%d)", type, ret);
 		return;		/* left allocated: a worker may still use it */

@@ -126,7 +126,7 @@ struct del_ctx {
 
 /* The updater goes on past the run's end until it has deleted this many
  * times (a grace period may outlast a quick run under QEMU). */
-#define REF_MIN_DELETES 4
+#define REF_MIN_DELETES 3
 
 static void del_worker(struct scen_worker *w)
 {

@@ -177,8 +177,9 @@ static int rs_one_run(const struct rs_ops *ops, const int *online, int cpus,
  * cores a contended ticket lock hands over only when the host happens to
  * run the next waiter's vCPU, so one section can cost milliseconds
  * instead of tens of ns: a fixed count would then run for minutes.  The
- * probe runs grow by 8x, as Go's testing.B does, until one lasts an
- * eighth of the budget; they are warm-up, not reported.
+ * probe runs grow, as Go's testing.B's do, until one lasts an eighth of
+ * the budget or shows that `loops` fits four times over; they are
+ * warm-up, not reported.
  */
 static long rs_fit_loops(const struct rs_ops *ops, const int *online, int cpus,
 			 unsigned int cs_ns, long loops, struct rs_run *run,
@@ -198,14 +199,13 @@ static long rs_fit_loops(const struct rs_ops *ops, const int *online, int cpus,
 			return probe;
 		u64 per_reader_ns = scen_cycles_to_ps(cycles / (u64)cpus) / 1000;
 
+		u64 fit = (u64)probe * budget_ns / (per_reader_ns ? per_reader_ns : 1);
+
 		if (probe >= loops)
 			return loops;
-		if (per_reader_ns >= budget_ns / 8) {
-			u64 fit = (u64)probe * budget_ns / (per_reader_ns ? per_reader_ns : 1);
-
+		if (per_reader_ns >= budget_ns / 8 || fit >= 4 * (u64)loops)
 			return (long)MAX((u64)RS_MIN_LOOPS, MIN(fit, (u64)loops));
-		}
-		probe = MIN(loops, probe * 8);
+		probe = (long)MIN((u64)loops, (u64)probe * MAX(2ull, MIN(100ull, fit / (u64)probe / 2)));
 	}
 }
 
@@ -235,6 +235,7 @@ int refscale_measure(const struct rs_ops *ops, int cpus, unsigned int cs_ns,
 		kfree(g);
 		return -ENOMEM;
 	}
+	scen_convoy_begin(cpus);
 	loops = rs_fit_loops(ops, online, cpus, cs_ns, loops, run, g, &ret);
 	res->loops = loops;
 	if (ret)
@@ -255,6 +256,7 @@ int refscale_measure(const struct rs_ops *ops, int cpus, unsigned int cs_ns,
 		mcycles_sum += cycles * 1000 / ops_done;
 		res->runs++;
 	}
+	scen_convoy_end(cpus);
 	if (!ret && ops->idle && !ops->idle()) {
 		pr_err("refscale: %s: not back to its idle state after the readers\n", ops->type);
 		ret = -EIO;
