@@ -17,7 +17,7 @@
 #include "kernel/string.h"
 #include "kernel/pmm.h"
 #include "kernel/sched.h"
-#include "arch/x86_64/paging.h"
+#include "asm/pgtable.h"
 #include "asm/desc.h"
 #include "asm/irq.h"
 #include "asm/smp.h"

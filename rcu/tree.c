@@ -26,6 +26,7 @@
  *      the leaf's gp_seq, so a stale QS is never credited to a newer GP.
  */
 #include "rcu/tree.h"
+#include "rcu/srcu.h"
 #include "kernel/printk.h"
 #include "kernel/cmdline.h"
 #include "kernel/slab.h"
@@ -95,9 +96,16 @@ bool rcu_misuse_check(const char *what)
 	int pc = preempt_count();
 	bool irqs = irqs_disabled();
 
-	if (likely(pc == 0 && !irqs))
+	if (likely(pc == 0 && !irqs && !rcu_preempt_depth()))
 		return false;
 	atomic_inc(&rcu_misuse_reports);
+	/* Preemptible readers hold up the same grace periods (rcu/preempt.c). */
+	if (pc == 0 && !irqs) {
+		WARN(1, "rcu: %s() called inside an rcu_read_lock() read-side critical "
+		     "section (nesting %d): it would wait for itself forever; returning "
+		     "without waiting\n", what, rcu_preempt_depth());
+		return true;
+	}
 	WARN(1, "rcu: %s() called inside an RCU-sched read-side critical section "
 	     "(preempt_count=%#x, irqs %s): it would wait for itself forever; "
 	     "returning without waiting\n", what, pc, irqs ? "off" : "on");
@@ -124,8 +132,9 @@ void rcu_dereference_sched_warn(const char *file, int line)
  */
 bool rcu_blocking_is_gp(void)
 {
+	/* ... unless a reader preempted on this CPU is still in its section. */
 	if (num_online_cpus() <= 1)
-		return true;
+		return !rcu_preempt_has_blocked_tasks();
 	if (unlikely(!READ_ONCE(rcu_state.scheduler_active))) {
 		WARN_ONCE(1, "rcu: grace period wait before rcu_late_init() with %d CPUs\n",
 			  num_online_cpus());
@@ -265,8 +274,9 @@ void rcu_report_qs_rnp(unsigned long mask, struct rcu_node *rnp,
 			return;		/* already reported, or a stale GP */
 		}
 		WRITE_ONCE(rnp->qsmask, rnp->qsmask & ~mask);
-		if (rnp->qsmask || !rnp->parent) {
-			bool done = !rnp->qsmask;
+		/* A leaf with preempted readers reports when the last leaves. */
+		if (rnp->qsmask || rcu_preempt_blocked_readers_cgp(rnp) || !rnp->parent) {
+			bool done = !rnp->qsmask && !rcu_preempt_blocked_readers_cgp(rnp);
 
 			spin_unlock_irqrestore(&rnp->lock, flags);
 			if (done)
@@ -333,9 +343,9 @@ void rcu_note_context_switch(bool preempt)
 {
 	struct rcu_data *rdp = this_cpu_ptr(&rcu_data);
 
-	(void)preempt;
 	if (!this_cpu_read(rcu_data_ready))
 		return;
+	rcu_preempt_note_context_switch(preempt);	/* first: queue a reader */
 	rcu_qs(rdp);
 	if (rcu_exp_pending_here())
 		rcu_exp_report_local(false);
@@ -362,7 +372,9 @@ void rcu_sched_clock_irq(int user)
 	WRITE_ONCE(rdp->ticks_this_gp, rdp->ticks_this_gp + 1);
 	note_gp_changes(rdp);
 	if (qs) {
-		rcu_qs(rdp);
+		/* A preemptible reader is no RCU-sched reader, but still a reader. */
+		if (!rcu_preempt_tick_in_reader())
+			rcu_qs(rdp);
 		if (rcu_exp_pending_here())
 			rcu_exp_report_local(true);
 	}
@@ -469,6 +481,8 @@ static bool rcu_gp_init(void)
 		spin_lock_irqsave(&rnp->lock, flags);
 		WRITE_ONCE(rnp->qsmask, rnp->qsmaskinit);
 		WRITE_ONCE(rnp->gp_seq, gps);
+		if (rnp->level == rcu_state.num_levels - 1)
+			rcu_preempt_gp_init_node(rnp);
 		spin_unlock_irqrestore(&rnp->lock, flags);
 	}
 	return true;
@@ -508,6 +522,20 @@ static void force_qs_rnp(bool first)
 	rcu_state.n_force_qs++;
 }
 
+/* Every CPU reported and no preempted reader holds the GP (root locked or not). */
+static bool rcu_gp_qs_done(struct rcu_node *root)
+{
+	unsigned long flags;
+	bool done;
+
+	if (READ_ONCE(root->qsmask))
+		return false;
+	spin_lock_irqsave(&root->lock, flags);
+	done = !root->qsmask && !rcu_preempt_blocked_readers_cgp(root);
+	spin_unlock_irqrestore(&root->lock, flags);
+	return done;
+}
+
 static void rcu_gp_fqs_loop(void)
 {
 	struct rcu_node *root = rcu_get_root();
@@ -516,12 +544,13 @@ static void rcu_gp_fqs_loop(void)
 	for (;;) {
 		unsigned long j = first ? jiffies_till_first_fqs : jiffies_till_next_fqs;
 
-		wait_event_timeout(rcu_state.gp_wq, !READ_ONCE(root->qsmask) ||
+		wait_event_timeout(rcu_state.gp_wq, rcu_gp_qs_done(root) ||
 				   (READ_ONCE(rcu_state.gp_flags) & RCU_GP_FLAG_FQS),
 				   j ? j : 1);
-		if (!READ_ONCE(root->qsmask))
+		if (rcu_gp_qs_done(root))
 			break;
 		force_qs_rnp(first);
+		rcu_preempt_boost_check();
 		first = false;
 		if (READ_ONCE(rcu_state.gp_flags) & RCU_GP_FLAG_FQS) {
 			unsigned long flags;
@@ -828,6 +857,7 @@ static void rcu_init_geometry(int ncpus)
 			struct rcu_node *rnp = &rcu_state.node[rcu_state.level_first[l] + i];
 
 			spin_lock_init(&rnp->lock);
+			rcu_preempt_init_node(rnp);
 			rnp->level = l;
 			rnp->grplo = i * span;
 			rnp->grphi = MIN((int)((i + 1) * span), below) - 1;
@@ -913,6 +943,7 @@ void rcu_late_init(void)
 	WRITE_ONCE(rcu_state.gp_kthread, t);
 	wake_up_process(t);
 	rcu_spawn_cb_kthreads();
+	srcu_init_late();	/* call_srcu()'s kthread (rcu/srcu.c) */
 	smp_mb();
 	WRITE_ONCE(rcu_state.scheduler_active, true);
 	pr_info("rcu: RCU-sched: %d levels, %d nodes, fanout leaf %u / %u, %d CPUs online\n",

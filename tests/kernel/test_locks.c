@@ -20,6 +20,7 @@
 #include "kernel/slab.h"
 #include "kernel/string.h"
 #include "kernel/printk.h"
+#include "kernel/math.h"
 
 extern bool sched_provoke_bugs;	/* tests/kernel/test_sched.c */
 
@@ -397,24 +398,6 @@ static void locks_spinlock_lockup_names_holder(void)
 
 /* ---- uncontended cost -------------------------------------------------- */
 
-static u64 isqrt(u64 v)
-{
-	u64 r = 0, b = 1ull << 62;
-
-	while (b > v)
-		b >>= 2;
-	while (b) {
-		if (v >= r + b) {
-			v -= r + b;
-			r = (r >> 1) + b;
-		} else {
-			r >>= 1;
-		}
-		b >>= 2;
-	}
-	return r;
-}
-
 #define BENCH_RUNS 10
 #define BENCH_ITERS 20000
 
@@ -425,31 +408,16 @@ struct bench_result {
 
 static void report(const char *type, struct bench_result *r)
 {
-	u64 sum = 0, csum = 0, var = 0, mean, cmean, sd, sorted[BENCH_RUNS];
+	struct stats ns, cyc;
 
-	for (int i = 0; i < BENCH_RUNS; i++) {
-		sum += r->ns_milli[i];
-		csum += r->cyc_milli[i];
-		sorted[i] = r->ns_milli[i];
-	}
-	mean = sum / BENCH_RUNS;
-	cmean = csum / BENCH_RUNS;
-	for (int i = 0; i < BENCH_RUNS; i++) {
-		s64 d = (s64)(r->ns_milli[i] - mean);
-		var += (u64)(d * d);
-	}
-	sd = isqrt(var / (BENCH_RUNS - 1));
-	for (int i = 1; i < BENCH_RUNS; i++)	/* insertion sort for the median */
-		for (int j = i; j > 0 && sorted[j - 1] > sorted[j]; j--) {
-			u64 x = sorted[j]; sorted[j] = sorted[j - 1]; sorted[j - 1] = x;
-		}
-	u64 med = (sorted[BENCH_RUNS / 2 - 1] + sorted[BENCH_RUNS / 2]) / 2;
+	stats_compute(r->ns_milli, BENCH_RUNS, &ns);
+	stats_compute(r->cyc_milli, BENCH_RUNS, &cyc);
 	ktap_log("bench name=lock type=%s ns=%llu.%03llu cycles=%llu.%03llu stddev=%llu.%03llu "
 		 "median_ns=%llu.%03llu runs=%d iters=%d cpus=%d preempt=%s", type,
-		 (unsigned long long)(mean / 1000), (unsigned long long)(mean % 1000),
-		 (unsigned long long)(cmean / 1000), (unsigned long long)(cmean % 1000),
-		 (unsigned long long)(sd / 1000), (unsigned long long)(sd % 1000),
-		 (unsigned long long)(med / 1000), (unsigned long long)(med % 1000),
+		 (unsigned long long)(ns.mean / 1000), (unsigned long long)(ns.mean % 1000),
+		 (unsigned long long)(cyc.mean / 1000), (unsigned long long)(cyc.mean % 1000),
+		 (unsigned long long)(ns.stddev / 1000), (unsigned long long)(ns.stddev % 1000),
+		 (unsigned long long)(ns.median / 1000), (unsigned long long)(ns.median % 1000),
 		 BENCH_RUNS, BENCH_ITERS, nr_cpu_ids, preempt_full ? "full" : "none");
 }
 

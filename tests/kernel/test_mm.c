@@ -12,6 +12,7 @@
 #include "kernel/time.h"
 #include "arch/x86_64/paging.h"
 #include "asm/irq.h"
+#include "kernel/math.h"
 
 #define PF_VECTOR 14
 #define NPAGES 64
@@ -409,23 +410,6 @@ static void kmalloc_all_cpus_at_once(void)
 	ktap_log("kmalloc from %d CPUs at once: %lu allocations checked", cpus, allocs);
 }
 
-static u64 isqrt(u64 v)
-{
-	u64 r = 0, bit = 1ull << 62;
-
-	while (bit > v)
-		bit >>= 2;
-	for (; bit; bit >>= 2) {
-		if (v >= r + bit) {
-			v -= r + bit;
-			r = (r >> 1) + bit;
-		} else {
-			r >>= 1;
-		}
-	}
-	return r;
-}
-
 #define BENCH_RUNS 7
 #define BENCH_OPS 2000
 
@@ -434,7 +418,8 @@ static u64 isqrt(u64 v)
 static void bench_alloc(const char *name, size_t size)
 {
 	static void *held[BENCH_OPS];
-	u64 ps[BENCH_RUNS], mean = 0, var = 0;
+	u64 ps[BENCH_RUNS];
+	struct stats st;
 
 	for (int run = 0; run < BENCH_RUNS; run++) {
 		u64 t0 = ktime_get_ns();
@@ -452,28 +437,13 @@ static void bench_alloc(const char *name, size_t size)
 			barrier();	/* keep each pair a real call */
 		}
 		ps[run] = (ktime_get_ns() - t0) * 1000 / BENCH_OPS;
-		mean += ps[run];
 	}
-	mean /= BENCH_RUNS;
-	for (int run = 0; run < BENCH_RUNS; run++) {
-		s64 d = (s64)ps[run] - (s64)mean;
-
-		var += (u64)(d * d);
-	}
-	u64 sd = isqrt(var / (BENCH_RUNS - 1));
-	/* median by insertion sort: seven values */
-	for (int i = 1; i < BENCH_RUNS; i++)
-		for (int j = i; j > 0 && ps[j - 1] > ps[j]; j--) {
-			u64 t = ps[j];
-			ps[j] = ps[j - 1];
-			ps[j - 1] = t;
-		}
-	u64 med = ps[BENCH_RUNS / 2];
+	stats_compute(ps, BENCH_RUNS, &st);
 	ktap_log("bench name=%s size=%zu cpus=1 ns_per_op=%llu.%03llu stddev=%llu.%03llu median_ns=%llu.%03llu runs=%d",
 		 name, size ? size : PAGE_SIZE,
-		 (unsigned long long)(mean / 1000), (unsigned long long)(mean % 1000),
-		 (unsigned long long)(sd / 1000), (unsigned long long)(sd % 1000),
-		 (unsigned long long)(med / 1000), (unsigned long long)(med % 1000), BENCH_RUNS);
+		 (unsigned long long)(st.mean / 1000), (unsigned long long)(st.mean % 1000),
+		 (unsigned long long)(st.stddev / 1000), (unsigned long long)(st.stddev % 1000),
+		 (unsigned long long)(st.median / 1000), (unsigned long long)(st.median % 1000), BENCH_RUNS);
 }
 
 static void bench_kmalloc_kfree(void)

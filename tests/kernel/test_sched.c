@@ -16,6 +16,7 @@
 #include "kernel/slab.h"
 #include "kernel/cmdline.h"
 #include "kernel/printk.h"
+#include "kernel/math.h"
 
 bool sched_provoke_bugs;
 core_param(sched.provoke_bugs, sched_provoke_bugs, bool,
@@ -540,24 +541,6 @@ static void sched_atomic_bug_reported(void)
 
 /* ---- benchmark --------------------------------------------------------- */
 
-static u64 isqrt(u64 v)
-{
-	u64 r = 0, b = 1ull << 62;
-
-	while (b > v)
-		b >>= 2;
-	while (b) {
-		if (v >= r + b) {
-			v -= r + b;
-			r = (r >> 1) + b;
-		} else {
-			r >>= 1;
-		}
-		b >>= 2;
-	}
-	return r;
-}
-
 #define CTX_RUNS 7
 #define CTX_ITERS 2000
 
@@ -606,30 +589,24 @@ static void sched_bench_ctxsw(void)
 	struct pingpong pp = { 0 };
 	int cpu = test_cpu();
 	struct task *a, *b;
-	u64 sum = 0, var = 0, mean, sd, min_sw = ~0ull;
+	u64 min_sw = ~0ull;
+	struct stats st;
 
 	b = start_on(yield_partner, &pp, cpu, PRIO_NORMAL, "pong");
 	a = start_on(yield_timer, &pp, cpu, PRIO_NORMAL, "ping");
 	KTAP_ASSERT(a && b);
 	kthread_join(a);
 	kthread_join(b);
-	for (int r = 0; r < CTX_RUNS; r++) {
-		sum += pp.ns[r];
+	for (int r = 0; r < CTX_RUNS; r++)
 		if (pp.switches[r] < min_sw)
 			min_sw = pp.switches[r];
-	}
-	mean = sum / CTX_RUNS;
-	for (int r = 0; r < CTX_RUNS; r++) {
-		s64 d = (s64)(pp.ns[r] - mean);	/* in thousandths of a ns */
-		var += (u64)(d * d);
-	}
-	sd = isqrt(var / (CTX_RUNS - 1));
+	stats_compute(pp.ns, CTX_RUNS, &st);
 	/* Each yield() must have switched to the partner and back. */
 	KTAP_EXPECT(min_sw >= 2 * CTX_ITERS - 2);
 	ktap_log("bench name=ctxsw cpus=%d mean_ns=%llu.%03llu stddev=%llu.%03llu "
 		 "runs=%d switches_per_run=%llu cpu=%d preempt=%s",
-		 nr_cpu_ids, (unsigned long long)(mean / 1000), (unsigned long long)(mean % 1000),
-		 (unsigned long long)(sd / 1000), (unsigned long long)(sd % 1000),
+		 nr_cpu_ids, (unsigned long long)(st.mean / 1000), (unsigned long long)(st.mean % 1000),
+		 (unsigned long long)(st.stddev / 1000), (unsigned long long)(st.stddev % 1000),
 		 CTX_RUNS, (unsigned long long)min_sw, cpu, preempt_full ? "full" : "none");
 }
 

@@ -15,6 +15,7 @@
 #include "asm/nmi.h"
 #include "asm/smp.h"
 #include "arch/x86_64/timer.h"
+#include "kernel/math.h"
 
 static int expect_cpus = -1;
 core_param(smp.expect, expect_cpus, int, "test: the number of CPUs that must come online");
@@ -452,55 +453,25 @@ static void tsc_never_backwards_across_cpus(void)
 
 static void noop(void *unused) { (void)unused; }
 
-/* Integer mean and standard deviation (no FPU in the kernel): values in
- * thousandths so the row has three decimals. */
-static u64 isqrt(u64 v)
+struct row_stats { u64 mean_milli, sd_milli, median; };
+
+/* Mean and standard deviation in thousandths (kernel/math.h), so the row
+ * has three decimals; sorts v. */
+static struct row_stats stats_of(u64 *v, int n)
 {
-	u64 r = 0, b = 1ull << 62;
-
-	while (b > v)
-		b >>= 2;
-	while (b) {
-		if (v >= r + b) {
-			v -= r + b;
-			r = (r >> 1) + b;
-		} else {
-			r >>= 1;
-		}
-		b >>= 2;
-	}
-	return r;
-}
-
-struct stats { u64 mean_milli, sd_milli, median; };
-
-static struct stats stats_of(u64 *v, int n)
-{
-	struct stats s;
-	u64 sum = 0, var = 0;
+	static u64 milli[BENCH_RUNS];
+	struct stats st;
 
 	for (int i = 0; i < n; i++)
-		sum += v[i];
-	s.mean_milli = sum * 1000 / n;
-	/* Deviations in whole units: 200 squares of up to 1e8 stay in 64 bits. */
-	for (int i = 0; i < n; i++) {
-		s64 d = ((s64)(v[i] * 1000) - (s64)s.mean_milli) / 1000;
-
-		var += (u64)(d * d);
-	}
-	s.sd_milli = isqrt(var / (n > 1 ? n - 1 : 1)) * 1000;
-	for (int i = 1; i < n; i++)
-		for (int j = i; j > 0 && v[j] < v[j - 1]; j--) {
-			u64 t = v[j]; v[j] = v[j - 1]; v[j - 1] = t;
-		}
-	s.median = v[n / 2];
-	return s;
+		milli[i] = v[i] * 1000;
+	stats_compute(milli, n, &st);
+	return (struct row_stats){ st.mean, st.stddev, st.median / 1000 };
 }
 
 static void print_row(const char *type, u64 *cyc, int n)
 {
 	static u64 ns[BENCH_RUNS];
-	struct stats c, t;
+	struct row_stats c, t;
 
 	for (int i = 0; i < n; i++)
 		ns[i] = cycles_to_ns(cyc[i]);

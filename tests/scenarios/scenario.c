@@ -10,6 +10,7 @@
 #include "kernel/spinlock.h"
 #include "kernel/system.h"
 #include "kernel/time.h"
+#include "kernel/math.h"
 #if SCEN_HAVE_SCHED
 #include "kernel/sched.h"
 #endif
@@ -341,58 +342,10 @@ u64 scen_ns_to_cycles(u64 ns)
 	return ns * tsc_khz / 1000000;
 }
 
-u64 scen_isqrt(u64 x)
-{
-	u64 r = 0, bit = 1ull << 62;
-
-	while (bit > x)
-		bit >>= 2;
-	while (bit) {
-		if (x >= r + bit) {
-			x -= r + bit;
-			r = (r >> 1) + bit;
-		} else {
-			r >>= 1;
-		}
-		bit >>= 2;
-	}
-	return r;
-}
-
 void scen_stats(u64 *v, int n, struct scen_stats *st)
 {
-	memset(st, 0, sizeof(*st));
-	if (n <= 0)
-		return;
-	for (int i = 1; i < n; i++) {		/* insertion sort: n is small */
-		u64 x = v[i];
-		int j = i - 1;
+	struct stats s;
 
-		for (; j >= 0 && v[j] > x; j--)
-			v[j + 1] = v[j];
-		v[j + 1] = x;
-	}
-	u64 sum = 0;
-
-	for (int i = 0; i < n; i++)
-		sum += v[i];
-	st->mean = sum / (u64)n;
-	st->min = v[0];
-	st->max = v[n - 1];
-	st->median = n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
-	if (n > 1) {
-		u64 sq = 0;
-
-		for (int i = 0; i < n; i++) {
-			u64 d = v[i] > st->mean ? v[i] - st->mean : st->mean - v[i];
-
-			/* Deviations beyond ~4 ms (in ps) would overflow the
-			 * square: measure those in ns instead. */
-			if (d > 4000000000ull)
-				sq += (d / 1000) * (d / 1000) * 1000000ull / (u64)(n - 1);
-			else
-				sq += d * d / (u64)(n - 1);
-		}
-		st->stddev = scen_isqrt(sq);
-	}
+	stats_compute(v, n, &s);
+	*st = (struct scen_stats){ s.mean, s.stddev, s.median, s.min, s.max };
 }

@@ -130,11 +130,8 @@ char *scen_fmt_ps(char *buf, size_t size, s64 ps);
 u64 scen_cycles_to_ps(u64 cycles);
 u64 scen_ns_to_cycles(u64 ns);
 
-/* Integer square root (no floating point in the kernel). */
-u64 scen_isqrt(u64 x);
-
 /* Statistics over n samples (picoseconds): mean, sample standard
- * deviation, median, min, max.  Sorts v in place. */
+ * deviation, median, min, max (kernel/math.h).  Sorts v in place. */
 struct scen_stats {
 	u64 mean, stddev, median, min, max;
 };
