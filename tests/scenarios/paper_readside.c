@@ -28,13 +28,13 @@ core_param(refscale.cpus, rs_cpus_param, charp,
 	   "CPU counts of paper_readside, e.g. 1,2,4,8,16 (default: 1 and all online quick; powers of two up to those online full)");
 static char *rs_types_param;
 core_param(refscale.types, rs_types_param, charp,
-	   "reader types of paper_readside (default all): empty,rcu-sched,rcu,rwlock,rwlock-fair,spinlock,refcnt,refcnt-percpu,seqlock,srcu");
+	   "reader types of paper_readside (default all): empty,rcu-sched,rcu,rcu-nonpreempt,rwlock,rwlock-fair,spinlock,refcnt,refcnt-percpu,seqlock,srcu");
 static char *cslen_param;
 core_param(cslen.cs_ns, cslen_param, charp,
 	   "critical-section lengths (ns) of paper_cslen (default 1000 quick; 0,100,200,500,1000,2000,5000,10000,20000 full)");
 static char *cslen_types_param;
 core_param(cslen.types, cslen_types_param, charp,
-	   "reader types of paper_cslen (default: empty,rcu-sched,rcu,rwlock,rwlock-fair,spinlock,refcnt,refcnt-percpu,seqlock)");
+	   "reader types of paper_cslen (default: empty,rcu-sched,rcu,rcu-nonpreempt,rwlock,rwlock-fair,spinlock,refcnt,refcnt-percpu,seqlock)");
 static unsigned int cslen_cpus_param;
 core_param(cslen.cpus, cslen_cpus_param, uint, "CPUs of paper_cslen (default: 16, or all online if fewer)");
 
@@ -178,6 +178,7 @@ static void readside_platform(void)
 static void readside_empty(void) { readside_type("empty"); }
 static void readside_rcu_sched(void) { readside_type("rcu-sched"); }
 static void readside_rcu(void) { readside_type("rcu"); }
+static void readside_rcu_nonpreempt(void) { readside_type("rcu-nonpreempt"); }
 static void readside_rwlock(void) { readside_type("rwlock"); }
 static void readside_rwlock_fair(void) { readside_type("rwlock-fair"); }
 static void readside_spinlock(void) { readside_type("spinlock"); }
@@ -220,11 +221,11 @@ static void readside_goals(void)
 	}
 	u64 rs = mean_of("rcu-sched", n);
 
-	ktap_log("bench name=readside_goals cpus=%d rwlock_over_rcu_sched=%s refcnt_over_rcu_sched=%s rcu_sched_n_over_1=%s rcu_over_empty=%s",
+	ktap_log("bench name=readside_goals cpus=%d rwlock_over_rcu_sched=%s refcnt_over_rcu_sched=%s rcu_sched_n_over_1=%s rcu_nonpreempt_over_empty=%s",
 		 n, ratio(r1, sizeof(r1), mean_of("rwlock", n), rs),
 		 ratio(r2, sizeof(r2), mean_of("refcnt", n), rs),
 		 ratio(r3, sizeof(r3), rs, mean_of("rcu-sched", 1)),
-		 ratio(r4, sizeof(r4), mean_of("rcu", n), mean_of("empty", n)));
+		 ratio(r4, sizeof(r4), mean_of("rcu-nonpreempt", n), mean_of("empty", n)));
 }
 
 KTAP_SUITE(paper_readside,
@@ -232,6 +233,7 @@ KTAP_SUITE(paper_readside,
 	   KTAP_CASE(readside_empty),
 	   KTAP_CASE(readside_rcu_sched),
 	   KTAP_CASE(readside_rcu),
+	   KTAP_CASE(readside_rcu_nonpreempt),
 	   KTAP_CASE(readside_rwlock),
 	   KTAP_CASE(readside_rwlock_fair),
 	   KTAP_CASE(readside_spinlock),
@@ -306,6 +308,7 @@ static void cslen_type(const char *type)
 static void cslen_empty(void) { cslen_type("empty"); }
 static void cslen_rcu_sched(void) { cslen_type("rcu-sched"); }
 static void cslen_rcu(void) { cslen_type("rcu"); }
+static void cslen_rcu_nonpreempt(void) { cslen_type("rcu-nonpreempt"); }
 static void cslen_rwlock(void) { cslen_type("rwlock"); }
 static void cslen_rwlock_fair(void) { cslen_type("rwlock-fair"); }
 static void cslen_spinlock(void) { cslen_type("spinlock"); }
@@ -317,6 +320,7 @@ KTAP_SUITE(paper_cslen,
 	   KTAP_CASE(cslen_empty),
 	   KTAP_CASE(cslen_rcu_sched),
 	   KTAP_CASE(cslen_rcu),
+	   KTAP_CASE(cslen_rcu_nonpreempt),
 	   KTAP_CASE(cslen_rwlock),
 	   KTAP_CASE(cslen_rwlock_fair),
 	   KTAP_CASE(cslen_spinlock),

@@ -65,37 +65,59 @@ RS_LOOP void rs_delay_rcu_sched(long n, unsigned int cs_ns)
 	}
 }
 
-/* ---- rcu: rcu_read_lock(), empty in the non-preemptible build ----------- */
+/* ---- rcu: rcu_read_lock(), the preemptible build's per-task count ------- */
 
-/*
- * rcu/rcupdate.h has only the -sched flavour until preemptible RCU lands
- * (issue 8).  Until then `rcu` is the non-preemptible build's
- * rcu_read_lock() exactly as Quick Quiz 1's answer gives it: nothing.
- * With CONFIG_PREEMPT_RCU the real per-task nesting count is measured.
- */
-#ifdef CONFIG_PREEMPT_RCU
-#define rs_rcu_read_lock() rcu_read_lock()
-#define rs_rcu_read_unlock() rcu_read_unlock()
-#else
-#define rs_rcu_read_lock() do { } while (0)
-#define rs_rcu_read_unlock() do { } while (0)
-#endif
-
+/* Without CONFIG_PREEMPT_RCU rcu_read_lock() is rcu_read_lock_sched(). */
 RS_LOOP void rs_read_rcu(long n)
 {
 	for (long i = 0; i < n; i++) {
-		rs_rcu_read_lock();
+		rcu_read_lock();
 		barrier();
-		rs_rcu_read_unlock();
+		rcu_read_unlock();
 	}
 }
 
 RS_LOOP void rs_delay_rcu(long n, unsigned int cs_ns)
 {
 	for (long i = 0; i < n; i++) {
-		rs_rcu_read_lock();
+		rcu_read_lock();
 		ndelay(cs_ns);
-		rs_rcu_read_unlock();
+		rcu_read_unlock();
+	}
+}
+
+/* ---- rcu-nonpreempt: rcu_read_lock() of a CONFIG_PREEMPT=n kernel -------- */
+
+/*
+ * Quick Quiz 1's answer: there rcu_read_lock() compiles to nothing
+ * (rcu_read_lock_nopreempt_build(), rcu/rcupdate.h; not a correct reader
+ * in this kernel, timed only).  The loop must cost what the empty loop
+ * costs: tests/host/scenarios_qq1.py checks the two compile to the same
+ * instructions, and the report compares their times.
+ */
+#ifdef SCEN_HAVE_NOPREEMPT_BUILD
+#define rs_nopreempt_lock() rcu_read_lock_nopreempt_build()
+#define rs_nopreempt_unlock() rcu_read_unlock_nopreempt_build()
+#else
+#define rs_nopreempt_lock() do { } while (0)
+#define rs_nopreempt_unlock() do { } while (0)
+#endif
+
+RS_LOOP void rs_read_rcu_nonpreempt(long n)
+{
+	for (long i = 0; i < n; i++) {
+		rs_nopreempt_lock();
+		barrier();
+		rs_nopreempt_unlock();
+	}
+}
+
+RS_LOOP void rs_delay_rcu_nonpreempt(long n, unsigned int cs_ns)
+{
+	for (long i = 0; i < n; i++) {
+		rs_nopreempt_lock();
+		ndelay(cs_ns);
+		rs_nopreempt_unlock();
 	}
 }
 #endif
@@ -290,14 +312,16 @@ static bool rs_idle_seqlock(void)
 #ifdef CONFIG_PREEMPT_RCU
 #define RCU_NOTE "preemptible RCU: a per-task nesting count"
 #else
-#define RCU_NOTE "non-preemptible build: rcu_read_lock() compiles to nothing (Quick Quiz 1); this is the loop's cost"
+#define RCU_NOTE "this build maps rcu_read_lock() onto rcu_read_lock_sched()"
 #endif
+#define NONPREEMPT_NOTE "rcu_read_lock() of a CONFIG_PREEMPT=n kernel compiles to nothing (Quick Quiz 1): this is the loop's cost, as the empty row's"
 
 const struct rs_ops rs_ops_table[] = {
 	{ "empty", rs_read_empty, rs_delay_empty, NULL, NULL,
 	  "the bare loop (barrier() only): subtract it for net overhead" },
 	RCU_OPS("rcu-sched", rcu_sched, NULL),
 	RCU_OPS("rcu", rcu, RCU_NOTE),
+	RCU_OPS("rcu-nonpreempt", rcu_nonpreempt, NONPREEMPT_NOTE),
 	{ "rwlock", rs_read_rwlock, rs_delay_rwlock, rs_idle_rwlock, NULL, NULL },
 	{ "rwlock-fair", rs_read_rwlock_fair, rs_delay_rwlock_fair, rs_idle_rwlock_fair, NULL, NULL },
 	{ "spinlock", rs_read_spinlock, rs_delay_spinlock, rs_idle_spinlock, NULL, NULL },
