@@ -36,6 +36,7 @@ EXPECT = {
     "rs_read_empty": None,
     "rs_read_rcu": None,
     "rs_read_rcu_nonpreempt": None,
+    "rs_read_srcu": LOCKED,
     "rs_read_rcu_sched": GS_INC,
     "rs_read_rwlock": LOCKED,
     "rs_read_rwlock_fair": LOCKED,

@@ -34,7 +34,7 @@ core_param(cslen.cs_ns, cslen_param, charp,
 	   "critical-section lengths (ns) of paper_cslen (default 1000 quick; 0,100,200,500,1000,2000,5000,10000,20000 full)");
 static char *cslen_types_param;
 core_param(cslen.types, cslen_types_param, charp,
-	   "reader types of paper_cslen (default: empty,rcu-sched,rcu,rcu-nonpreempt,rwlock,rwlock-fair,spinlock,refcnt,refcnt-percpu,seqlock)");
+	   "reader types of paper_cslen (default: empty,rcu-sched,rcu,rcu-nonpreempt,rwlock,rwlock-fair,spinlock,refcnt,refcnt-percpu,seqlock,srcu)");
 static unsigned int cslen_cpus_param;
 core_param(cslen.cpus, cslen_cpus_param, uint, "CPUs of paper_cslen (default: 16, or all online if fewer)");
 
@@ -315,6 +315,7 @@ static void cslen_spinlock(void) { cslen_type("spinlock"); }
 static void cslen_refcnt(void) { cslen_type("refcnt"); }
 static void cslen_refcnt_percpu(void) { cslen_type("refcnt-percpu"); }
 static void cslen_seqlock(void) { cslen_type("seqlock"); }
+static void cslen_srcu(void) { cslen_type("srcu"); }
 
 KTAP_SUITE(paper_cslen,
 	   KTAP_CASE(cslen_empty),
@@ -326,4 +327,5 @@ KTAP_SUITE(paper_cslen,
 	   KTAP_CASE(cslen_spinlock),
 	   KTAP_CASE(cslen_refcnt),
 	   KTAP_CASE(cslen_refcnt_percpu),
-	   KTAP_CASE(cslen_seqlock));
+	   KTAP_CASE(cslen_seqlock),
+	   KTAP_CASE(cslen_srcu));

@@ -26,7 +26,6 @@
 #if __has_include("rcu/rcupdate.h")
 #define SCEN_HAVE_RCU 1
 #include "rcu/rcupdate.h"
-#define SCEN_HAVE_NOPREEMPT_BUILD 1	/* rcu_read_lock_nopreempt_build() */
 /* The update side is linked in only once rcu/tree.c lands: weak
  * references let the scenarios build, and skip, before that (see
  * scen_rcu_update_missing()). */
