@@ -63,9 +63,10 @@ static struct task *start_on(int (*fn)(void *), void *arg, int cpu, int prio,
 
 static int ret_arg(void *arg) { return (int)(long)arg; }
 
-static volatile int stop_loops;
+static volatile int looper_started;
 static int loop_until_stopped(void *arg)
 {
+	looper_started = 1;
 	while (!kthread_should_stop())
 		msleep(1);
 	return (int)(long)arg;
@@ -83,9 +84,11 @@ static void sched_kthread_lifecycle(void)
 	KTAP_ASSERT(t);
 	KTAP_EXPECT_EQ(kthread_join(t), 42);
 
+	looper_started = 0;
 	t = kthread_run(loop_until_stopped, (void *)7l, "looper");
 	KTAP_ASSERT(t);
-	msleep(5);
+	/* Stopped before its first run it would return -EINTR (below). */
+	KTAP_EXPECT(WAIT_UNTIL(looper_started, 5000));
 	KTAP_EXPECT_EQ(kthread_stop(t), 7);
 
 	never_called = 0;
