@@ -11,6 +11,8 @@
 
 BUILD ?= build
 SANITIZE ?= 0
+# PREEMPT_RCU=0: rcu_read_lock() is RCU-sched's preempt_disable() (rcu/rcupdate.h)
+PREEMPT_RCU ?= 1
 CC := gcc
 LD := ld
 NASM := nasm
@@ -27,6 +29,9 @@ KCFLAGS := -std=gnu11 -ffreestanding -fno-pic -fno-pie -mcmodel=kernel \
 	-fno-strict-aliasing -fno-common -fno-asynchronous-unwind-tables \
 	-O2 -g -Wall -Wextra -Werror -Wno-unused-parameter \
 	-I. -Iarch/x86_64/include -MMD -MP
+ifeq ($(PREEMPT_RCU),1)
+KCFLAGS += -DCONFIG_PREEMPT_RCU=1
+endif
 ifeq ($(SANITIZE),1)
 KCFLAGS += -fsanitize=undefined -fno-sanitize=float-divide-by-zero,float-cast-overflow \
 	-fstack-protector-strong -mstack-protector-guard=global -DCONFIG_SANITIZE=1

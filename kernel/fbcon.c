@@ -14,7 +14,7 @@
 #include "kernel/printk.h"
 #include "kernel/string.h"
 #include "kernel/multiboot2.h"
-#include "arch/x86_64/paging.h"
+#include "asm/io.h"
 #include "asm/irqflags.h"
 
 #define FB_MAX_BYTES	(512ul << 20)	/* no real mode is larger */

@@ -2,6 +2,7 @@
 #include "kernel/ktap.h"
 #include "kernel/cmdline.h"
 #include "kernel/string.h"
+#include "kernel/time.h"
 
 extern const struct ktap_suite __start_ktap_suites[], __stop_ktap_suites[];
 
@@ -115,10 +116,13 @@ static bool run_suite(const struct ktap_suite *s, int index)
 		const struct ktap_case *c = &s->cases[i];
 		case_failed = case_skipped = false;
 		unsigned int t = c->timeout_ms ? c->timeout_ms : ktap_timeout_ms;
+		u64 start = ktime_get_ns();
 		if (!ktap_run_case(c, t)) {
 			ktap_log("case %s did not finish within %u ms", c->name, t);
 			case_failed = true;
 		}
+		/* where a slow run's time goes, for trimming make test */
+		ktap_log("duration_ms=%llu", (unsigned long long)((ktime_get_ns() - start) / 1000000));
 		if (case_failed) {
 			ok = false;
 			printk_raw("    not ok %d %s\n", i + 1, c->name);

@@ -83,14 +83,24 @@ static inline bool list_empty(const struct list_head *head)
 
 #define list_for_each(pos, head) \
 	for (pos = (head)->next; pos != (head); pos = pos->next)
+/*
+ * True when pos is the entry that "contains" head, i.e. the walk is over.
+ * That pos is not a real entry, so it is computed by address arithmetic,
+ * not as &pos->member: a member access through it is what the sanitizer
+ * build (UBSan's alignment check) rightly reports for a cache-aligned type.
+ */
+#define list_entry_is_head(pos, head, member)				\
+	((const char *)(pos) + offsetof(__typeof__(*(pos)), member) ==	\
+	 (const char *)(head))
+
 #define list_for_each_entry(pos, head, member)				\
 	for (pos = list_first_entry(head, __typeof__(*pos), member);	\
-	     &pos->member != (head);					\
+	     !list_entry_is_head(pos, head, member);			\
 	     pos = list_next_entry(pos, member))
 #define list_for_each_entry_safe(pos, n, head, member)			\
 	for (pos = list_first_entry(head, __typeof__(*pos), member),	\
 	     n = list_next_entry(pos, member);				\
-	     &pos->member != (head);					\
+	     !list_entry_is_head(pos, head, member);			\
 	     pos = n, n = list_next_entry(n, member))
 
 /* ---- hlist: one-pointer heads for hash tables ---- */

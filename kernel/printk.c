@@ -97,9 +97,12 @@ size_t printk_log_read(char *buf, size_t size, size_t from)
 	return n;
 }
 
+/* Once a crash has busted the locks, NMI context prints directly too: an
+ * exception inside an NMI handler (a fault, an IST stack overflow) must
+ * be seen, and no later printk will come to flush its buffer. */
 static bool in_nmi_context(void)
 {
-	return this_cpu_read(__preempt_count) & NMI_MASK;
+	return (this_cpu_read(__preempt_count) & NMI_MASK) && !locks_busted;
 }
 
 static void nmi_store(const char *s, size_t n)

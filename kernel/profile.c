@@ -144,8 +144,16 @@ static bool poison_intact(const u8 *p, size_t n)
 	return true;
 }
 
+/*
+ * The quarantine's own kfree() must be safe even while a test runs the
+ * busted grace period: a real grace period of both flavours first, so no
+ * NMI (an RCU-sched reader) and no preemptible sampler still holds any of
+ * these buffers.  A write that landed before it is still seen as dirt.
+ */
 static void quarantine_scan(void)
 {
+	synchronize_sched();
+	synchronize_rcu();
 	for (int i = 0; i < quarantine_n; i++) {
 		if (!poison_intact((const u8 *)quarantine[i], quarantine_len[i]))
 			quarantine_dirty++;
@@ -223,9 +231,9 @@ void nmi_stop(void)
 /*
  * Quick Quiz 6: a preemptible reader must say where its critical section
  * is, since nothing else stops a grace period from ending under it.
- * MARKER(issue 8): rcu_read_lock()/synchronize_rcu() are the
- * non-preemptible mapping onto RCU-sched until preemptible RCU lands;
- * then this code stays as it is and becomes truly preemptible.
+ * With CONFIG_PREEMPT_RCU (the default build) rcu_read_lock() only counts
+ * nesting in the task and the reader may be preempted (rcu/preempt.c);
+ * with PREEMPT_RCU=0 the same code is an RCU-sched reader.
  */
 void nmi_profile_preemptible(unsigned long pc)
 {

@@ -74,11 +74,15 @@ struct task {
 	u64 nr_switches;	/* times switched in */
 	u64 nr_preempted;	/* times switched out involuntarily */
 
-	/* Preemptible RCU's per-task state (rcu/). */
+	/* Preemptible RCU's per-task state (rcu/preempt.c). */
 	int rcu_read_lock_nesting;
-	bool rcu_read_unlock_special;
-	struct list_head rcu_node_entry;
-	void *rcu_blocked_node;
+	unsigned int rcu_read_unlock_special;	/* RCU_SPECIAL_* bits */
+	struct list_head rcu_node_entry;	/* on a leaf's blkd_tasks */
+	void *rcu_blocked_node;			/* that leaf, or NULL */
+	int rcu_boost_saved_prio;		/* prio before a boost */
+	/* SRCU's Quick Quiz 3 check (rcu/srcu.c): structs this task reads. */
+	void *srcu_held[4];
+	int srcu_held_depth;
 };
 
 DECLARE_PER_CPU(struct task *, current_task);

@@ -4,5 +4,9 @@
 /* Prints "Call Trace:" and one symbolized line per frame, starting at the
  * frame whose pointer is fp and whose code address is ip. */
 void show_stack(unsigned long fp, unsigned long ip);
+/* The same for a fault, with its stack pointer: when the faulting
+ * function had no frame of its own at ip (prologue, epilogue, frameless
+ * leaf), its caller is found at sp and printed too. */
+void show_stack_sp(unsigned long fp, unsigned long ip, unsigned long sp);
 /* Fills ips[] with up to max return addresses from here; returns count. */
 int save_stack_trace(unsigned long *ips, int max);

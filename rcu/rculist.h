@@ -65,7 +65,7 @@ static inline void list_replace_rcu(struct list_head *old, struct list_head *new
 /* Walk under rcu_read_lock_sched() (or the update-side lock). */
 #define list_for_each_entry_rcu(pos, head, member)				\
 	for (pos = list_entry_rcu((head)->next, __typeof__(*pos), member);	\
-	     &pos->member != (head);						\
+	     !list_entry_is_head(pos, head, member);				\
 	     pos = list_entry_rcu(pos->member.next, __typeof__(*pos), member))
 
 #define list_first_or_null_rcu(ptr, type, member) ({			\

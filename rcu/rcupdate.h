@@ -19,8 +19,8 @@
  *    pre-existing sections happen before anything after it.
  *  - synchronize_sched(), synchronize_sched_expedited() and
  *    rcu_barrier_sched() must not be called from inside a reader; doing so
- *    is reported (WARN, rcu_misuse_reports) and the call returns at once
- *    instead of deadlocking.
+ *    is reported (WARN with a backtrace, rcu_misuse_reports, the running
+ *    KTAP case fails) and the call returns at once instead of deadlocking.
  *
  * Implementation: rcu/tree.c (grace periods), rcu/segcblist.c (callback
  * lists), rcu/expedited.c, rcu/stall.c, rcu/torture.c.  Built unchanged in
@@ -98,25 +98,121 @@ void cond_synchronize_sched(unsigned long oldstate);
 unsigned long rcu_batches_completed_sched(void);
 unsigned long rcu_exp_batches_completed_sched(void);
 
-/* Misuse reports (synchronize inside a reader); tests read this. */
+/* Misuse reports (synchronize inside a reader); tests read this.  Each
+ * report also fails the running KTAP case, unless a test announced it by
+ * raising rcu_misuse_expected (one report consumes one). */
 extern atomic_t rcu_misuse_reports;
+extern atomic_t rcu_misuse_expected;
 /* rcu_dereference_sched() outside a reader (warned once, counted always). */
 extern atomic_t rcu_deref_warnings;
 
-/* ---- the plain rcu_*() names ----
- * MARKER(issue 8): until preemptible RCU lands these map onto RCU-sched,
- * as the article's Quick Quiz 1 answer describes for a non-preemptible
- * kernel: a reader is a preempt-disabled region.  Callers written against
- * these names (the profile buffer's Quick Quiz 6 variant) keep working
- * unchanged when they become truly preemptible. */
+/* ---- the plain rcu_*() names: preemptible RCU (rcu/preempt.c) ----
+ *
+ * The build chooses (Makefile PREEMPT_RCU=1, the default, defines
+ * CONFIG_PREEMPT_RCU):
+ *  - CONFIG_PREEMPT_RCU: rcu_read_lock() only bumps the running task's
+ *    nesting count; the reader may be preempted (never sleep: use SRCU).
+ *    A task switched out inside a section is queued on its CPU's leaf
+ *    rcu_node and holds up every grace period that started before it
+ *    blocked until its outermost rcu_read_unlock().  Grace periods are
+ *    RCU-sched's own, so synchronize_rcu() also waits for RCU-sched
+ *    readers (one grace-period machine serves both, as Linux's since
+ *    4.20); synchronize_rcu_expedited() waits for rcu_read_lock()
+ *    readers only.
+ *  - otherwise: the names map onto RCU-sched, the article's Quick Quiz 1
+ *    answer for a non-preemptible kernel (a reader is a preempt-disabled
+ *    region).
+ * synchronize_rcu() and friends called inside an rcu_read_lock() section
+ * of the calling task are reported (rcu_misuse_reports) and return at once.
+ */
+#ifdef CONFIG_PREEMPT_RCU
+#include "kernel/sched.h"
+
+/* The unlock slow path (rcu/preempt.c) looks at these bits. */
+#define RCU_SPECIAL_BLOCKED	0x1	/* queued on a leaf's blkd_tasks */
+#define RCU_SPECIAL_NEED_QS	0x2	/* a tick saw this reader hold up a GP */
+#define RCU_SPECIAL_EXP_HINT	0x4	/* an expedited GP waits for this CPU */
+#define RCU_SPECIAL_BOOSTED	0x8	/* prio raised; lower it on unlock */
+
+void rcu_read_unlock_special(struct task *t);
+
+static inline void __rcu_read_lock(void)
+{
+	current->rcu_read_lock_nesting++;
+	barrier();	/* the section's accesses stay after the increment */
+}
+
+/*
+ * The count and the special bits are only ever changed by this task, by
+ * an interrupt on its CPU (which balances what it does before returning)
+ * or by the scheduler's context switch away from it: all on this CPU, so
+ * plain accesses and compiler barriers order them.
+ */
+static inline void __rcu_read_unlock(void)
+{
+	struct task *t = current;
+
+	barrier();	/* the section's accesses stay before the decrement */
+	if (--t->rcu_read_lock_nesting == 0) {
+		barrier();
+		if (unlikely(READ_ONCE(t->rcu_read_unlock_special)))
+			rcu_read_unlock_special(t);
+	}
+}
+
+static inline void rcu_read_lock(void) { __rcu_read_lock(); }
+static inline void rcu_read_unlock(void) { __rcu_read_unlock(); }
+/* Depth of the running task's rcu_read_lock() nesting. */
+static inline int rcu_preempt_depth(void) { return current->rcu_read_lock_nesting; }
+static inline bool rcu_read_lock_held(void) { return rcu_preempt_depth() > 0; }
+
+void synchronize_rcu(void);
+void synchronize_rcu_expedited(void);
+void call_rcu(struct rcu_head *head, rcu_callback_t func);
+void rcu_barrier(void);
+unsigned long get_state_synchronize_rcu(void);
+unsigned long start_poll_synchronize_rcu(void);
+bool poll_state_synchronize_rcu(unsigned long oldstate);
+void cond_synchronize_rcu(unsigned long oldstate);
+#else /* !CONFIG_PREEMPT_RCU */
 static inline void rcu_read_lock(void) { rcu_read_lock_sched(); }
 static inline void rcu_read_unlock(void) { rcu_read_unlock_sched(); }
+static inline int rcu_preempt_depth(void) { return 0; }
+static inline bool rcu_read_lock_held(void) { return rcu_read_lock_sched_held(); }
 static inline void synchronize_rcu(void) { synchronize_sched(); }
+static inline void synchronize_rcu_expedited(void) { synchronize_sched_expedited(); }
 static inline void call_rcu(struct rcu_head *head, rcu_callback_t func)
 {
 	call_rcu_sched(head, func);
 }
 static inline void rcu_barrier(void) { rcu_barrier_sched(); }
+static inline unsigned long get_state_synchronize_rcu(void) { return get_state_synchronize_sched(); }
+static inline unsigned long start_poll_synchronize_rcu(void) { return start_poll_synchronize_sched(); }
+static inline bool poll_state_synchronize_rcu(unsigned long s) { return poll_state_synchronize_sched(s); }
+static inline void cond_synchronize_rcu(unsigned long s) { cond_synchronize_sched(s); }
+#endif /* CONFIG_PREEMPT_RCU */
+
+/*
+ * Quick Quiz 1, for measurement only: rcu_read_lock() as a kernel built
+ * without preemption (CONFIG_PREEMPT=n) compiles it, which is to say
+ * nothing at all.  There only a context switch ends a reader; here a tick
+ * that finds preempt_count 0 is a quiescent state too, so this is NOT a
+ * correct reader in this kernel: tests/scenarios/readers.c times it as
+ * the article's empty-bodied baseline.
+ */
+static inline void rcu_read_lock_nopreempt_build(void) { }
+static inline void rcu_read_unlock_nopreempt_build(void) { }
+
+/* Grace periods and expedited ones that synchronize_rcu() counts. */
+unsigned long rcu_batches_completed(void);
+unsigned long rcu_exp_batches_completed(void);
+
+/* Priority boosting (rcu.boost, rcu.boost_delay_ms) and its counters. */
+extern bool rcu_boost_enabled;
+extern unsigned int rcu_boost_delay_ms;
+extern atomic_t rcu_boosts;		/* readers raised so far */
+/* Tasks queued on a leaf's blkd_tasks so far (preempted readers). */
+extern atomic_long_t rcu_preempt_blocked_total;
 
 /* ---- hooks the kernel calls ---- */
 

@@ -122,3 +122,15 @@ bool rcu_segcblist_nextgp(const struct rcu_segcblist *l, unsigned long *seq)
 		}
 	return found;
 }
+
+bool rcu_segcblist_firstgp(const struct rcu_segcblist *l, unsigned long *seq)
+{
+	int i;
+
+	for (i = RCU_WAIT_TAIL; i < RCU_NEXT_TAIL; i++)
+		if (l->tails[i] != l->tails[i - 1]) {
+			*seq = l->gp_seq[i];
+			return true;
+		}
+	return false;
+}

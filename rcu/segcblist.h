@@ -78,7 +78,9 @@ void rcu_segcblist_advance(struct rcu_segcblist *l, unsigned long seq);
 /* Take up to max DONE callbacks from the front into dst. */
 long rcu_segcblist_extract_done_cbs(struct rcu_segcblist *l,
 				    struct rcu_cblist *dst, long max);
-/* The latest gp_seq any pending callback waits for (0 if none). */
+/* The latest gp_seq any pending callback waits for (false if none). */
 bool rcu_segcblist_nextgp(const struct rcu_segcblist *l, unsigned long *seq);
+/* The earliest one: when it ends, some callback is ready (false if none). */
+bool rcu_segcblist_firstgp(const struct rcu_segcblist *l, unsigned long *seq);
 
 #endif /* RCU_SEGCBLIST_H */

@@ -26,9 +26,11 @@
  *      the leaf's gp_seq, so a stale QS is never credited to a newer GP.
  */
 #include "rcu/tree.h"
+#include "rcu/srcu.h"
 #include "kernel/printk.h"
 #include "kernel/cmdline.h"
 #include "kernel/slab.h"
+#include "kernel/ktap.h"
 
 /* Non-idle baseline of dynticks_nmi_nesting (large, even), as Linux. */
 #define DYNTICK_IRQ_NONIDLE	((long)(((unsigned long)-1 >> 2) + 1))
@@ -53,6 +55,9 @@ core_param(rcu.jiffies_till_first_fqs, jiffies_till_first_fqs, uint,
 static unsigned int jiffies_till_next_fqs = 3;
 core_param(rcu.jiffies_till_next_fqs, jiffies_till_next_fqs, uint,
 	   "ticks between later scans");
+static unsigned int jiffies_till_sched_qs = 6;
+core_param(rcu.jiffies_till_sched_qs, jiffies_till_sched_qs, uint,
+	   "ticks into a grace period before CPUs still holding it are made to reschedule");
 static int blimit = 64;
 core_param(rcu.blimit, blimit, int, "callbacks invoked per batch");
 static int qhimark = 10000;
@@ -61,6 +66,7 @@ static int qlowmark = 100;
 core_param(rcu.qlowmark, qlowmark, int, "queued callbacks below which the batch limit returns");
 
 atomic_t rcu_misuse_reports = ATOMIC_INIT(0);
+atomic_t rcu_misuse_expected = ATOMIC_INIT(0);
 atomic_t rcu_deref_warnings = ATOMIC_INIT(0);
 
 static int rcu_cpu_kthread(void *arg);
@@ -95,12 +101,30 @@ bool rcu_misuse_check(const char *what)
 	int pc = preempt_count();
 	bool irqs = irqs_disabled();
 
-	if (likely(pc == 0 && !irqs))
+	if (likely(pc == 0 && !irqs && !rcu_preempt_depth()))
 		return false;
 	atomic_inc(&rcu_misuse_reports);
+	/* Preemptible readers hold up the same grace periods (rcu/preempt.c). */
+	if (pc == 0 && !irqs) {
+		WARN(1, "rcu: %s() called inside an rcu_read_lock() read-side critical "
+		     "section (nesting %d): it would wait for itself forever; returning "
+		     "without waiting\n", what, rcu_preempt_depth());
+		return true;
+	}
 	WARN(1, "rcu: %s() called inside an RCU-sched read-side critical section "
 	     "(preempt_count=%#x, irqs %s): it would wait for itself forever; "
 	     "returning without waiting\n", what, pc, irqs ? "off" : "on");
+	/* A bug in the running test case, unless that case provoked it. */
+	for (;;) {
+		int e = atomic_read(&rcu_misuse_expected);
+
+		if (e <= 0) {
+			ktap_fail("rcu: %s() inside an RCU-sched reader (WARNING above)", what);
+			break;
+		}
+		if (atomic_cmpxchg(&rcu_misuse_expected, e, e - 1) == e)
+			break;
+	}
 	return true;
 }
 
@@ -124,8 +148,9 @@ void rcu_dereference_sched_warn(const char *file, int line)
  */
 bool rcu_blocking_is_gp(void)
 {
+	/* ... unless a reader preempted on this CPU is still in its section. */
 	if (num_online_cpus() <= 1)
-		return true;
+		return !rcu_preempt_has_blocked_tasks();
 	if (unlikely(!READ_ONCE(rcu_state.scheduler_active))) {
 		WARN_ONCE(1, "rcu: grace period wait before rcu_late_init() with %d CPUs\n",
 			  num_online_cpus());
@@ -265,8 +290,9 @@ void rcu_report_qs_rnp(unsigned long mask, struct rcu_node *rnp,
 			return;		/* already reported, or a stale GP */
 		}
 		WRITE_ONCE(rnp->qsmask, rnp->qsmask & ~mask);
-		if (rnp->qsmask || !rnp->parent) {
-			bool done = !rnp->qsmask;
+		/* A leaf with preempted readers reports when the last leaves. */
+		if (rnp->qsmask || rcu_preempt_blocked_readers_cgp(rnp) || !rnp->parent) {
+			bool done = !rnp->qsmask && !rcu_preempt_blocked_readers_cgp(rnp);
 
 			spin_unlock_irqrestore(&rnp->lock, flags);
 			if (done)
@@ -333,18 +359,30 @@ void rcu_note_context_switch(bool preempt)
 {
 	struct rcu_data *rdp = this_cpu_ptr(&rcu_data);
 
-	(void)preempt;
 	if (!this_cpu_read(rcu_data_ready))
 		return;
+	rcu_preempt_note_context_switch(preempt);	/* first: queue a reader */
 	rcu_qs(rdp);
 	if (rcu_exp_pending_here())
 		rcu_exp_report_local(false);
 }
 
+/*
+ * A hint, read without rdp->lock (the rcuc kthread rechecks under it):
+ * some callback may run now.  It must turn on when the *oldest* waiting
+ * segment's GP ends, not the newest: during a flood the newest GP is
+ * always in the future, and callbacks long since ready would pile up
+ * until the flood stopped.  It must also turn off once rcu_do_batch()
+ * has run what was ready, or the rcuc kthread would spin.
+ */
 static bool rcu_cbs_ready_lockless(struct rcu_data *rdp)
 {
-	return READ_ONCE(rdp->cblist.len) &&
-	       rcu_seq_done(&rcu_state.gp_seq, READ_ONCE(rdp->gp_seq_needed));
+	if (!READ_ONCE(rdp->cblist.len))
+		return false;
+	if (READ_ONCE(rdp->cblist.tails[RCU_DONE_TAIL]) != &rdp->cblist.head)
+		return true;
+	return READ_ONCE(rdp->cbs_waiting) &&
+	       rcu_seq_done(&rcu_state.gp_seq, READ_ONCE(rdp->gp_seq_first));
 }
 
 /*
@@ -362,7 +400,9 @@ void rcu_sched_clock_irq(int user)
 	WRITE_ONCE(rdp->ticks_this_gp, rdp->ticks_this_gp + 1);
 	note_gp_changes(rdp);
 	if (qs) {
-		rcu_qs(rdp);
+		/* A preemptible reader is no RCU-sched reader, but still a reader. */
+		if (!rcu_preempt_tick_in_reader())
+			rcu_qs(rdp);
 		if (rcu_exp_pending_here())
 			rcu_exp_report_local(true);
 	}
@@ -420,6 +460,12 @@ static void rcu_accelerate_cbs(struct rcu_data *rdp)
 		WRITE_ONCE(rdp->gp_seq_needed, seq);
 		rcu_start_this_gp(seq);
 	}
+	if (rcu_segcblist_firstgp(&rdp->cblist, &seq)) {
+		WRITE_ONCE(rdp->gp_seq_first, seq);
+		WRITE_ONCE(rdp->cbs_waiting, true);
+	} else {
+		WRITE_ONCE(rdp->cbs_waiting, false);
+	}
 }
 
 /* ---------------- the grace-period kthread ---------------- */
@@ -469,6 +515,8 @@ static bool rcu_gp_init(void)
 		spin_lock_irqsave(&rnp->lock, flags);
 		WRITE_ONCE(rnp->qsmask, rnp->qsmaskinit);
 		WRITE_ONCE(rnp->gp_seq, gps);
+		if (rnp->level == rcu_state.num_levels - 1)
+			rcu_preempt_gp_init_node(rnp);
 		spin_unlock_irqrestore(&rnp->lock, flags);
 	}
 	return true;
@@ -477,9 +525,20 @@ static bool rcu_gp_init(void)
 /*
  * One scan of the leaves for CPUs that are idle (first pass) or have been
  * idle since the first pass (later passes): report for them.
+ *
+ * A busy CPU reports at a tick that finds it outside every reader; one
+ * that spends most of its time with preemption or irqs off (a call_rcu
+ * flood: the tick that arrives while irqs are off is taken inside the
+ * preempt-disabled tail) rarely offers one.  Once the GP is
+ * rcu.jiffies_till_sched_qs old, such CPUs are asked to reschedule, as
+ * Linux does: the context switch at their next preemption point is a QS.
+ * Readers are untouched by it; a CPU really stuck in one stays stuck
+ * (and the stall detector names it).
  */
 static void force_qs_rnp(bool first)
 {
+	bool nudge = !first && time_after_eq(jiffies, rcu_state.gp_start + jiffies_till_sched_qs);
+	unsigned long resched = 0;
 	struct rcu_node *rnp;
 	unsigned long flags, mask;
 	int cpu;
@@ -497,6 +556,8 @@ static void force_qs_rnp(bool first)
 			if (rcu_dynticks_in_eqs(snap) ||
 			    (!first && snap != rdp->dynticks_snap))
 				mask |= rdp->grpmask;
+			else if (nudge)
+				resched |= 1UL << cpu;
 			if (first)
 				rdp->dynticks_snap = snap;
 		}
@@ -506,6 +567,23 @@ static void force_qs_rnp(bool first)
 			spin_unlock_irqrestore(&rnp->lock, flags);
 	}
 	rcu_state.n_force_qs++;
+	for (cpu = 0; resched; cpu++, resched >>= 1)
+		if ((resched & 1) && cpu != smp_processor_id())
+			resched_cpu(cpu);
+}
+
+/* Every CPU reported and no preempted reader holds the GP (root locked or not). */
+static bool rcu_gp_qs_done(struct rcu_node *root)
+{
+	unsigned long flags;
+	bool done;
+
+	if (READ_ONCE(root->qsmask))
+		return false;
+	spin_lock_irqsave(&root->lock, flags);
+	done = !root->qsmask && !rcu_preempt_blocked_readers_cgp(root);
+	spin_unlock_irqrestore(&root->lock, flags);
+	return done;
 }
 
 static void rcu_gp_fqs_loop(void)
@@ -516,12 +594,13 @@ static void rcu_gp_fqs_loop(void)
 	for (;;) {
 		unsigned long j = first ? jiffies_till_first_fqs : jiffies_till_next_fqs;
 
-		wait_event_timeout(rcu_state.gp_wq, !READ_ONCE(root->qsmask) ||
+		wait_event_timeout(rcu_state.gp_wq, rcu_gp_qs_done(root) ||
 				   (READ_ONCE(rcu_state.gp_flags) & RCU_GP_FLAG_FQS),
 				   j ? j : 1);
-		if (!READ_ONCE(root->qsmask))
+		if (rcu_gp_qs_done(root))
 			break;
 		force_qs_rnp(first);
+		rcu_preempt_boost_check();
 		first = false;
 		if (READ_ONCE(rcu_state.gp_flags) & RCU_GP_FLAG_FQS) {
 			unsigned long flags;
@@ -828,6 +907,7 @@ static void rcu_init_geometry(int ncpus)
 			struct rcu_node *rnp = &rcu_state.node[rcu_state.level_first[l] + i];
 
 			spin_lock_init(&rnp->lock);
+			rcu_preempt_init_node(rnp);
 			rnp->level = l;
 			rnp->grplo = i * span;
 			rnp->grphi = MIN((int)((i + 1) * span), below) - 1;
@@ -913,6 +993,7 @@ void rcu_late_init(void)
 	WRITE_ONCE(rcu_state.gp_kthread, t);
 	wake_up_process(t);
 	rcu_spawn_cb_kthreads();
+	srcu_init_late();	/* call_srcu()'s kthread (rcu/srcu.c) */
 	smp_mb();
 	WRITE_ONCE(rcu_state.scheduler_active, true);
 	pr_info("rcu: RCU-sched: %d levels, %d nodes, fanout leaf %u / %u, %d CPUs online\n",

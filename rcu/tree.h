@@ -101,6 +101,8 @@ struct rcu_data {
 	spinlock_t lock;
 	struct rcu_segcblist cblist;
 	unsigned long gp_seq_needed;	/* newest GP the callbacks wait for */
+	unsigned long gp_seq_first;	/* oldest one, valid if cbs_waiting */
+	bool cbs_waiting;		/* some callback waits for a GP */
 	long blimit;			/* callbacks per batch */
 	long n_cbs_invoked;
 	long n_cbs_queued;
@@ -129,6 +131,16 @@ struct rcu_node {
 	int grplo, grphi;		/* CPUs (leaves) or nodes covered */
 	int level;
 	struct rcu_node *parent;
+
+	/*
+	 * Leaves: tasks preempted inside rcu_read_lock() on this leaf's CPUs
+	 * (rcu/preempt.c).  Those from ->gp_tasks to the tail hold up the
+	 * running GP, those from ->exp_tasks to the tail the running
+	 * expedited one (NULL: none); the rest block nothing yet.
+	 */
+	struct list_head blkd_tasks;
+	struct list_head *gp_tasks;
+	struct list_head *exp_tasks;
 } ____cacheline_aligned;
 
 #define RCU_GP_FLAG_INIT	0x1	/* a new GP is wanted */
@@ -204,6 +216,22 @@ int rcu_dynticks_snap(struct rcu_data *rdp);
 void rcu_exp_init(void);
 void rcu_exp_report_local(bool can_wake);
 bool rcu_exp_pending_here(void);
+
+/* preempt.c: preemptible RCU's hooks into the grace-period machine
+ * (stubs returning false/doing nothing without CONFIG_PREEMPT_RCU). */
+void rcu_preempt_init_node(struct rcu_node *rnp);
+/* rnp locked: readers blocked on it hold up the running GP. */
+bool rcu_preempt_blocked_readers_cgp(struct rcu_node *rnp);
+/* rnp (a leaf) locked, GP init: its blocked readers hold up this GP. */
+void rcu_preempt_gp_init_node(struct rcu_node *rnp);
+/* From rcu_note_context_switch(), irqs off: queue a preempted reader. */
+void rcu_preempt_note_context_switch(bool preempt);
+/* From the tick, irqs off: true if the interrupted task is in a reader. */
+bool rcu_preempt_tick_in_reader(void);
+/* From the GP kthread's wait loop: boost readers holding it up. */
+void rcu_preempt_boost_check(void);
+/* Any task preempted inside rcu_read_lock() anywhere (leaf locks taken). */
+bool rcu_preempt_has_blocked_tasks(void);
 
 /* stall.c */
 extern unsigned int rcu_cpu_stall_timeout;	/* seconds, rcu.stall_timeout */

@@ -317,7 +317,7 @@ class RealLogTest(unittest.TestCase):
         self.assertFalse(v.passed)
         out = text_of(v)
         self.assertRegex(out, r"\| \[c0\] RIP: 0008:[0-9a-f]{16} crash_null_dereference")
-        self.assertRegex(out, r"\| \[c0\]  \[<[0-9a-f]{16}>\] kmain\+")
+        self.assertRegex(out, r"\| \[c0\]  \[<[0-9a-f]{16}>\] null_dereference\+")
 
 
 class SavedLogExitTest(unittest.TestCase):

@@ -1,10 +1,21 @@
 /* arch/x86_64/gdt.c: each CPU's GDT and TSS.  Long mode ignores segment
  * bases, so the GDT holds just kernel code and data; the TSS matters for
  * its Interrupt Stack Table, which gives NMI, double fault and machine
- * check a known-good stack of their own. */
+ * check a known-good stack of their own.
+ *
+ * The IST stacks come from alloc_kernel_stack (kernel/vmstack.h), each
+ * above an unmapped guard page: an NMI handler that recurses too deep
+ * then hits the guard, the #PF cannot be pushed there, and the #DF (on
+ * its own IST stack) reports the overflow and names the stack, instead
+ * of the NMI silently writing over whatever lay below.  The boot CPU
+ * needs its IST before there is a page allocator, so it starts on static
+ * stacks and moves to guarded ones in ist_stacks_guard(0). */
 #include "asm/desc.h"
+#include "asm/page.h"
 #include "kernel/percpu.h"
+#include "kernel/printk.h"
 #include "kernel/string.h"
+#include "kernel/vmstack.h"
 
 struct tss {
 	u32 reserved0;
@@ -22,12 +33,67 @@ struct cpu_gdt {
 } __aligned(64);
 
 static struct cpu_gdt gdts[NR_CPUS];
-static u8 ist_stacks[NR_CPUS][3][IST_STACK_SIZE] __aligned(16);
+static u8 boot_ist_stacks[3][IST_STACK_SIZE] __aligned(16);
+/* Top of each CPU's IST stacks; 0 until ist_stacks_guard(cpu). */
+static unsigned long ist_top[NR_CPUS][3];
+static const char *const ist_names[3] = { "NMI", "double-fault", "machine-check" };
+
+static unsigned long ist_top_of(int cpu, int i)
+{
+	if (ist_top[cpu][i])
+		return ist_top[cpu][i];
+	return cpu == 0 ? (unsigned long)boot_ist_stacks[i] + IST_STACK_SIZE : 0;
+}
 
 void ist_stack_bounds(int cpu, int ist, unsigned long *bottom, unsigned long *top)
 {
-	*bottom = (unsigned long)ist_stacks[cpu][ist - 1];
-	*top = *bottom + IST_STACK_SIZE;
+	*top = ist_top_of(cpu, ist - 1);
+	*bottom = *top ? *top - IST_STACK_SIZE : 0;
+}
+
+int ist_stacks_guard(int cpu)
+{
+	unsigned long top[3];
+
+	if (cpu < 0 || cpu >= NR_CPUS)
+		return -EINVAL;
+	if (ist_top[cpu][0])
+		return 0;
+	for (int i = 0; i < 3; i++) {
+		top[i] = (unsigned long)alloc_kernel_stack(IST_STACK_SIZE);
+		if (!top[i]) {
+			pr_err("gdt: no memory for CPU %d's %s stack\n", cpu, ist_names[i]);
+			while (i--)
+				free_kernel_stack((void *)top[i], IST_STACK_SIZE);
+			return -ENOMEM;
+		}
+	}
+	for (int i = 0; i < 3; i++) {
+		ist_top[cpu][i] = top[i];
+		/* A CPU already running on this TSS (the boot CPU) takes the
+		 * new stack at its next NMI/#DF/#MC: the CPU reads the IST slot
+		 * at each delivery.  The slots are not 8-aligned (the TSS is
+		 * packed) but the 64-byte aligned cpu_gdt keeps each within one
+		 * cache line, where one 8-byte store is atomic (SDM 9.1.1);
+		 * written in asm, as a C store would be a misaligned access. */
+		__asm__ __volatile__("movq %1, %0" : "=m"(gdts[cpu].tss.ist[i]) : "r"(top[i]));
+	}
+	return 0;
+}
+
+const char *ist_stack_guard_name(unsigned long addr, int *cpu)
+{
+	for (int c = 0; c < NR_CPUS; c++)
+		for (int i = 0; i < 3; i++) {
+			unsigned long top = ist_top[c][i];
+
+			if (top && addr < top - IST_STACK_SIZE &&
+			    addr >= top - IST_STACK_SIZE - PAGE_SIZE) {
+				*cpu = c;
+				return ist_names[i];
+			}
+		}
+	return NULL;
 }
 
 void gdt_init_cpu(int cpu)
@@ -44,7 +110,7 @@ void gdt_init_cpu(int cpu)
 			(((tss >> 24) & 0xff) << 56);
 	g->entries[4] = tss >> 32;
 	for (int i = 0; i < 3; i++)
-		g->tss.ist[i] = (u64)ist_stacks[cpu][i] + IST_STACK_SIZE;
+		g->tss.ist[i] = ist_top_of(cpu, i);
 	g->tss.iomap_base = sizeof(g->tss);
 
 	struct {

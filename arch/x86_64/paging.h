@@ -18,6 +18,8 @@
 #include "kernel/types.h"
 #include "asm/page.h"
 #include "kernel/vmstack.h"
+#include "asm/io.h"
+#include "asm/pgtable.h"
 
 #define PTE_PRESENT	(1ul << 0)
 #define PTE_WRITE	(1ul << 1)
@@ -36,10 +38,7 @@
 #define IOREMAP_REGION_START	0xffffd00000000000ul
 #define IOREMAP_REGION_END	0xffffd08000000000ul
 
-/* Builds the tables and switches to them.  Needs pmm_init() first (for
- * the memory map and early pages); ends by calling pmm_late_init(), so
- * pmm_alloc_pages and kmalloc work when it returns. */
-void paging_init(void);
+/* paging_init(): asm/pgtable.h. */
 /* Each AP, once in long mode on the boot tables: load the kernel's. */
 void paging_load_cpu(void);
 /* Physical address of the kernel PML4 (below 4 GiB, so a 32-bit
@@ -51,12 +50,7 @@ u64 paging_kernel_cr3(void);
  * does) before the caller turns it off. */
 void paging_identity_map_low(bool on);
 
-/* Uncached, NX mapping of device registers; NULL if out of space. */
-void *ioremap(u64 phys, size_t len);
-/* Write-combining (through the PAT), NX: for a framebuffer, where UC
- * makes every pixel store a bus transaction.  UC if the CPU has no PAT.
- * Never for RAM the direct map also maps (conflicting memory types). */
-void *ioremap_wc(u64 phys, size_t len);
+/* ioremap(), ioremap_wc(): asm/io.h. */
 /* This CPU's PAT MSR (0 without PAT), for tests. */
 u64 paging_read_pat(void);
 

@@ -1,9 +1,13 @@
 /* arch/x86_64/profile_nmi.c: where the profiler's NMIs come from on x86.
  *
  * Two sources.  An NMI IPI from the sampler thread (kernel/profile.c),
- * which any x86 with a LAPIC delivers, QEMU TCG included: the sampler sets
- * the target's profile_pending flag first, so the NMI handler can tell a
- * sampling NMI from the other reasons an NMI may carry.  Or the
+ * which any x86 with a LAPIC delivers, QEMU TCG included: the sampler counts
+ * the kick in the target's profile_pending first, so the NMI handler can
+ * tell a sampling NMI from the other reasons an NMI may carry.  It is a
+ * count, not a flag, and each NMI takes one: two kicks that land before the
+ * first NMI's handler runs may still raise two NMIs (one latched behind the
+ * other), and a flag would leave the second looking like an unknown NMI.
+ * Or the
  * architectural PMU (Intel, CPUID leaf 0xa): general counter 0 counts
  * unhalted core cycles and its overflow is delivered as an NMI through the
  * LAPIC's performance-counter LVT entry, on every CPU at once. */
@@ -28,7 +32,7 @@
 #define EVTSEL_EN (1u << 22)
 #define LVT_DELIVERY_NMI APIC_DM_NMI
 
-DEFINE_PER_CPU(bool, profile_pending);
+DEFINE_PER_CPU(int, profile_pending);
 
 static bool pmu_active;
 static unsigned int pmu_version, pmu_width;
@@ -48,12 +52,24 @@ static bool pmu_overflowed(void)
 	return rdmsr(MSR_PMC0) < pmu_period;
 }
 
+/* One kick is consumed per NMI; false when none is outstanding. */
+static bool profile_take_kick(int *pending)
+{
+	int n = __atomic_load_n(pending, __ATOMIC_ACQUIRE);
+
+	while (n > 0)
+		if (__atomic_compare_exchange_n(pending, &n, n - 1, false,
+						__ATOMIC_ACQUIRE, __ATOMIC_ACQUIRE))
+			return true;
+	return false;
+}
+
 static int profile_nmi(struct pt_regs *regs, void *data)
 {
 	int handled = NMI_DONE;
 
 	(void)data;
-	if (__atomic_exchange_n(this_cpu_ptr(&profile_pending), false, __ATOMIC_ACQUIRE)) {
+	if (profile_take_kick(this_cpu_ptr(&profile_pending))) {
 		profile_nmi_sample(regs->rip);
 		handled = NMI_HANDLED;
 	}
@@ -81,8 +97,13 @@ int arch_profile_init(void)
 
 bool arch_profile_kick(int cpu)
 {
-	__atomic_store_n(per_cpu_ptr(&profile_pending, cpu), true, __ATOMIC_RELEASE);
-	return arch_send_nmi(cpu);
+	int *pending = per_cpu_ptr(&profile_pending, cpu);
+
+	__atomic_add_fetch(pending, 1, __ATOMIC_RELEASE);
+	if (arch_send_nmi(cpu))
+		return true;
+	__atomic_sub_fetch(pending, 1, __ATOMIC_RELAXED);
+	return false;
 }
 
 bool arch_profile_pmu_available(void)

@@ -114,6 +114,8 @@ static void acpi_setup(void)
 
 void x86_platform_init(void)
 {
+	if (ist_stacks_guard(0))
+		pr_warn("gdt: the boot CPU keeps its IST stacks without guard pages\n");
 	acpi_setup();
 	pic_disable();
 	nmi_init();
@@ -174,6 +176,10 @@ static int start_cpu(int cpu, u32 apic, u32 uid)
 {
 	void *stack, *area;
 
+	if (ist_stacks_guard(cpu)) {
+		pr_err("smp: no IST stacks for CPU %d (APIC id %u)\n", cpu, apic);
+		return -ENOMEM;
+	}
 	area = alloc_percpu_area();
 	stack = alloc_kernel_stack(AP_STACK_SIZE);
 	if (!area || !stack) {

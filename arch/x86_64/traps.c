@@ -4,6 +4,7 @@
  * exception tests expect (probe_fault) are turned into a return value. */
 #include "asm/irq.h"
 #include "asm/cpu.h"
+#include "asm/desc.h"
 #include "kernel/kallsyms.h"
 #include "kernel/percpu.h"
 #include "kernel/printk.h"
@@ -109,7 +110,14 @@ void do_exception(struct pt_regs *regs)
 	if (vec == 8 && is_stack_guard(read_cr2()))
 		printk(KERN_EMERG "BUG: kernel stack overflow (guard page hit) at address %016lx\n",
 		       read_cr2());
+	if (vec == 8 || vec == 14) {
+		int cpu;
+		const char *ist = ist_stack_guard_name(vec == 14 ? cr2 : read_cr2(), &cpu);
+
+		if (ist)
+			printk(KERN_EMERG "BUG: the %s IST stack of CPU %d overflowed\n", ist, cpu);
+	}
 	show_regs(regs);
-	show_stack(regs->rbp, regs->rip);
+	show_stack_sp(regs->rbp, regs->rip, regs->rsp);
 	panic("Fatal exception: %s", exception_names[vec & 31]);
 }

@@ -1,4 +1,4 @@
-/* tests/host/fbcon_shim/arch/x86_64/paging.h: host stand-in for the
+/* tests/host/fbcon_shim/asm/io.h: host stand-in for the
  * kernel's ioremap, for kernel/fbcon.c's host test: "maps" a physical
  * range by handing out the test's own buffer registered for it. */
 #pragma once

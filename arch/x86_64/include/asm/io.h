@@ -1,0 +1,13 @@
+/* asm/io.h: mapping device memory, for generic code (the framebuffer
+ * console).  Part of the arch boundary: kernel/ includes asm/ headers,
+ * never arch/x86_64/ ones.  arch/x86_64/paging.c implements these. */
+#pragma once
+
+#include "kernel/types.h"
+
+/* Uncached, NX mapping of device registers; NULL if out of space. */
+void *ioremap(u64 phys, size_t len);
+/* Write-combining (through the PAT), NX: for a framebuffer, where UC
+ * makes every pixel store a bus transaction.  UC if the CPU has no PAT.
+ * Never for RAM the direct map also maps (conflicting memory types). */
+void *ioremap_wc(u64 phys, size_t len);

@@ -1,0 +1,323 @@
+/*
+ * rcu/srcu.c - sleepable RCU's update side: the two-scan grace period of
+ * each srcu_struct, synchronize_srcu() (and the expedited form, which
+ * polls harder), call_srcu()/srcu_barrier() through one callback kthread,
+ * and the Quick Quiz 3 check.  The reader and the contract are in
+ * rcu/srcu.h.
+ *
+ * A grace period is a small state machine in ->srcu_gp_seq (rcu_seq
+ * style) that any waiter or the kthread advances a step at a time under
+ * ->lock and never blocks in, so independent srcu_structs never wait on
+ * each other, and waiters of one struct share each grace period:
+ *   idle -> scan 1: wait until the inactive index (1 ^ idx) has as many
+ *           unlocks as locks (readers that fetched it just before the
+ *           last flip and counted after it);
+ *        -> flip srcu_idx, scan 2: wait until the old index drains;
+ *        -> idle, gp_seq advanced: the grace period is over.
+ *
+ * Ordering (Linux's srcu barriers A-E):
+ *  (A) a scan sums the unlocks, then a full barrier, then the locks: if
+ *      the sums match, every reader counted in the locks has also been
+ *      counted in the unlocks, and its section (ordered before its unlock
+ *      by the add's barrier C) is over.  Summing in the other order could
+ *      see a reader's unlock on one CPU and miss its lock on another.
+ *  (D, E) full barriers around the flip: a reader that sees the new index
+ *      counts there, one that saw the old is waited for by scan 2.
+ *  The caller's stores before synchronize_srcu() are ordered before the
+ *  scans by the full barrier at GP start, and the end is a release store
+ *  of gp_seq that the waiter reads with acquire.
+ */
+#include "rcu/srcu.h"
+#include "rcu/tree.h"
+#include "kernel/printk.h"
+#include "kernel/string.h"
+#include "kernel/time.h"
+
+atomic_t srcu_misuse_reports = ATOMIC_INIT(0);
+
+static LIST_HEAD(srcu_cb_structs);		/* structs that have callbacks */
+static DEFINE_SPINLOCK(srcu_list_lock);	/* taken before any ->lock */
+static DECLARE_WAIT_QUEUE_HEAD(srcu_kthread_wq);
+static bool srcu_kthread_kick;
+static struct task *srcu_kthread;
+
+int init_srcu_struct(struct srcu_struct *ss)
+{
+	memset(ss, 0, sizeof(*ss));
+	ss->srcu_gp_seq = ss->srcu_gp_seq_needed = (0UL - 300UL) << RCU_SEQ_CTR_SHIFT;
+	spin_lock_init(&ss->lock);
+	rcu_segcblist_init(&ss->cblist);
+	INIT_LIST_HEAD(&ss->list);
+	ss->name = "srcu";
+	return 0;
+}
+
+unsigned long srcu_batches_completed(struct srcu_struct *ss)
+{
+	return rcu_seq_ctr(__atomic_load_n(&ss->srcu_gp_seq, __ATOMIC_ACQUIRE) -
+			   ((0UL - 300UL) << RCU_SEQ_CTR_SHIFT));
+}
+
+bool srcu_read_lock_held(struct srcu_struct *ss)
+{
+	struct task *t = current;
+	int n = MIN(t->srcu_held_depth, (int)ARRAY_SIZE(t->srcu_held));
+
+	for (int i = 0; i < n; i++)
+		if (t->srcu_held[i] == ss)
+			return true;
+	return false;
+}
+
+/* Quick Quiz 3: a wait for ss from inside ss's own reader never ends. */
+static bool srcu_misuse_check(struct srcu_struct *ss, const char *what)
+{
+	if (likely(!srcu_read_lock_held(ss)))
+		return false;
+	atomic_inc(&srcu_misuse_reports);
+	WARN(1, "srcu: %s(%s) called inside a read-side critical section of the same "
+	     "srcu_struct by %s: it would wait for itself forever; returning without "
+	     "waiting\n", what, ss->name, current->name);
+	return true;
+}
+
+/* ---- the grace period ---- */
+
+static unsigned long srcu_sum(struct srcu_struct *ss, int idx, bool unlocks)
+{
+	unsigned long sum = 0;
+
+	for (int cpu = 0; cpu < NR_CPUS; cpu++) {
+		struct srcu_data *sdp = &ss->sda[cpu];
+
+		sum += __atomic_load_n(unlocks ? &sdp->unlock_count[idx] : &sdp->lock_count[idx],
+				       __ATOMIC_RELAXED);
+	}
+	return sum;
+}
+
+/* No reader of index idx is inside its section (barrier A). */
+static bool srcu_readers_active_idx_check(struct srcu_struct *ss, int idx)
+{
+	unsigned long unlocks = srcu_sum(ss, idx, true);
+
+	smp_mb();	/* A */
+	return srcu_sum(ss, idx, false) == unlocks;
+}
+
+/* ss->lock held: take the grace period as far as the readers allow. */
+static void srcu_gp_advance(struct srcu_struct *ss)
+{
+	for (;;) {
+		switch (rcu_seq_state(ss->srcu_gp_seq)) {
+		case 0:
+			if (!ULONG_CMP_LT(ss->srcu_gp_seq, ss->srcu_gp_seq_needed))
+				return;
+			smp_mb();	/* the callers' updates before the scans */
+			WRITE_ONCE(ss->srcu_gp_seq, ss->srcu_gp_seq + 1);
+			/* fall through */
+		case 1:
+			if (!srcu_readers_active_idx_check(ss, (ss->srcu_idx & 1) ^ 1))
+				return;
+			smp_mb();	/* D: scan 1 before the flip */
+			WRITE_ONCE(ss->srcu_idx, ss->srcu_idx + 1);
+			smp_mb();	/* E: the flip before scan 2 */
+			WRITE_ONCE(ss->srcu_gp_seq, ss->srcu_gp_seq + 1);
+			/* fall through */
+		case 2:
+			if (!srcu_readers_active_idx_check(ss, (ss->srcu_idx & 1) ^ 1))
+				return;
+			smp_mb();	/* the readers' sections before the end */
+			__atomic_store_n(&ss->srcu_gp_seq, rcu_seq_endval(ss->srcu_gp_seq),
+					 __ATOMIC_RELEASE);
+			break;
+		default:
+			WARN_ONCE(1, "srcu: %s: bad grace-period state %#lx\n", ss->name,
+				  ss->srcu_gp_seq);
+			return;
+		}
+	}
+}
+
+/* ss->lock held: a GP that ends after now; returns its gp_seq value. */
+static unsigned long srcu_request_gp(struct srcu_struct *ss)
+{
+	unsigned long s = rcu_seq_snap(&ss->srcu_gp_seq);
+
+	if (ULONG_CMP_LT(ss->srcu_gp_seq_needed, s))
+		ss->srcu_gp_seq_needed = s;
+	return s;
+}
+
+static void __synchronize_srcu(struct srcu_struct *ss, bool expedited, const char *what)
+{
+	unsigned long s, flags, start = jiffies, next_warn;
+	int spins = 0;
+
+	might_sleep();
+	if (srcu_misuse_check(ss, what))
+		return;
+	spin_lock_irqsave(&ss->lock, flags);
+	s = srcu_request_gp(ss);
+	srcu_gp_advance(ss);
+	spin_unlock_irqrestore(&ss->lock, flags);
+	next_warn = start + 10 * HZ;
+	while (!rcu_seq_done(&ss->srcu_gp_seq, s)) {
+		/* Readers may sleep for long: poll, hard at first if expedited. */
+		if (expedited && spins++ < 100)
+			udelay(2);
+		else
+			schedule_timeout_uninterruptible(1);
+		spin_lock_irqsave(&ss->lock, flags);
+		srcu_gp_advance(ss);
+		spin_unlock_irqrestore(&ss->lock, flags);
+		if (time_after_eq(jiffies, next_warn)) {
+			pr_warn("srcu: %s(%s) has waited %lu s for readers (index %lu)\n",
+				what, ss->name, (jiffies - start) / HZ, ss->srcu_idx & 1);
+			next_warn = jiffies + 10 * HZ;
+		}
+	}
+	smp_mb();	/* the readers' sections before the caller's frees */
+}
+
+void synchronize_srcu(struct srcu_struct *ss)
+{
+	__synchronize_srcu(ss, false, "synchronize_srcu");
+}
+
+void synchronize_srcu_expedited(struct srcu_struct *ss)
+{
+	__synchronize_srcu(ss, true, "synchronize_srcu_expedited");
+}
+
+/* ---- callbacks ---- */
+
+void call_srcu(struct srcu_struct *ss, struct rcu_head *head, rcu_callback_t func)
+{
+	unsigned long flags;
+	bool listed;
+
+	head->func = func;
+	head->next = NULL;
+	spin_lock_irqsave(&ss->lock, flags);
+	rcu_segcblist_enqueue(&ss->cblist, head);
+	rcu_segcblist_accelerate(&ss->cblist, srcu_request_gp(ss));
+	listed = READ_ONCE(ss->on_list);
+	spin_unlock_irqrestore(&ss->lock, flags);
+	if (!listed) {
+		spin_lock_irqsave(&srcu_list_lock, flags);
+		if (!ss->on_list) {
+			list_add_tail(&ss->list, &srcu_cb_structs);
+			WRITE_ONCE(ss->on_list, true);
+		}
+		spin_unlock_irqrestore(&srcu_list_lock, flags);
+	}
+	WRITE_ONCE(srcu_kthread_kick, true);
+	if (READ_ONCE(srcu_kthread))
+		wake_up(&srcu_kthread_wq);
+}
+
+/*
+ * One pass over every struct with callbacks: advance its GP, take out the
+ * callbacks it made ready.  Returns true if some still wait.
+ */
+static bool srcu_cb_pass(struct rcu_cblist *done)
+{
+	struct srcu_struct *ss;
+	unsigned long flags;
+	bool pending = false;
+
+	spin_lock_irqsave(&srcu_list_lock, flags);
+	list_for_each_entry(ss, &srcu_cb_structs, list) {
+		spin_lock(&ss->lock);
+		if (!rcu_segcblist_empty(&ss->cblist)) {
+			srcu_gp_advance(ss);
+			rcu_segcblist_advance(&ss->cblist,
+					      __atomic_load_n(&ss->srcu_gp_seq, __ATOMIC_ACQUIRE));
+			rcu_segcblist_extract_done_cbs(&ss->cblist, done, ~0UL >> 1);
+			pending |= rcu_segcblist_pend_cbs(&ss->cblist);
+		}
+		spin_unlock(&ss->lock);
+	}
+	spin_unlock_irqrestore(&srcu_list_lock, flags);
+	return pending;
+}
+
+static int srcu_cb_kthread(void *unused)
+{
+	(void)unused;
+	while (!kthread_should_stop()) {
+		struct rcu_cblist done;
+		struct rcu_head *rhp, *next;
+		bool pending;
+
+		WRITE_ONCE(srcu_kthread_kick, false);
+		rcu_cblist_init(&done);
+		pending = srcu_cb_pass(&done);
+		for (rhp = done.head; rhp; rhp = next) {
+			next = rhp->next;
+			local_bh_disable();	/* as RCU's callbacks run */
+			rhp->func(rhp);
+			local_bh_enable();
+		}
+		if (pending)
+			schedule_timeout_uninterruptible(1);
+		else
+			wait_event_timeout(srcu_kthread_wq, READ_ONCE(srcu_kthread_kick) ||
+					   kthread_should_stop(), HZ);
+	}
+	return 0;
+}
+
+struct srcu_barrier_head {
+	struct rcu_head head;
+	struct completion done;
+};
+
+static void srcu_barrier_cb(struct rcu_head *head)
+{
+	complete(&container_of(head, struct srcu_barrier_head, head)->done);
+}
+
+/* ss's callbacks run in order, so the last one queued runs last. */
+void srcu_barrier(struct srcu_struct *ss)
+{
+	struct srcu_barrier_head b;
+
+	might_sleep();
+	if (srcu_misuse_check(ss, "srcu_barrier"))
+		return;
+	init_completion(&b.done);
+	call_srcu(ss, &b.head, srcu_barrier_cb);
+	while (!wait_for_completion_timeout(&b.done, 10 * HZ))
+		pr_warn("srcu: srcu_barrier(%s) still waiting after 10 s more\n", ss->name);
+}
+
+void cleanup_srcu_struct(struct srcu_struct *ss)
+{
+	unsigned long flags;
+
+	srcu_barrier(ss);
+	spin_lock_irqsave(&srcu_list_lock, flags);
+	if (ss->on_list) {
+		list_del_init(&ss->list);
+		ss->on_list = false;
+	}
+	spin_unlock_irqrestore(&srcu_list_lock, flags);
+	for (int idx = 0; idx < 2; idx++)
+		WARN(srcu_sum(ss, idx, false) != srcu_sum(ss, idx, true),
+		     "srcu: cleanup_srcu_struct(%s) with a reader still inside\n", ss->name);
+}
+
+void srcu_init_late(void)
+{
+	struct task *t = kthread_create(srcu_cb_kthread, NULL, "srcu_cb");
+
+	if (!t) {
+		pr_err("srcu: cannot create the callback kthread; call_srcu() callbacks will not run\n");
+		return;
+	}
+	set_task_prio(t, PRIO_HIGH);
+	WRITE_ONCE(srcu_kthread, t);
+	wake_up_process(t);
+}

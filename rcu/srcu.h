@@ -1,0 +1,142 @@
+/*
+ * rcu/srcu.h - sleepable RCU (SRCU), Linux's API: srcu_read_lock()
+ * returns an index that srcu_read_unlock() is given back;
+ * synchronize_srcu(), synchronize_srcu_expedited(), call_srcu(),
+ * srcu_barrier().  Implementation in rcu/srcu.c.
+ *
+ * The contract callers keep:
+ *  - A reader may sleep (block, wait, be preempted) inside its section.
+ *  - A grace period of srcu_struct ss waits only for readers of ss: readers
+ *    of another srcu_struct, or of RCU, never delay it.
+ *  - synchronize_srcu(ss) inside a reader of the same ss would wait for
+ *    itself forever (the article's Quick Quiz 3): it is detected per task,
+ *    reported with a backtrace (srcu_misuse_reports) and returns at once.
+ *    Inside a reader of another srcu_struct it is legal and waits.
+ *  - Ordering: as RCU's.  Every reader that began before synchronize_srcu()
+ *    was called has ended (its loads done) before it returns, and every
+ *    reader that begins after it returns sees the caller's prior stores.
+ *
+ * Readers: per-CPU counter pairs, one per index.  srcu_read_lock() adds
+ * one to this CPU's lock count of the current index (srcu_idx & 1);
+ * srcu_read_unlock() adds one to the unlock count of the same index (on
+ * whatever CPU it runs: only the sums matter).  Both are full-barrier
+ * atomic adds.  A grace period waits for the inactive index's sums to
+ * match, flips srcu_idx, then waits for the old index's to match.
+ */
+#ifndef RCU_SRCU_H
+#define RCU_SRCU_H
+
+#include "rcu/rcupdate.h"
+#include "rcu/segcblist.h"
+#include "kernel/percpu.h"
+#include "kernel/spinlock.h"
+#include "kernel/list.h"
+#include "kernel/sched.h"
+
+struct srcu_data {
+	unsigned long lock_count[2];
+	unsigned long unlock_count[2];
+} ____cacheline_aligned;
+
+struct srcu_struct {
+	unsigned long srcu_idx;		/* readers use srcu_idx & 1 */
+	unsigned long srcu_gp_seq;	/* rcu_seq: state 1 scan 1, 2 scan 2 */
+	unsigned long srcu_gp_seq_needed;
+	spinlock_t lock;		/* the GP state and the callbacks */
+	struct rcu_segcblist cblist;
+	bool on_list;			/* in the callback kthread's list */
+	struct list_head list;
+	const char *name;
+	struct srcu_data sda[NR_CPUS];
+};
+
+/* A statically initialised srcu_struct (no init_srcu_struct() needed). */
+#define __SRCU_STRUCT_INIT(n) {						\
+	.srcu_gp_seq = (0UL - 300UL) << 2,				\
+	.srcu_gp_seq_needed = (0UL - 300UL) << 2,			\
+	.lock = __SPIN_LOCK_UNLOCKED(n.lock),				\
+	.cblist = { .tails = { &n.cblist.head, &n.cblist.head,		\
+			       &n.cblist.head, &n.cblist.head } },	\
+	.list = LIST_HEAD_INIT(n.list),					\
+	.name = #n,							\
+}
+#define DEFINE_SRCU(n)		struct srcu_struct n = __SRCU_STRUCT_INIT(n)
+#define DEFINE_STATIC_SRCU(n)	static struct srcu_struct n = __SRCU_STRUCT_INIT(n)
+
+int init_srcu_struct(struct srcu_struct *ss);
+/* Waits for its callbacks; warns if a reader is still inside. */
+void cleanup_srcu_struct(struct srcu_struct *ss);
+
+/* Quick Quiz 3's per-task record: which srcu_structs this task reads. */
+static inline void srcu_held_push(struct srcu_struct *ss)
+{
+	struct task *t = current;
+	int d = t->srcu_held_depth;
+
+	if (d < (int)ARRAY_SIZE(t->srcu_held))
+		t->srcu_held[d] = ss;
+	barrier();	/* an interrupt's push and pop nest inside ours */
+	t->srcu_held_depth = d + 1;
+}
+
+static inline void srcu_held_pop(struct srcu_struct *ss)
+{
+	struct task *t = current;
+	int d = t->srcu_held_depth - 1, top = MIN(d, (int)ARRAY_SIZE(t->srcu_held) - 1);
+
+	/* Sections of different structs may end out of order. */
+	for (int i = top; i >= 0; i--) {
+		if (t->srcu_held[i] != ss)
+			continue;
+		for (int j = i; j < top; j++)
+			t->srcu_held[j] = t->srcu_held[j + 1];
+		break;
+	}
+	barrier();
+	t->srcu_held_depth = d;
+}
+
+static inline int srcu_read_lock(struct srcu_struct *ss)
+{
+	int idx;
+
+	/*
+	 * Preemption off between reading the index and counting: at most one
+	 * reader per CPU can hold a stale index uncounted, which is why a GP
+	 * needs only two scans.  The seq_cst add is a full barrier (B): the
+	 * section's loads come after the count.
+	 */
+	preempt_disable();
+	idx = READ_ONCE(ss->srcu_idx) & 1;
+	__atomic_fetch_add(&ss->sda[smp_processor_id()].lock_count[idx], 1, __ATOMIC_SEQ_CST);
+	preempt_enable();
+	srcu_held_push(ss);
+	return idx;
+}
+
+static inline void srcu_read_unlock(struct srcu_struct *ss, int idx)
+{
+	srcu_held_pop(ss);
+	/* Full barrier (C): the section's loads come before the count. */
+	__atomic_fetch_add(&ss->sda[raw_smp_processor_id()].unlock_count[idx & 1], 1,
+			   __ATOMIC_SEQ_CST);
+}
+
+#define srcu_dereference(p, ss) ({ (void)(ss); rcu_dereference_raw(p); })
+
+void synchronize_srcu(struct srcu_struct *ss);
+void synchronize_srcu_expedited(struct srcu_struct *ss);
+void call_srcu(struct srcu_struct *ss, struct rcu_head *head, rcu_callback_t func);
+void srcu_barrier(struct srcu_struct *ss);
+/* Grace periods of ss completed so far. */
+unsigned long srcu_batches_completed(struct srcu_struct *ss);
+/* True if this task is inside a reader of ss (Quick Quiz 3's check). */
+bool srcu_read_lock_held(struct srcu_struct *ss);
+
+/* Misuse reports (synchronize_srcu inside its own reader); tests read it. */
+extern atomic_t srcu_misuse_reports;
+
+/* rcu_late_init(): the callback kthread. */
+void srcu_init_late(void);
+
+#endif /* RCU_SRCU_H */

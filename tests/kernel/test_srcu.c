@@ -1,0 +1,263 @@
+/*
+ * tests/kernel/test_srcu.c - KTAP suite `srcu`: sleepable RCU (rcu/srcu.c).
+ * A reader that sleeps inside srcu_struct A's section holds up
+ * synchronize_srcu(A) (normal and expedited) and A's callbacks until it
+ * leaves, and holds up neither B's grace periods or callbacks nor RCU's;
+ * synchronize_srcu(A) inside A's own section (Quick Quiz 3) is reported
+ * and returns, inside B's section it waits and works; srcu_barrier()
+ * waits for every callback; the grace-period latency rows
+ * `# bench name=gp type=srcu|srcu-expedited`.  Every wait is bounded.
+ */
+#include "kernel/ktap.h"
+#include "kernel/sched.h"
+#include "kernel/smp.h"
+#include "kernel/time.h"
+#include "kernel/math.h"
+#include "kernel/printk.h"
+#include "rcu/srcu.h"
+
+DEFINE_STATIC_SRCU(srcu_test_a);
+DEFINE_STATIC_SRCU(srcu_test_b);
+
+#define WAIT_UNTIL(cond, ms) ({						\
+	u64 __end = ktime_get_ns() + (u64)(ms) * 1000000ull;		\
+	while (!(cond) && ktime_get_ns() < __end)			\
+		msleep(1);						\
+	(bool)(cond); })
+
+struct sleeper {
+	struct srcu_struct *ss;
+	volatile bool in_section;
+	volatile bool release;
+	volatile u64 unlock_ns;
+};
+
+/* Sleeps (really: off the run queue) inside its section until released. */
+static int sleeper_fn(void *p)
+{
+	struct sleeper *s = p;
+	u64 end = ktime_get_ns() + 10000000000ull;
+	int idx = srcu_read_lock(s->ss);
+
+	s->in_section = true;
+	while (!s->release && ktime_get_ns() < end)
+		msleep(5);
+	s->unlock_ns = ktime_get_ns();
+	srcu_read_unlock(s->ss, idx);
+	return 0;
+}
+
+struct waiter {
+	struct srcu_struct *ss;		/* NULL: synchronize_rcu() */
+	bool expedited;
+	volatile u64 done_ns;
+};
+
+static int waiter_fn(void *p)
+{
+	struct waiter *w = p;
+
+	if (!w->ss)
+		synchronize_rcu();
+	else if (w->expedited)
+		synchronize_srcu_expedited(w->ss);
+	else
+		synchronize_srcu(w->ss);
+	w->done_ns = ktime_get_ns();
+	return 0;
+}
+
+static struct task *start(int (*fn)(void *), void *arg, const char *name)
+{
+	return kthread_run(fn, arg, name);
+}
+
+/* Takes a sleeping reader of A; returns false (case failed) if it never got in. */
+static bool sleeper_start(struct sleeper *s, struct task **t)
+{
+	*t = start(sleeper_fn, s, "srcu-sleeper");
+	if (!*t) {
+		ktap_fail("cannot create the reader");
+		return false;
+	}
+	if (!WAIT_UNTIL(s->in_section, 2000)) {
+		s->release = true;
+		kthread_join(*t);
+		*t = NULL;
+		ktap_fail("the reader never entered its section");
+		return false;
+	}
+	return true;
+}
+
+static void sleeping_reader_holds_own_struct(bool expedited)
+{
+	static struct sleeper s;
+	static struct waiter wa, wb, wr;
+	struct task *st, *ta, *tb, *tr;
+	u64 after;
+
+	s = (struct sleeper){ .ss = &srcu_test_a };
+	wa = (struct waiter){ .ss = &srcu_test_a, .expedited = expedited };
+	wb = (struct waiter){ .ss = &srcu_test_b, .expedited = expedited };
+	wr = (struct waiter){ .ss = NULL };
+	if (!sleeper_start(&s, &st))
+		return;
+	ta = start(waiter_fn, &wa, "srcu-wait-a");
+	tb = start(waiter_fn, &wb, "srcu-wait-b");
+	tr = start(waiter_fn, &wr, "srcu-wait-rcu");
+	KTAP_ASSERT(ta && tb && tr);
+	/* B and RCU do not wait for A's reader... */
+	KTAP_EXPECT(WAIT_UNTIL(wb.done_ns && wr.done_ns, 2000));
+	/* ...A does, for as long as it sleeps. */
+	WAIT_UNTIL(wa.done_ns, 300);
+	KTAP_EXPECT(!wa.done_ns);
+	KTAP_EXPECT(s.in_section);
+	s.release = true;
+	KTAP_EXPECT(WAIT_UNTIL(wa.done_ns, 5000));
+	kthread_join(st);
+	kthread_join(ta);
+	kthread_join(tb);
+	kthread_join(tr);
+	KTAP_ASSERT(wa.done_ns && s.unlock_ns);
+	KTAP_EXPECT(wa.done_ns >= s.unlock_ns);
+	after = wa.done_ns >= s.unlock_ns ? (wa.done_ns - s.unlock_ns) / 1000 : 0;
+	ktap_log("synchronize_srcu%s(A) ended %lu us after A's sleeping reader left; "
+		 "B's and RCU's did not wait", expedited ? "_expedited" : "", after);
+	KTAP_EXPECT(after < 500000);
+}
+
+static void srcu_sleeping_reader_holds_own_struct_only(void)
+{
+	sleeping_reader_holds_own_struct(false);
+}
+
+static void srcu_expedited_sleeping_reader_holds_own_struct_only(void)
+{
+	sleeping_reader_holds_own_struct(true);
+}
+
+/* ---- Quick Quiz 3 -------------------------------------------------------- */
+
+static void srcu_qq3_misuse_reported(void)
+{
+	int misuse0 = atomic_read(&srcu_misuse_reports);
+	unsigned long b0 = srcu_batches_completed(&srcu_test_b);
+	int ia, ib;
+
+	ia = srcu_read_lock(&srcu_test_a);
+	KTAP_EXPECT(srcu_read_lock_held(&srcu_test_a));
+	KTAP_EXPECT(!srcu_read_lock_held(&srcu_test_b));
+	/* Would wait for this very reader: reported, returns. */
+	synchronize_srcu(&srcu_test_a);
+	synchronize_srcu_expedited(&srcu_test_a);
+	KTAP_EXPECT_EQ(atomic_read(&srcu_misuse_reports) - misuse0, 2);
+	/* Another struct's grace period is legal here and really waits. */
+	synchronize_srcu(&srcu_test_b);
+	KTAP_EXPECT(srcu_batches_completed(&srcu_test_b) > b0);
+	/* Nested in B, then A ends first: the record follows. */
+	ib = srcu_read_lock(&srcu_test_b);
+	srcu_read_unlock(&srcu_test_a, ia);
+	KTAP_EXPECT(!srcu_read_lock_held(&srcu_test_a));
+	KTAP_EXPECT(srcu_read_lock_held(&srcu_test_b));
+	synchronize_srcu(&srcu_test_b);		/* misuse again */
+	synchronize_srcu(&srcu_test_a);		/* fine now */
+	srcu_read_unlock(&srcu_test_b, ib);
+	KTAP_EXPECT_EQ(current->srcu_held_depth, 0);
+	KTAP_EXPECT_EQ(atomic_read(&srcu_misuse_reports) - misuse0, 3);
+}
+
+/* ---- callbacks ----------------------------------------------------------- */
+
+#define NCB 64
+
+static struct rcu_head cb_heads[2][NCB];
+static atomic_t cb_ran[2];
+
+static void cb_a(struct rcu_head *h) { (void)h; atomic_inc(&cb_ran[0]); }
+static void cb_b(struct rcu_head *h) { (void)h; atomic_inc(&cb_ran[1]); }
+
+static void srcu_call_srcu_and_barrier(void)
+{
+	static struct sleeper s;
+	struct task *st;
+
+	atomic_set(&cb_ran[0], 0);
+	atomic_set(&cb_ran[1], 0);
+	s = (struct sleeper){ .ss = &srcu_test_a };
+	if (!sleeper_start(&s, &st))
+		return;
+	for (int i = 0; i < NCB; i++) {
+		call_srcu(&srcu_test_a, &cb_heads[0][i], cb_a);
+		call_srcu(&srcu_test_b, &cb_heads[1][i], cb_b);
+	}
+	/* B's run although A's reader sleeps; A's wait. */
+	KTAP_EXPECT(WAIT_UNTIL(atomic_read(&cb_ran[1]) == NCB, 2000));
+	msleep(100);
+	KTAP_EXPECT_EQ(atomic_read(&cb_ran[0]), 0);
+	s.release = true;
+	kthread_join(st);
+	srcu_barrier(&srcu_test_a);
+	KTAP_EXPECT_EQ(atomic_read(&cb_ran[0]), NCB);
+	srcu_barrier(&srcu_test_b);
+	KTAP_EXPECT_EQ(atomic_read(&cb_ran[1]), NCB);
+}
+
+/* A dynamically initialised struct works the same and cleans up. */
+static void srcu_init_cleanup_dynamic(void)
+{
+	static struct srcu_struct ss;
+	static struct rcu_head h;
+	unsigned long b0;
+	int idx;
+
+	KTAP_ASSERT(init_srcu_struct(&ss) == 0);
+	b0 = srcu_batches_completed(&ss);
+	idx = srcu_read_lock(&ss);
+	srcu_read_unlock(&ss, idx);
+	synchronize_srcu(&ss);
+	KTAP_EXPECT(srcu_batches_completed(&ss) > b0);
+	atomic_set(&cb_ran[0], 0);
+	call_srcu(&ss, &h, cb_a);
+	cleanup_srcu_struct(&ss);	/* srcu_barrier() inside */
+	KTAP_EXPECT_EQ(atomic_read(&cb_ran[0]), 1);
+}
+
+/* ---- grace-period latency ------------------------------------------------ */
+
+static void srcu_bench_gp(void)
+{
+	static const struct { const char *type; bool exp; } kinds[] = {
+		{ "srcu", false }, { "srcu-expedited", true },
+	};
+
+	for (unsigned int k = 0; k < ARRAY_SIZE(kinds); k++) {
+		u64 v[32];
+		struct stats st;
+		unsigned long b0 = srcu_batches_completed(&srcu_test_a);
+		int n = 32;
+
+		for (int i = 0; i < n; i++) {
+			u64 t = ktime_get_ns();
+
+			if (kinds[k].exp)
+				synchronize_srcu_expedited(&srcu_test_a);
+			else
+				synchronize_srcu(&srcu_test_a);
+			v[i] = ktime_get_ns() - t;
+		}
+		KTAP_EXPECT(srcu_batches_completed(&srcu_test_a) - b0 >= (unsigned long)n);
+		stats_compute(v, n, &st);
+		ktap_log("bench name=gp type=%s cpus=%d n=%d min_ns=%lu mean_ns=%lu "
+			 "max_ns=%lu median_ns=%lu", kinds[k].type, num_online_cpus(), n,
+			 st.min, st.mean, st.max, st.median);
+	}
+}
+
+KTAP_SUITE(srcu,
+	KTAP_CASE(srcu_qq3_misuse_reported),
+	KTAP_CASE(srcu_sleeping_reader_holds_own_struct_only),
+	KTAP_CASE(srcu_expedited_sleeping_reader_holds_own_struct_only),
+	KTAP_CASE(srcu_call_srcu_and_barrier),
+	KTAP_CASE(srcu_init_cleanup_dynamic),
+	KTAP_CASE(srcu_bench_gp));
