@@ -21,6 +21,7 @@
 #include "kernel/string.h"
 #include "kernel/printk.h"
 #include "kernel/math.h"
+#include "kernel/timer.h"
 
 extern bool sched_provoke_bugs;	/* tests/kernel/test_sched.c */
 
@@ -383,6 +384,77 @@ static void locks_seqlock_no_torn_reads(void)
 	ktap_log("%ld reads, %ld retried, none torn", seq_reads, seq_retries);
 }
 
+/*
+ * The writer in interrupt context (a timer re-arming itself every tick)
+ * and the reader in a thread on the same CPU: the tick lands inside read
+ * sections, which must retry.  Works at one CPU, where the test above has
+ * no readers.
+ */
+static DEFINE_SEQLOCK(irq_sl);
+static u64 irq_sdata[4];
+static volatile bool irq_writer_stop;
+static long irq_writes;
+
+static void seq_irq_writer(struct timer_list *t)
+{
+	unsigned long flags;
+
+	write_seqlock_irqsave(&irq_sl, flags);
+	u64 v = READ_ONCE(irq_sdata[0]) + 1;
+	for (int k = 0; k < 4; k++)
+		WRITE_ONCE(irq_sdata[k], v);
+	write_sequnlock_irqrestore(&irq_sl, flags);
+	irq_writes++;
+	if (!irq_writer_stop) {
+		t->expires = jiffies + 1;
+		add_timer(t);
+	}
+}
+
+static void locks_seqlock_irq_writer(void)
+{
+	struct timer_list t;
+	long reads = 0, retries = 0, torn = 0;
+	u64 end;
+
+	irq_writer_stop = false;
+	irq_writes = 0;
+	memset(irq_sdata, 0, sizeof(irq_sdata));
+	timer_setup(&t, seq_irq_writer, 0);
+	t.expires = jiffies + 1;
+	add_timer(&t);		/* on this CPU, which this thread never leaves */
+	end = ktime_get_ns() + 100000000ull;
+	while (ktime_get_ns() < end || irq_writes < 5) {
+		u64 v[4];
+		unsigned seq;
+
+		for (;;) {
+			seq = read_seqbegin(&irq_sl);
+			for (int k = 0; k < 4; k++) {
+				v[k] = READ_ONCE(irq_sdata[k]);
+				barrier();
+			}
+			if (!read_seqretry(&irq_sl, seq))
+				break;
+			retries++;
+		}
+		reads++;
+		torn += v[0] != v[1] || v[1] != v[2] || v[2] != v[3];
+		if (ktime_get_ns() > end + 5000000000ull)
+			break;	/* no tick in 5 s: the writes check fails below */
+	}
+	irq_writer_stop = true;
+	/* A handler that saw the flag still clear re-armed before we get here:
+	 * it runs on this CPU, so it is not running now, only pending. */
+	del_timer_sync(&t);
+	KTAP_EXPECT_EQ(torn, 0);
+	KTAP_EXPECT(irq_writes >= 5);
+	KTAP_EXPECT_EQ(irq_sdata[3], irq_sdata[0]);
+	KTAP_EXPECT_EQ(irq_sl.seqcount.sequence & 1, 0);
+	ktap_log("%ld reads beside %ld writes from the tick: %ld retried, none torn",
+		 reads, irq_writes, retries);
+}
+
 /* ---- debug reports ----------------------------------------------------- */
 
 static void locks_spinlock_debug_reports(void)
@@ -578,6 +650,7 @@ KTAP_SUITE(locks,
 	   KTAP_CASE(locks_rwlock_readers_share),
 	   KTAP_CASE(locks_mutex_all_cpus),
 	   KTAP_CASE(locks_seqlock_no_torn_reads),
+	   KTAP_CASE(locks_seqlock_irq_writer),
 	   KTAP_CASE(locks_spinlock_debug_reports),
 	   KTAP_CASE(locks_spinlock_lockup_names_holder),
 	   KTAP_CASE(locks_mutex_debug_reports),
