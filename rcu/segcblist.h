@@ -11,7 +11,9 @@
  * that will cover it; "advance" moves segments whose GP has ended to DONE.
  * Order is kept end to end, which is what rcu_barrier_sched() relies on.
  *
- * Not thread-safe: the owner (rcu_data's lock) serialises every call.
+ * Not thread-safe: the owner (rcu_data's lock) serialises every call.  The
+ * stores to ->len and ->tails[] are WRITE_ONCE: tree.c peeks at them
+ * without the lock (rcu_cbs_ready_lockless()).
  */
 #ifndef RCU_SEGCBLIST_H
 #define RCU_SEGCBLIST_H
@@ -78,7 +80,9 @@ void rcu_segcblist_advance(struct rcu_segcblist *l, unsigned long seq);
 /* Take up to max DONE callbacks from the front into dst. */
 long rcu_segcblist_extract_done_cbs(struct rcu_segcblist *l,
 				    struct rcu_cblist *dst, long max);
-/* The latest gp_seq any pending callback waits for (0 if none). */
+/* The latest gp_seq any pending callback waits for (false if none). */
 bool rcu_segcblist_nextgp(const struct rcu_segcblist *l, unsigned long *seq);
+/* The earliest one: when it ends, some callback is ready (false if none). */
+bool rcu_segcblist_firstgp(const struct rcu_segcblist *l, unsigned long *seq);
 
 #endif /* RCU_SEGCBLIST_H */

@@ -30,6 +30,7 @@
 #include "kernel/printk.h"
 #include "kernel/cmdline.h"
 #include "kernel/slab.h"
+#include "kernel/ktap.h"
 
 /* Non-idle baseline of dynticks_nmi_nesting (large, even), as Linux. */
 #define DYNTICK_IRQ_NONIDLE	((long)(((unsigned long)-1 >> 2) + 1))
@@ -54,6 +55,9 @@ core_param(rcu.jiffies_till_first_fqs, jiffies_till_first_fqs, uint,
 static unsigned int jiffies_till_next_fqs = 3;
 core_param(rcu.jiffies_till_next_fqs, jiffies_till_next_fqs, uint,
 	   "ticks between later scans");
+static unsigned int jiffies_till_sched_qs = 6;
+core_param(rcu.jiffies_till_sched_qs, jiffies_till_sched_qs, uint,
+	   "ticks into a grace period before CPUs still holding it are made to reschedule");
 static int blimit = 64;
 core_param(rcu.blimit, blimit, int, "callbacks invoked per batch");
 static int qhimark = 10000;
@@ -62,6 +66,7 @@ static int qlowmark = 100;
 core_param(rcu.qlowmark, qlowmark, int, "queued callbacks below which the batch limit returns");
 
 atomic_t rcu_misuse_reports = ATOMIC_INIT(0);
+atomic_t rcu_misuse_expected = ATOMIC_INIT(0);
 atomic_t rcu_deref_warnings = ATOMIC_INIT(0);
 
 static int rcu_cpu_kthread(void *arg);
@@ -109,6 +114,17 @@ bool rcu_misuse_check(const char *what)
 	WARN(1, "rcu: %s() called inside an RCU-sched read-side critical section "
 	     "(preempt_count=%#x, irqs %s): it would wait for itself forever; "
 	     "returning without waiting\n", what, pc, irqs ? "off" : "on");
+	/* A bug in the running test case, unless that case provoked it. */
+	for (;;) {
+		int e = atomic_read(&rcu_misuse_expected);
+
+		if (e <= 0) {
+			ktap_fail("rcu: %s() inside an RCU-sched reader (WARNING above)", what);
+			break;
+		}
+		if (atomic_cmpxchg(&rcu_misuse_expected, e, e - 1) == e)
+			break;
+	}
 	return true;
 }
 
@@ -351,10 +367,22 @@ void rcu_note_context_switch(bool preempt)
 		rcu_exp_report_local(false);
 }
 
+/*
+ * A hint, read without rdp->lock (the rcuc kthread rechecks under it):
+ * some callback may run now.  It must turn on when the *oldest* waiting
+ * segment's GP ends, not the newest: during a flood the newest GP is
+ * always in the future, and callbacks long since ready would pile up
+ * until the flood stopped.  It must also turn off once rcu_do_batch()
+ * has run what was ready, or the rcuc kthread would spin.
+ */
 static bool rcu_cbs_ready_lockless(struct rcu_data *rdp)
 {
-	return READ_ONCE(rdp->cblist.len) &&
-	       rcu_seq_done(&rcu_state.gp_seq, READ_ONCE(rdp->gp_seq_needed));
+	if (!READ_ONCE(rdp->cblist.len))
+		return false;
+	if (READ_ONCE(rdp->cblist.tails[RCU_DONE_TAIL]) != &rdp->cblist.head)
+		return true;
+	return READ_ONCE(rdp->cbs_waiting) &&
+	       rcu_seq_done(&rcu_state.gp_seq, READ_ONCE(rdp->gp_seq_first));
 }
 
 /*
@@ -432,6 +460,12 @@ static void rcu_accelerate_cbs(struct rcu_data *rdp)
 		WRITE_ONCE(rdp->gp_seq_needed, seq);
 		rcu_start_this_gp(seq);
 	}
+	if (rcu_segcblist_firstgp(&rdp->cblist, &seq)) {
+		WRITE_ONCE(rdp->gp_seq_first, seq);
+		WRITE_ONCE(rdp->cbs_waiting, true);
+	} else {
+		WRITE_ONCE(rdp->cbs_waiting, false);
+	}
 }
 
 /* ---------------- the grace-period kthread ---------------- */
@@ -491,9 +525,20 @@ static bool rcu_gp_init(void)
 /*
  * One scan of the leaves for CPUs that are idle (first pass) or have been
  * idle since the first pass (later passes): report for them.
+ *
+ * A busy CPU reports at a tick that finds it outside every reader; one
+ * that spends most of its time with preemption or irqs off (a call_rcu
+ * flood: the tick that arrives while irqs are off is taken inside the
+ * preempt-disabled tail) rarely offers one.  Once the GP is
+ * rcu.jiffies_till_sched_qs old, such CPUs are asked to reschedule, as
+ * Linux does: the context switch at their next preemption point is a QS.
+ * Readers are untouched by it; a CPU really stuck in one stays stuck
+ * (and the stall detector names it).
  */
 static void force_qs_rnp(bool first)
 {
+	bool nudge = !first && time_after_eq(jiffies, rcu_state.gp_start + jiffies_till_sched_qs);
+	unsigned long resched = 0;
 	struct rcu_node *rnp;
 	unsigned long flags, mask;
 	int cpu;
@@ -511,6 +556,8 @@ static void force_qs_rnp(bool first)
 			if (rcu_dynticks_in_eqs(snap) ||
 			    (!first && snap != rdp->dynticks_snap))
 				mask |= rdp->grpmask;
+			else if (nudge)
+				resched |= 1UL << cpu;
 			if (first)
 				rdp->dynticks_snap = snap;
 		}
@@ -520,6 +567,9 @@ static void force_qs_rnp(bool first)
 			spin_unlock_irqrestore(&rnp->lock, flags);
 	}
 	rcu_state.n_force_qs++;
+	for (cpu = 0; resched; cpu++, resched >>= 1)
+		if ((resched & 1) && cpu != smp_processor_id())
+			resched_cpu(cpu);
 }
 
 /* Every CPU reported and no preempted reader holds the GP (root locked or not). */

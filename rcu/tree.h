@@ -101,6 +101,8 @@ struct rcu_data {
 	spinlock_t lock;
 	struct rcu_segcblist cblist;
 	unsigned long gp_seq_needed;	/* newest GP the callbacks wait for */
+	unsigned long gp_seq_first;	/* oldest one, valid if cbs_waiting */
+	bool cbs_waiting;		/* some callback waits for a GP */
 	long blimit;			/* callbacks per batch */
 	long n_cbs_invoked;
 	long n_cbs_queued;

@@ -1,0 +1,1156 @@
+/*
+ * tests/kernel/test_rcu.c - KTAP suites for RCU-sched (rcu/tree.c,
+ * expedited.c, stall.c, segcblist.c, rculist.h):
+ *
+ *   rcu         the API's promises checked against real readers on other
+ *               CPUs (callbacks, synchronize, barrier, polled cookies,
+ *               expedited), a callback flood, the article's list example
+ *               with list and hlist forms, the stall detector, the misuse
+ *               reports, and the grace-period / call_rcu benchmark rows;
+ *   rcutorture  rcu/torture.c: with torture= on the command line that
+ *               flavour alone (kmain runs this suite for it), else a short
+ *               run of each flavour, busted included, which must FAIL.
+ *
+ * Every wait is bounded and says what it waited for.  Cases that need a
+ * second CPU say SKIP at -smp 1.  The suite looks inside rcu/tree.h only
+ * where the property is internal (which CPU a stall report named).
+ */
+#include "kernel/ktap.h"
+#include "kernel/sched.h"
+#include "kernel/smp.h"
+#include "kernel/time.h"
+#include "kernel/slab.h"
+#include "kernel/string.h"
+#include "kernel/spinlock.h"
+#include "kernel/printk.h"
+#include "kernel/math.h"
+#include "rcu/rcupdate.h"
+#include "rcu/rculist.h"
+#include "rcu/torture.h"
+#include "rcu/tree.h"
+
+/* ---- helpers ------------------------------------------------------------ */
+
+/* The CPU farthest from the one running the case (itself at -smp 1). */
+static int other_cpu(void)
+{
+	int me = smp_processor_id(), cpu, pick = me;
+
+	for_each_online_cpu(cpu)
+		if (cpu != me)
+			pick = cpu;
+	return pick;
+}
+
+static struct task *start_on(int (*fn)(void *), void *arg, int cpu, const char *name)
+{
+	struct task *t = kthread_create_on_cpu(fn, arg, cpu, name);
+
+	if (t)
+		wake_up_process(t);
+	return t;
+}
+
+/* Sleeps a tick at a time until cond or ms pass; true if cond. */
+#define WAIT_UNTIL(cond, ms) ({						\
+	u64 __end = ktime_get_ns() + (u64)(ms) * 1000000ull;		\
+	bool __ok;							\
+	while (!(__ok = (cond)) && ktime_get_ns() < __end)		\
+		schedule_timeout_uninterruptible(1);			\
+	__ok; })
+
+static u32 rnd_next(u64 *s)
+{
+	*s ^= *s << 13;
+	*s ^= *s >> 7;
+	*s ^= *s << 17;
+	return (u32)(*s >> 11);
+}
+
+/* The memory log, searched after a marker line this case printed. */
+static char logbuf[128 * 1024 + 1];
+
+static const char *find_str(const char *hay, const char *needle)
+{
+	size_t n = strlen(needle);
+
+	for (; *hay; hay++)
+		if (*hay == *needle && !strncmp(hay, needle, n))
+			return hay;
+	return NULL;
+}
+
+/* The log from the last occurrence of marker on (NULL if it is gone). */
+static const char *log_after(const char *marker)
+{
+	size_t n = printk_log_read(logbuf, sizeof(logbuf) - 1, 0);
+	const char *p, *last = NULL;
+
+	logbuf[n] = '\0';
+	for (p = logbuf; (p = find_str(p, marker)); p++)
+		last = p;
+	return last;
+}
+
+static int count_str(const char *hay, const char *needle)
+{
+	int n = 0;
+
+	for (; hay && (hay = find_str(hay, needle)); hay++)
+		n++;
+	return n;
+}
+
+static unsigned int marker_seq;
+
+/* Prints a unique marker line and returns it (for log_after()). */
+static const char *log_marker(char *buf, size_t size, const char *what)
+{
+	snprintf(buf, size, "rcu-test mark %u: %s", ++marker_seq, what);
+	printk(KERN_INFO "%s\n", buf);
+	return buf;
+}
+
+/* ---- a reader on another CPU ------------------------------------------- */
+
+struct reader_ctl {
+	int in;			/* the reader is inside its section */
+	int release;		/* the test lets it go */
+	int left;		/* set just before rcu_read_unlock_sched() */
+	u64 left_ns;		/* when */
+	unsigned int max_ms;	/* bound on the hold if nobody releases it */
+	unsigned int hold_ms;	/* 0: until released; else leave on its own */
+};
+
+static int held_reader(void *arg)
+{
+	struct reader_ctl *c = arg;
+	u64 t0, lim;
+
+	rcu_read_lock_sched();
+	__atomic_store_n(&c->in, 1, __ATOMIC_SEQ_CST);
+	t0 = ktime_get_ns();
+	lim = (u64)(c->hold_ms ? c->hold_ms : c->max_ms) * 1000000ull;
+	while (!__atomic_load_n(&c->release, __ATOMIC_ACQUIRE) && ktime_get_ns() - t0 < lim)
+		cpu_relax();
+	c->left_ns = ktime_get_ns();
+	__atomic_store_n(&c->left, 1, __ATOMIC_SEQ_CST);
+	rcu_read_unlock_sched();
+	return 0;
+}
+
+/* ---- callbacks wait for readers ----------------------------------------- */
+
+struct cb_probe {
+	struct rcu_head rh;
+	struct reader_ctl *reader;
+	int ran;
+	int reader_left_when_run;
+	u64 ran_ns;
+};
+
+static void cb_probe_fn(struct rcu_head *rh)
+{
+	struct cb_probe *p = container_of(rh, struct cb_probe, rh);
+
+	p->reader_left_when_run = p->reader ? __atomic_load_n(&p->reader->left, __ATOMIC_SEQ_CST) : 1;
+	p->ran_ns = ktime_get_ns();
+	__atomic_store_n(&p->ran, 1, __ATOMIC_RELEASE);
+}
+
+static void rcu_callback_waits_for_reader(void)
+{
+	struct reader_ctl rc = { .max_ms = 5000 };
+	struct cb_probe probe = { .reader = &rc };
+	struct task *t;
+	int cpu = other_cpu();
+
+	if (cpu == smp_processor_id()) {
+		/* One CPU: the reader is this thread; its callback waits for it. */
+		rcu_read_lock_sched();
+		call_rcu_sched(&probe.rh, cb_probe_fn);
+		mdelay(20);
+		KTAP_EXPECT(!__atomic_load_n(&probe.ran, __ATOMIC_ACQUIRE));
+		rc.left_ns = ktime_get_ns();
+		__atomic_store_n(&rc.left, 1, __ATOMIC_SEQ_CST);
+		rcu_read_unlock_sched();
+	} else {
+		t = start_on(held_reader, &rc, cpu, "rcu_test_reader");
+		KTAP_ASSERT(t);
+		if (!WAIT_UNTIL(__atomic_load_n(&rc.in, __ATOMIC_SEQ_CST), 5000)) {
+			ktap_fail("the reader thread on CPU %d never started", cpu);
+			__atomic_store_n(&rc.release, 1, __ATOMIC_RELEASE);
+			kthread_join(t);
+			return;
+		}
+		call_rcu_sched(&probe.rh, cb_probe_fn);
+		/* Many normal grace periods' worth of time: it must still wait. */
+		msleep(100);
+		KTAP_EXPECT(!__atomic_load_n(&probe.ran, __ATOMIC_ACQUIRE));
+		__atomic_store_n(&rc.release, 1, __ATOMIC_RELEASE);
+		kthread_join(t);
+	}
+	if (!WAIT_UNTIL(__atomic_load_n(&probe.ran, __ATOMIC_ACQUIRE), 10000)) {
+		ktap_fail("call_rcu_sched() callback did not run within 10 s of the reader leaving");
+		rcu_barrier_sched();	/* probe is on this stack */
+		return;
+	}
+	KTAP_EXPECT(probe.reader_left_when_run);
+	ktap_log("callback ran %llu us after the reader left",
+		 (unsigned long long)((probe.ran_ns - rc.left_ns) / 1000));
+}
+
+/* ---- synchronize_sched() and _expedited() wait for readers --------------- */
+
+static void sync_waits_for_reader(void (*sync)(void), const char *name)
+{
+	struct reader_ctl rc = { .hold_ms = 60, .max_ms = 60 };
+	struct task *t;
+	int cpu = other_cpu();
+	u64 ret_ns;
+
+	if (cpu == smp_processor_id()) {
+		ktap_skip("needs a second CPU for the reader");
+		return;
+	}
+	t = start_on(held_reader, &rc, cpu, "rcu_test_reader");
+	KTAP_ASSERT(t);
+	if (!WAIT_UNTIL(__atomic_load_n(&rc.in, __ATOMIC_SEQ_CST), 5000)) {
+		ktap_fail("the reader thread on CPU %d never started", cpu);
+		kthread_join(t);
+		return;
+	}
+	sync();
+	ret_ns = ktime_get_ns();
+	KTAP_EXPECT(__atomic_load_n(&rc.left, __ATOMIC_SEQ_CST));
+	kthread_join(t);
+	if (rc.left)
+		KTAP_EXPECT(ret_ns >= rc.left_ns);
+	/* "Not forever": back soon after the reader's 60 ms. */
+	KTAP_EXPECT(ret_ns - rc.left_ns < 2000000000ull);
+	ktap_log("%s() returned %llu us after the reader left", name,
+		 (unsigned long long)((ret_ns - rc.left_ns) / 1000));
+}
+
+static void rcu_synchronize_waits_for_reader(void)
+{
+	sync_waits_for_reader(synchronize_sched, "synchronize_sched");
+}
+
+static void rcu_expedited_waits_for_reader(void)
+{
+	unsigned long e0 = rcu_exp_batches_completed_sched();
+
+	sync_waits_for_reader(synchronize_sched_expedited, "synchronize_sched_expedited");
+	if (ktap_case_ok() && num_online_cpus() > 1)
+		KTAP_EXPECT(rcu_exp_batches_completed_sched() != e0);
+}
+
+/* ---- rcu_barrier_sched() ------------------------------------------------- */
+
+#define BARRIER_CBS 300
+
+static atomic_t barrier_ran;
+
+struct barrier_cb {
+	struct rcu_head rh;
+	int requeue;
+};
+
+static void barrier_cb_fn(struct rcu_head *rh)
+{
+	struct barrier_cb *b = container_of(rh, struct barrier_cb, rh);
+
+	udelay(5);	/* slow callbacks: the barrier must really wait */
+	atomic_inc(&barrier_ran);
+	kfree(b);
+}
+
+static int barrier_queuer(void *arg)
+{
+	int n = (int)(long)arg;
+
+	for (int i = 0; i < n; i++) {
+		struct barrier_cb *b = kmalloc(sizeof(*b), GFP_KERNEL);
+
+		if (!b)
+			return -1;
+		call_rcu_sched(&b->rh, barrier_cb_fn);
+	}
+	return 0;
+}
+
+static void rcu_barrier_waits_for_all(void)
+{
+	struct task *t[NR_CPUS] = { 0 };
+	int cpu, queued = 0, got;
+
+	atomic_set(&barrier_ran, 0);
+	for_each_online_cpu(cpu) {
+		t[cpu] = start_on(barrier_queuer, (void *)(long)BARRIER_CBS, cpu, "rcu_test_barrier");
+		KTAP_EXPECT(t[cpu]);
+	}
+	for_each_online_cpu(cpu)
+		if (t[cpu] && kthread_join(t[cpu]) == 0)
+			queued += BARRIER_CBS;
+	rcu_barrier_sched();
+	got = atomic_read(&barrier_ran);
+	KTAP_EXPECT_EQ(got, queued);
+	KTAP_EXPECT_EQ(queued, BARRIER_CBS * num_online_cpus());
+	/* A second barrier with nothing queued returns too. */
+	rcu_barrier_sched();
+	KTAP_EXPECT_EQ(atomic_read(&barrier_ran), queued);
+}
+
+/* ---- polled grace periods ------------------------------------------------ */
+
+static void rcu_polled_state(void)
+{
+	unsigned long c1, c2, c3;
+
+	rcu_read_lock_sched();
+	c1 = get_state_synchronize_sched();
+	c2 = start_poll_synchronize_sched();
+	/* Our own reader holds every grace period that started after c1. */
+	KTAP_EXPECT(!poll_state_synchronize_sched(c1));
+	KTAP_EXPECT(!poll_state_synchronize_sched(c2));
+	rcu_read_unlock_sched();
+
+	/* start_poll asked for the grace period: it comes without help. */
+	if (!WAIT_UNTIL(poll_state_synchronize_sched(c2), 10000))
+		ktap_fail("the grace period start_poll_synchronize_sched() asked for never ended");
+	KTAP_EXPECT(poll_state_synchronize_sched(c1));
+
+	if (num_online_cpus() > 1) {
+		c3 = get_state_synchronize_sched();
+		synchronize_sched();
+		KTAP_EXPECT(poll_state_synchronize_sched(c3));
+		c3 = get_state_synchronize_sched();
+		cond_synchronize_sched(c3);
+		KTAP_EXPECT(poll_state_synchronize_sched(c3));
+	} else {
+		/* One CPU: synchronize_sched() is the blocking-is-a-GP shortcut,
+		 * which does not advance cookies; cond_ still must not return
+		 * early, so check it through a callback's grace period. */
+		c3 = get_state_synchronize_sched();
+		cond_synchronize_sched(c3);	/* returns: blocking is the GP */
+		start_poll_synchronize_sched();
+		KTAP_EXPECT(WAIT_UNTIL(poll_state_synchronize_sched(c3), 10000));
+	}
+	/* An old cookie stays satisfied (no wrap confusion). */
+	KTAP_EXPECT(poll_state_synchronize_sched(c1));
+}
+
+/* ---- a callback flood ---------------------------------------------------- */
+
+/*
+ * Callbacks come from kmalloc'd chunks (one allocation per FLOOD_CHUNK, the
+ * last callback of a chunk frees it) so the flood measures RCU, not the
+ * allocator's shared lists.  Counters are per CPU with one writer each: the
+ * flood thread bound there, and that CPU's rcuc thread running the
+ * callbacks it queued.
+ */
+#define FLOOD_TOTAL	1000000L
+#define FLOOD_CHUNK	512
+/* TCG on a shared host can be 50x slower than at one CPU: the flood stops
+ * early (and says so) rather than outlive its case. */
+#define FLOOD_MAX_NS	20000000000ull
+
+struct flood_chunk;
+struct flood_item {
+	struct rcu_head rh;
+	struct flood_chunk *chunk;
+};
+struct flood_chunk {
+	atomic_t left;
+	struct flood_item item[FLOOD_CHUNK];
+};
+
+static long flood_q[NR_CPUS], flood_f[NR_CPUS], flood_fail[NR_CPUS];
+static atomic_long_t flood_peak;
+static u64 flood_first_cb_ns, flood_last_cb_ns, flood_end_ns;
+
+static void flood_cb(struct rcu_head *rh)
+{
+	struct flood_item *it = container_of(rh, struct flood_item, rh);
+	int cpu = smp_processor_id();	/* rcuc/cpu, bh off: stays here */
+	u64 now = ktime_get_ns();
+
+	if (atomic_dec_and_test(&it->chunk->left))
+		kfree(it->chunk);
+	if (!flood_first_cb_ns)
+		flood_first_cb_ns = now;	/* roughly: any CPU's first */
+	WRITE_ONCE(flood_f[cpu], flood_f[cpu] + 1);
+	WRITE_ONCE(flood_last_cb_ns, now);
+}
+
+static long flood_sum(const long *v)
+{
+	long sum = 0;
+	int cpu;
+
+	for_each_online_cpu(cpu)
+		sum += READ_ONCE(v[cpu]);
+	return sum;
+}
+
+static int flood_thread(void *arg)
+{
+	long n = (long)arg, i = 0;
+	int cpu = smp_processor_id();
+
+	while (i < n && ktime_get_ns() < flood_end_ns) {
+		long k = MIN(n - i, (long)FLOOD_CHUNK), inflight, pk;
+		struct flood_chunk *c = kmalloc(sizeof(*c), GFP_KERNEL);
+
+		if (!c) {
+			flood_fail[cpu]++;
+			schedule_timeout_uninterruptible(1);
+			continue;
+		}
+		atomic_set(&c->left, (int)k);
+		for (long j = 0; j < k; j++) {
+			c->item[j].chunk = c;
+			call_rcu_sched(&c->item[j].rh, flood_cb);
+			WRITE_ONCE(flood_q[cpu], flood_q[cpu] + 1);
+			if (!(j & 127))
+				cond_resched();
+		}
+		i += k;
+		inflight = flood_sum(flood_q) - flood_sum(flood_f);
+		while ((pk = atomic_long_read(&flood_peak)) < inflight &&
+		       atomic_long_cmpxchg(&flood_peak, pk, inflight) != pk)
+			;
+	}
+	return 0;
+}
+
+static void rcu_callback_flood(void)
+{
+	struct task *t[NR_CPUS] = { 0 };
+	int cpu, ncpus = num_online_cpus();
+	long per = FLOOD_TOTAL / ncpus, queued, peak;
+	u64 t0, t1, t2;
+
+	memset(flood_q, 0, sizeof(flood_q));
+	memset(flood_f, 0, sizeof(flood_f));
+	memset(flood_fail, 0, sizeof(flood_fail));
+	atomic_long_set(&flood_peak, 0);
+	flood_first_cb_ns = 0;
+	t0 = ktime_get_ns();
+	flood_end_ns = t0 + FLOOD_MAX_NS;
+	for_each_online_cpu(cpu)
+		t[cpu] = start_on(flood_thread, (void *)per, cpu, "rcu_test_flood");
+	for_each_online_cpu(cpu)
+		if (t[cpu])
+			kthread_join(t[cpu]);
+	t1 = ktime_get_ns();
+	rcu_barrier_sched();
+	t2 = ktime_get_ns();
+	queued = flood_sum(flood_q);
+	peak = atomic_long_read(&flood_peak);
+	KTAP_EXPECT_EQ(flood_sum(flood_fail), 0);
+	KTAP_EXPECT_EQ(flood_sum(flood_f), queued);
+	if (queued < per * ncpus)
+		ktap_log("flood: stopped after %llu s at %ld of %ld callbacks (slow TCG host)",
+			 FLOOD_MAX_NS / 1000000000ull, queued, per * ncpus);
+	KTAP_EXPECT(queued >= 50000);
+	/* Bounded: callbacks ran while the flood went on, so at no time was
+	 * most of it waiting. */
+	KTAP_EXPECT(peak < queued / 2);
+	ktap_log("flood: %ld call_rcu_sched() from %d CPUs in %llu ms, all invoked %llu ms "
+		 "later, peak in flight %ld (%ld%%, %ld KiB)",
+		 queued, ncpus, (unsigned long long)((t1 - t0) / 1000000),
+		 (unsigned long long)((t2 - t1) / 1000000), peak,
+		 peak * 100 / (queued ? queued : 1),
+		 (long)(peak * sizeof(struct flood_item) / 1024));
+	ktap_log("bench name=call_rcu_flood cpus=%d n=%ld ops_per_sec=%llu cb_per_sec=%llu "
+		 "peak_in_flight=%ld", ncpus, queued,
+		 (unsigned long long)(queued * 1000000000ull / (t1 - t0 + 1)),
+		 (unsigned long long)(queued * 1000000000ull /
+				      (flood_last_cb_ns - flood_first_cb_ns + 1)), peak);
+}
+
+/* ---- the article's list example, list and hlist forms -------------------- */
+
+#define LE_KEYS		64
+#define LE_BUCKETS	16
+#define LE_LIVE		0x11feu
+#define LE_POISON	0xdeadu
+#define LE_MS		500
+
+struct le {
+	struct list_head list;
+	struct hlist_node hnode;
+	long key;
+	long data;
+	unsigned int magic;
+	struct rcu_head rh;
+};
+
+static struct {
+	struct list_head head;
+	struct hlist_head hash[LE_BUCKETS];
+	spinlock_t lock;		/* updaters only */
+	int stop;
+	atomic_long_t reads, found, poison_seen, bad_data, runaway;
+	long reads_cpu[NR_CPUS];
+	long adds, dels, dels_sync, replaces;
+	atomic_long_t freed;
+} le;
+
+static long le_data(long key) { return key * 7 + 1; }
+
+static struct le *le_alloc(long key)
+{
+	struct le *p = kmalloc(sizeof(*p), GFP_KERNEL);
+
+	if (p) {
+		p->key = key;
+		p->data = le_data(key);
+		p->magic = LE_LIVE;
+	}
+	return p;
+}
+
+/* After the grace period: poison, so a reader that still held it would see. */
+static void le_poison_free(struct le *p)
+{
+	WRITE_ONCE(p->magic, LE_POISON);
+	WRITE_ONCE(p->key, -1);
+	WRITE_ONCE(p->data, -1);
+	atomic_long_inc(&le.freed);
+	kfree(p);
+}
+
+static void le_free_cb(struct rcu_head *rh)
+{
+	le_poison_free(container_of(rh, struct le, rh));
+}
+
+/* Look at an element a reader found: alive, and its own data. */
+static void le_check(const struct le *p, long key)
+{
+	if (READ_ONCE(p->magic) != LE_LIVE)
+		atomic_long_inc(&le.poison_seen);
+	else if (READ_ONCE(p->key) == key && READ_ONCE(p->data) != le_data(key))
+		atomic_long_inc(&le.bad_data);
+}
+
+static int le_reader(void *arg)
+{
+	u64 seed = 0x1234567ull + (long)arg;
+	int cpu = smp_processor_id();
+	long n = 0;
+
+	while (!READ_ONCE(le.stop)) {
+		long key = rnd_next(&seed) % (2 * LE_KEYS), steps = 0;
+		u32 r = rnd_next(&seed);
+		struct le *p, *hit = NULL;
+
+		rcu_read_lock_sched();
+		list_for_each_entry_rcu(p, &le.head, list) {
+			le_check(p, key);
+			if (++steps > 100 * LE_KEYS) {
+				atomic_long_inc(&le.runaway);
+				break;
+			}
+			if (READ_ONCE(p->key) == key) {
+				hit = p;
+				break;
+			}
+		}
+		hlist_for_each_entry_rcu(p, &le.hash[key % LE_BUCKETS], hnode) {
+			le_check(p, key);
+			if (READ_ONCE(p->key) == key) {
+				hit = p;
+				break;
+			}
+		}
+		if (hit) {
+			atomic_long_inc(&le.found);
+			/* Dawdle holding it: an updater's grace period must wait. */
+			if (!(r & 7))
+				udelay(r % 50);
+			le_check(hit, key);
+		}
+		rcu_read_unlock_sched();
+		le.reads_cpu[cpu]++;
+		if (!(++n & 255))
+			schedule_timeout_uninterruptible(1);
+		else if (!(n & 15))
+			cond_resched();
+	}
+	atomic_long_add(n, &le.reads);
+	return 0;
+}
+
+static struct le *le_find_locked(long key)
+{
+	struct le *p;
+
+	list_for_each_entry(p, &le.head, list)
+		if (p->key == key)
+			return p;
+	return NULL;
+}
+
+static void le_insert_locked(struct le *p, bool tail)
+{
+	if (tail)
+		list_add_tail_rcu(&p->list, &le.head);
+	else
+		list_add_rcu(&p->list, &le.head);
+	hlist_add_head_rcu(&p->hnode, &le.hash[p->key % LE_BUCKETS]);
+}
+
+/* One update: the article's delete (both ways), a replace, or an add. */
+static void le_update(u64 *seed)
+{
+	long key = rnd_next(seed) % (2 * LE_KEYS);
+	u32 r = rnd_next(seed) % 16;
+	/* 0: delete + synchronize_sched (slow: rare); 1: delete + call_rcu;
+	 * 2: replace; 3: add at the head or tail, when the key is missing. */
+	u32 op = r == 0 ? 0 : r < 6 ? 1 : r < 11 ? 2 : 3;
+	bool tail = r & 1;
+	struct le *p, *n = NULL;
+	unsigned long flags;
+
+	if (op == 2 || op == 3)
+		n = le_alloc(key);
+	spin_lock_irqsave(&le.lock, flags);
+	p = le_find_locked(key);
+	if (!p && n) {
+		le_insert_locked(n, tail);
+		le.adds++;
+		n = NULL;
+	} else if (p && op == 2 && n) {
+		list_replace_rcu(&p->list, &n->list);
+		hlist_replace_rcu(&p->hnode, &n->hnode);
+		le.replaces++;
+		n = NULL;
+		spin_unlock_irqrestore(&le.lock, flags);
+		call_rcu_sched(&p->rh, le_free_cb);
+		return;
+	} else if (p && op <= 1) {
+		list_del_rcu(&p->list);
+		hlist_del_rcu(&p->hnode);
+		spin_unlock_irqrestore(&le.lock, flags);
+		if (op == 0) {
+			/* The article's form: unlock, synchronize, free. */
+			synchronize_sched();
+			le_poison_free(p);
+			le.dels_sync++;
+		} else {
+			call_rcu_sched(&p->rh, le_free_cb);
+		}
+		le.dels++;
+		return;
+	}
+	spin_unlock_irqrestore(&le.lock, flags);
+	if (n)
+		kfree(n);
+}
+
+static void rcu_list_example(void)
+{
+	struct task *t[NR_CPUS] = { 0 };
+	u64 seed = 0xabcdefull, end;
+	struct le *p, *nx;
+	int cpu, i, count = 0, hcount = 0;
+	long created = 0;
+
+	memset(&le, 0, sizeof(le));
+	INIT_LIST_HEAD(&le.head);
+	for (i = 0; i < LE_BUCKETS; i++)
+		INIT_HLIST_HEAD(&le.hash[i]);
+	spin_lock_init(&le.lock);
+	for (i = 0; i < LE_KEYS; i++) {
+		p = le_alloc(2 * i);
+		KTAP_ASSERT(p);
+		le_insert_locked(p, true);
+		created++;
+	}
+	for_each_online_cpu(cpu)
+		t[cpu] = start_on(le_reader, (void *)(long)cpu, cpu, "rcu_test_list");
+	end = ktime_get_ns() + LE_MS * 1000000ull;
+	while (ktime_get_ns() < end) {
+		le_update(&seed);
+		if (!(rnd_next(&seed) & 3))
+			cond_resched();
+	}
+	WRITE_ONCE(le.stop, 1);
+	for_each_online_cpu(cpu)
+		if (t[cpu])
+			kthread_join(t[cpu]);
+	rcu_barrier_sched();
+
+	/* The list ends whole: every element alive, list and hash agree. */
+	list_for_each_entry(p, &le.head, list) {
+		KTAP_EXPECT(p->magic == LE_LIVE);
+		count++;
+	}
+	for (i = 0; i < LE_BUCKETS; i++)
+		hlist_for_each_entry_rcu(p, &le.hash[i], hnode)
+			hcount++;
+	KTAP_EXPECT_EQ(count, hcount);
+	KTAP_EXPECT_EQ(atomic_long_read(&le.poison_seen), 0);
+	KTAP_EXPECT_EQ(atomic_long_read(&le.bad_data), 0);
+	KTAP_EXPECT_EQ(atomic_long_read(&le.runaway), 0);
+	KTAP_EXPECT(le.dels > 0 && le.dels_sync > 0 && le.replaces > 0 && le.adds > 0);
+	for_each_online_cpu(cpu)
+		if (!le.reads_cpu[cpu])
+			ktap_fail("no reader ran on CPU %d", cpu);
+	ktap_log("list: %ld reads (%ld found), %ld adds, %ld deletes (%ld by synchronize_sched), "
+		 "%ld replaces, %ld freed after a grace period, %d left, 0 poisoned seen expected, "
+		 "%ld seen", atomic_long_read(&le.reads), atomic_long_read(&le.found), le.adds,
+		 le.dels, le.dels_sync, le.replaces, atomic_long_read(&le.freed), count,
+		 atomic_long_read(&le.poison_seen));
+	list_for_each_entry_safe(p, nx, &le.head, list)
+		kfree(p);
+}
+
+/* ---- the stall detector ------------------------------------------------- */
+
+#define STALL_TIMEOUT_MS 300
+
+struct stall_ctx {
+	int reports0;
+	int held;		/* this CPU held a grace period */
+	int seen;		/* a stall report named this CPU */
+	u64 held_ms;
+};
+
+/* Spins with preemption off until a report names this CPU (+ a margin for
+ * its backtrace NMI) or 6 s pass.  noinline: its caller must show up in
+ * the backtrace. */
+static __attribute__((noinline)) void rcu_stall_spin(struct stall_ctx *c)
+{
+	unsigned long bit = 1UL << smp_processor_id();
+	u64 t0 = ktime_get_ns(), seen_at = 0, now;
+
+	while ((now = ktime_get_ns()) - t0 < 6000000000ull) {
+		if (!seen_at && atomic_read(&rcu_stall_reports) != c->reports0 &&
+		    (READ_ONCE(rcu_stall_last_mask) & bit))
+			seen_at = now;
+		if (seen_at && now - seen_at > 300000000ull)
+			break;
+		cpu_relax();
+	}
+	c->seen = seen_at != 0;
+	c->held_ms = (now - t0) / 1000000;
+}
+
+static int rcu_stall_thread(void *arg)
+{
+	struct stall_ctx *c = arg;
+	struct rcu_data *rdp;
+	u64 end = ktime_get_ns() + 20000000000ull;
+
+	while (!c->held && ktime_get_ns() < end) {
+		unsigned long s0 = __atomic_load_n(&rcu_state.gp_seq, __ATOMIC_ACQUIRE), g;
+		u64 wend = ktime_get_ns() + 2000000000ull;
+
+		start_poll_synchronize_sched();
+		/* Stay runnable (no idle, no sleep) until a new GP is running. */
+		while (!(rcu_seq_state(g = __atomic_load_n(&rcu_state.gp_seq, __ATOMIC_ACQUIRE)) &&
+			 g != s0) && ktime_get_ns() < wend)
+			cond_resched();
+		preempt_disable();
+		rdp = this_cpu_ptr(&rcu_data);
+		g = __atomic_load_n(&rcu_state.gp_seq, __ATOMIC_ACQUIRE);
+		/* Held iff the leaf still waits for us and no QS is pending here. */
+		if (rcu_seq_state(g) && g != s0 &&
+		    (READ_ONCE(rdp->mynode->qsmask) & rdp->grpmask) &&
+		    (READ_ONCE(rdp->gp_seq) != READ_ONCE(rdp->mynode->gp_seq) ||
+		     READ_ONCE(rdp->cpu_no_qs))) {
+			c->held = 1;
+			rcu_stall_spin(c);
+		}
+		preempt_enable();
+	}
+	printk_nmi_flush();
+	return 0;
+}
+
+static void rcu_stall_detected(void)
+{
+	struct stall_ctx c = { 0 };
+	char mark[64], want[64];
+	const char *log;
+	int cpu = other_cpu();
+	struct task *t;
+
+	log_marker(mark, sizeof(mark), "stall detector");
+	WRITE_ONCE(rcu_cpu_stall_timeout_ms, STALL_TIMEOUT_MS);
+	c.reports0 = atomic_read(&rcu_stall_reports);
+	t = start_on(rcu_stall_thread, &c, cpu, "rcu_stall_test");
+	KTAP_ASSERT(t);
+	kthread_join(t);
+	WRITE_ONCE(rcu_cpu_stall_timeout_ms, 0);
+	synchronize_sched();	/* let the held grace period end */
+	if (!c.held) {
+		ktap_fail("could not get CPU %d to hold a grace period within 20 s", cpu);
+		return;
+	}
+	KTAP_EXPECT(c.seen);
+	KTAP_EXPECT(atomic_read(&rcu_stall_reports) > c.reports0);
+	log = log_after(mark);
+	KTAP_ASSERT(log);
+	KTAP_EXPECT(find_str(log, "rcu: INFO: rcu_sched detected stalls on CPUs/tasks:"));
+	snprintf(want, sizeof(want), "\t%d-...:", cpu);
+	KTAP_EXPECT(find_str(log, want));
+	/* Its backtrace: by NMI from the CPU that detected the stall, or its
+	 * own dump when its own tick won the report. */
+	snprintf(want, sizeof(want), "self-detected stall on CPU %d", cpu);
+	if (!find_str(log, want)) {
+		snprintf(want, sizeof(want), "NMI backtrace for cpu %d", cpu);
+		KTAP_EXPECT(find_str(log, want));
+	}
+	KTAP_EXPECT(find_str(log, "Call Trace:"));
+	KTAP_EXPECT(find_str(log, "rcu_stall_thread+"));
+	ktap_log("CPU %d held a grace period with preemption off for %llu ms; stall timeout %u ms",
+		 cpu, (unsigned long long)c.held_ms, STALL_TIMEOUT_MS);
+}
+
+/* ---- misuse ------------------------------------------------------------- */
+
+static void rcu_misuse_reported(void)
+{
+	char mark[64];
+	const char *log;
+	int r0 = atomic_read(&rcu_misuse_reports);
+	unsigned long flags;
+
+	log_marker(mark, sizeof(mark), "misuse");
+	atomic_add(4, &rcu_misuse_expected);
+	rcu_read_lock_sched();
+	synchronize_sched();
+	synchronize_sched_expedited();
+	rcu_barrier_sched();
+	rcu_read_unlock_sched();
+	local_irq_save(flags);		/* irqs off is a reader too */
+	synchronize_sched();
+	local_irq_restore(flags);
+	KTAP_EXPECT_EQ(atomic_read(&rcu_misuse_reports), r0 + 4);
+	KTAP_EXPECT_EQ(atomic_read(&rcu_misuse_expected), 0);
+	atomic_set(&rcu_misuse_expected, 0);
+	log = log_after(mark);
+	KTAP_ASSERT(log);
+	KTAP_EXPECT_EQ(count_str(log, "rcu: synchronize_sched() called inside an RCU-sched "
+				      "read-side critical section"), 2);
+	KTAP_EXPECT(find_str(log, "rcu: synchronize_sched_expedited() called inside"));
+	KTAP_EXPECT(find_str(log, "rcu: rcu_barrier_sched() called inside"));
+	KTAP_EXPECT(count_str(log, "Call Trace:") >= 4);
+	KTAP_EXPECT(find_str(log, "rcu_misuse_reported+"));
+	/* Outside a reader they work (at one CPU they return at once). */
+	synchronize_sched();
+	rcu_barrier_sched();
+	KTAP_EXPECT_EQ(atomic_read(&rcu_misuse_reports), r0 + 4);
+}
+
+static int *deref_target;
+
+static void rcu_deref_outside_reader_warns_once(void)
+{
+	static int x = 42;
+	int d0 = atomic_read(&rcu_deref_warnings), *p;
+	char mark[64];
+
+	log_marker(mark, sizeof(mark), "deref");
+	rcu_assign_pointer(deref_target, &x);
+	rcu_read_lock_sched();
+	p = rcu_dereference_sched(deref_target);
+	rcu_read_unlock_sched();
+	KTAP_EXPECT_EQ(atomic_read(&rcu_deref_warnings), d0);
+	KTAP_EXPECT_EQ(*p, 42);
+	p = rcu_dereference_sched(deref_target);	/* outside: warns */
+	p = rcu_dereference_sched(deref_target);	/* again: counted, not printed */
+	KTAP_EXPECT_EQ(*p, 42);
+	KTAP_EXPECT_EQ(atomic_read(&rcu_deref_warnings), d0 + 2);
+	/* Printed once since boot: here if nothing before us warned. */
+	KTAP_EXPECT_EQ(count_str(log_after(mark), "WARNING: rcu_dereference_sched() outside an "
+				 "RCU-sched read-side critical section"), d0 == 0 ? 1 : 0);
+}
+
+/* ---- benchmarks --------------------------------------------------------- */
+
+#define GP_MAX_RUNS 100
+
+struct samples {
+	u64 v[GP_MAX_RUNS];
+	int n;
+};
+
+/* Sorts s; the row has the DESIGN.md shape, then optional keys. */
+static void samples_print(const char *name, const char *type, struct samples *s,
+			  const char *extra)
+{
+	struct stats st;
+
+	stats_compute(s->v, s->n, &st);
+	ktap_log("bench name=%s type=%s cpus=%d n=%d min_ns=%llu mean_ns=%llu max_ns=%llu "
+		 "median_ns=%llu stddev_ns=%llu%s", name, type, num_online_cpus(), s->n,
+		 (unsigned long long)st.min, (unsigned long long)st.mean,
+		 (unsigned long long)st.max, (unsigned long long)st.median,
+		 (unsigned long long)st.stddev, extra);
+}
+
+static void gp_cb_fn(struct rcu_head *rh)
+{
+	struct cb_probe *p = container_of(rh, struct cb_probe, rh);
+
+	p->ran_ns = ktime_get_ns();
+	__atomic_store_n(&p->ran, 1, __ATOMIC_RELEASE);
+}
+
+static int bench_busy_stop;
+
+/* Load for the busy rows: preemptible spinning, never idle, never a reader. */
+static int bench_busy(void *arg)
+{
+	(void)arg;
+	while (!READ_ONCE(bench_busy_stop)) {
+		for (int i = 0; i < 1000; i++)
+			cpu_relax();
+		cond_resched();
+	}
+	return 0;
+}
+
+static void bench_gp_round(const char *load, int nn, int ne)
+{
+	static struct samples sn, se, sc;
+	char extra[64];
+	u64 t0, mn, me, ratio10, min10;
+	int i;
+
+	sn.n = se.n = sc.n = 0;
+	for (i = 0; i < nn; i++) {
+		t0 = ktime_get_ns();
+		synchronize_sched();
+		sn.v[sn.n++] = ktime_get_ns() - t0;
+	}
+	for (i = 0; i < ne; i++) {
+		t0 = ktime_get_ns();
+		synchronize_sched_expedited();
+		se.v[se.n++] = ktime_get_ns() - t0;
+	}
+	/* call_rcu_sched() to its callback: a normal GP even at one CPU. */
+	for (i = 0; i < nn; i++) {
+		struct cb_probe p = { 0 };
+
+		t0 = ktime_get_ns();
+		call_rcu_sched(&p.rh, gp_cb_fn);
+		if (!WAIT_UNTIL(__atomic_load_n(&p.ran, __ATOMIC_ACQUIRE), 10000)) {
+			ktap_fail("a callback did not run within 10 s");
+			rcu_barrier_sched();
+			return;
+		}
+		sc.v[sc.n++] = p.ran_ns - t0;
+	}
+	snprintf(extra, sizeof(extra), " load=%s%s", load,
+		 num_online_cpus() == 1 ? " shortcut=blocking-is-gp" : "");
+	samples_print("gp", "normal", &sn, extra);
+	samples_print("gp", "expedited", &se, extra);
+	samples_print("gp_cb", "normal", &sc, extra);
+	/* Medians (TCG on a loaded host has long outliers), and the minima:
+	 * each path's own cost with the host out of the way.  Sorted above. */
+	mn = sn.v[sn.n / 2];
+	me = se.v[se.n / 2];
+	ratio10 = me ? mn * 10 / me : 0;
+	min10 = se.v[0] ? sn.v[0] * 10 / se.v[0] : 0;
+	ktap_log("bench name=gp_ratio cpus=%d normal_over_expedited=%llu.%llu of=median "
+		 "min_ratio=%llu.%llu goal=20 met=%s%s", num_online_cpus(),
+		 (unsigned long long)(ratio10 / 10), (unsigned long long)(ratio10 % 10),
+		 (unsigned long long)(min10 / 10), (unsigned long long)(min10 % 10),
+		 ratio10 >= 200 ? "yes" : "no", extra);
+}
+
+static void rcu_bench_gp(void)
+{
+	struct task *t[NR_CPUS] = { 0 };
+	int ncpus = num_online_cpus(), me = smp_processor_id(), cpu;
+	int nn = ncpus >= 16 ? 15 : 30, ne = ncpus >= 16 ? 40 : 100;
+
+	bench_gp_round("idle", nn, ne);
+	if (ncpus == 1)
+		return;
+	/* Every other CPU busy: no idle shortcut, expedited must IPI them. */
+	WRITE_ONCE(bench_busy_stop, 0);
+	for_each_online_cpu(cpu)
+		if (cpu != me)
+			t[cpu] = start_on(bench_busy, NULL, cpu, "rcu_bench_busy");
+	msleep(5);
+	bench_gp_round("busy", nn, ne);
+	WRITE_ONCE(bench_busy_stop, 1);
+	for_each_online_cpu(cpu)
+		if (t[cpu])
+			kthread_join(t[cpu]);
+}
+
+#define CR_N 100000
+
+static atomic_long_t cr_ran;
+static u64 cr_first_ns, cr_last_ns;
+
+static void cr_cb(struct rcu_head *rh)
+{
+	u64 now = ktime_get_ns();
+
+	(void)rh;
+	if (atomic_long_inc_return(&cr_ran) == 1)
+		cr_first_ns = now;
+	WRITE_ONCE(cr_last_ns, now);
+}
+
+static void rcu_bench_call_rcu(void)
+{
+	struct rcu_head *heads = kmalloc(CR_N * sizeof(*heads), GFP_KERNEL);
+	u64 t0, t1;
+
+	KTAP_ASSERT(heads);
+	atomic_long_set(&cr_ran, 0);
+	t0 = ktime_get_ns();
+	for (long i = 0; i < CR_N; i++)
+		call_rcu_sched(&heads[i], cr_cb);
+	t1 = ktime_get_ns();
+	rcu_barrier_sched();
+	KTAP_EXPECT_EQ(atomic_long_read(&cr_ran), CR_N);
+	ktap_log("bench name=call_rcu cpus=%d n=%d ops_per_sec=%llu cb_per_sec=%llu "
+		 "ns_per_call=%llu", num_online_cpus(), CR_N,
+		 (unsigned long long)(CR_N * 1000000000ull / (t1 - t0 + 1)),
+		 (unsigned long long)(CR_N * 1000000000ull / (cr_last_ns - cr_first_ns + 1)),
+		 (unsigned long long)((t1 - t0) / CR_N));
+	kfree(heads);
+}
+
+KTAP_SUITE(rcu,
+	   KTAP_CASE(rcu_callback_waits_for_reader),
+	   KTAP_CASE(rcu_synchronize_waits_for_reader),
+	   KTAP_CASE(rcu_expedited_waits_for_reader),
+	   KTAP_CASE(rcu_barrier_waits_for_all),
+	   KTAP_CASE(rcu_polled_state),
+	   KTAP_CASE(rcu_callback_flood),
+	   KTAP_CASE(rcu_list_example),
+	   KTAP_CASE(rcu_stall_detected),
+	   KTAP_CASE(rcu_misuse_reported),
+	   KTAP_CASE(rcu_deref_outside_reader_warns_once),
+	   KTAP_CASE(rcu_bench_gp),
+	   KTAP_CASE(rcu_bench_call_rcu));
+
+/* ---- rcutorture --------------------------------------------------------- */
+
+#define TORTURE_SHORT_MS 1000
+#define TORTURE_MAX_SECS 3600
+
+static void torture_report(const char *type, unsigned int ms, int ret,
+			   const struct rcu_torture_result *r)
+{
+	ktap_log("bench name=torture type=%s cpus=%d ms=%u gps=%lu exp_gps=%lu gps_per_sec=%lu "
+		 "updates=%lu reads=%ld errors=%ld pipe_errors=%ld mberrors=%ld result=%s",
+		 type, num_online_cpus(), ms, r->gps, r->exp_gps,
+		 (r->gps + r->exp_gps) * 1000 / (ms ? ms : 1), r->versions, r->reads,
+		 r->errors, r->pipe_errors, r->mberrors, ret == 0 ? "SUCCESS" : "FAILURE");
+}
+
+static void torture_one(const char *type, unsigned int ms, bool must_fail)
+{
+	struct rcu_torture_result r;
+	int ret = rcu_torture_run(type, ms, &r);
+
+	torture_report(type, ms, ret, &r);
+	if (ret < 0) {
+		ktap_fail("no torture flavour '%s'", type);
+	} else if (must_fail) {
+		/* The busted flavour frees under readers: torture must see it. */
+		if (ret == 0 || !(r.errors || r.pipe_errors || r.mberrors))
+			ktap_fail("torture_type=%s reported SUCCESS: the torture test "
+				  "cannot see a broken grace period", type);
+	} else {
+		KTAP_EXPECT_EQ(ret, 0);
+		KTAP_EXPECT(r.versions > 0);
+	}
+}
+
+static bool torture_cmdline_given(void)
+{
+	if (!rcu_torture_cmdline_type())
+		return false;
+	ktap_skip("torture=%s on the command line runs alone", rcu_torture_cmdline_type());
+	return true;
+}
+
+/* torture= and torture.secs=: that flavour, its result the case's. */
+static void rcutorture_cmdline(void)
+{
+	const char *type = rcu_torture_cmdline_type();
+	unsigned int secs = rcu_torture_cmdline_secs();
+
+	if (!type) {
+		ktap_skip("no torture= on the command line");
+		return;
+	}
+	if (secs > TORTURE_MAX_SECS) {
+		ktap_fail("torture.secs=%u is more than this case's limit of %u s", secs,
+			  TORTURE_MAX_SECS);
+		return;
+	}
+	torture_one(type, secs * 1000, false);
+}
+
+static void rcutorture_sched(void)
+{
+	if (!torture_cmdline_given())
+		torture_one("sched", TORTURE_SHORT_MS, false);
+}
+
+static void rcutorture_sched_expedited(void)
+{
+	if (!torture_cmdline_given())
+		torture_one("sched-expedited", TORTURE_SHORT_MS, false);
+}
+
+static void rcutorture_sched_async(void)
+{
+	if (!torture_cmdline_given())
+		torture_one("sched-async", TORTURE_SHORT_MS, false);
+}
+
+static void rcutorture_sched_polled(void)
+{
+	if (!torture_cmdline_given())
+		torture_one("sched-polled", TORTURE_SHORT_MS, false);
+}
+
+static void rcutorture_busted_fails(void)
+{
+	if (!torture_cmdline_given())
+		torture_one("busted", TORTURE_SHORT_MS, true);
+}
+
+KTAP_SUITE(rcutorture,
+	   KTAP_CASE_TIMEOUT(rcutorture_cmdline, (TORTURE_MAX_SECS + 300) * 1000u),
+	   KTAP_CASE(rcutorture_sched),
+	   KTAP_CASE(rcutorture_sched_expedited),
+	   KTAP_CASE(rcutorture_sched_async),
+	   KTAP_CASE(rcutorture_sched_polled),
+	   KTAP_CASE(rcutorture_busted_fails));
+
+/* ---- selftest_rcu: a misuse nobody announced fails its case ------------- */
+
+/* Run by the rcu-misuse-fails configuration, which requires this case's
+ * "not ok" and the report: the case must fail, and go on (not hang). */
+static void rcu_unexpected_misuse_fails_case(void)
+{
+	int r0 = atomic_read(&rcu_misuse_reports);
+
+	rcu_read_lock_sched();
+	synchronize_sched();
+	rcu_read_unlock_sched();
+	KTAP_EXPECT_EQ(atomic_read(&rcu_misuse_reports), r0 + 1);
+	if (!ktap_case_ok())
+		ktap_log("rcu: the unannounced misuse failed this case, as it must");
+}
+
+KTAP_SUITE(selftest_rcu, KTAP_CASE(rcu_unexpected_misuse_fails_case));
