@@ -20,7 +20,7 @@ static unsigned int rs_runs_param;
 core_param(refscale.runs, rs_runs_param, uint, "runs per measurement (default: 3 quick, 10 full)");
 static unsigned int rs_run_ms_param;
 core_param(refscale.run_ms, rs_run_ms_param, uint,
-	   "per-reader time budget of one run in ms: the loop count is cut to fit unless refscale.loops= is given (default 30 quick, 1000 full)");
+	   "per-reader time budget of one run in ms: the loop count is cut to fit unless refscale.loops= is given (default 30 quick, 250 full)");
 static unsigned int rs_run_timeout_s = 300;
 core_param(refscale.run_timeout, rs_run_timeout_s, uint,
 	   "seconds one run may take before it is reported as hung");
@@ -64,7 +64,7 @@ long refscale_loops(unsigned int cs_ns)
 
 unsigned int refscale_run_ms(void)
 {
-	return rs_run_ms_param ? rs_run_ms_param : scen_full() ? 1000 : 30;
+	return rs_run_ms_param ? rs_run_ms_param : scen_full() ? 250 : 30;
 }
 
 int refscale_runs(void)
