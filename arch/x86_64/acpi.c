@@ -255,7 +255,7 @@ int acpi_parse_hpet(const void *table, size_t len, struct acpi_info *out)
 	return 0;
 }
 
-/* ---- FADT (for the PM timer and the legacy-hardware flags) ---- */
+/* ---- FADT (the PM timer, the reset register, the legacy-hardware flags) ---- */
 
 int acpi_parse_fadt(const void *table, size_t len, struct acpi_info *out)
 {
@@ -290,6 +290,23 @@ int acpi_parse_fadt(const void *table, size_t len, struct acpi_info *out)
 	if (port > 0xfffc) {
 		pr_warn("ACPI: FADT: PM timer port 0x%x out of range\n", port);
 		port = 0;
+	}
+	/* RESET_REG (a GAS at 116) and RESET_VALUE (128), valid when
+	 * RESET_REG_SUP is set: how a legacy-free PC (no 8042) reboots. */
+	if (tlen >= 129 && (flags & (1u << 10))) {
+		u8 space = rd8(t, 116);
+		u64 addr = rd64(t, 120);
+
+		if ((space == ACPI_SPACE_IO && addr && addr <= 0xffff) ||
+		    (space == ACPI_SPACE_MEM && addr && addr < (1ull << 52))) {
+			out->reset_space = space;
+			out->reset_addr = addr;
+			out->reset_value = rd8(t, 128);
+			out->have_reset_reg = true;
+		} else {
+			pr_warn("ACPI: FADT: reset register in space %u at 0x%llx not supported\n",
+				space, (unsigned long long)addr);
+		}
 	}
 	out->pm_tmr_port = port;
 	out->pm_tmr_32bit = flags & (1u << 8);		/* TMR_VAL_EXT */

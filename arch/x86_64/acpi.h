@@ -77,8 +77,15 @@ struct acpi_info {
 	bool pm_tmr_32bit;	/* else 24 bits */
 	bool hw_reduced;	/* no legacy fixed hardware at all */
 	u16 boot_arch;		/* IAPC_BOOT_ARCH flags */
+	bool have_reset_reg;	/* FADT RESET_REG, in I/O or memory space */
+	u8 reset_space;		/* ACPI_SPACE_IO or ACPI_SPACE_MEM */
+	u8 reset_value;
+	u64 reset_addr;
 	int tables_bad;		/* tables skipped for checksum/length/mapping */
 };
+
+#define ACPI_SPACE_MEM 0		/* generic address structure spaces */
+#define ACPI_SPACE_IO  1
 
 #define ACPI_BOOT_ARCH_LEGACY_DEVICES 0x0001
 #define ACPI_BOOT_ARCH_8042           0x0002

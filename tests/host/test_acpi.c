@@ -490,6 +490,48 @@ static void test_random_garbage(void)
 	CHECK(1);
 }
 
+/* The FADT's reset register: taken only with RESET_REG_SUP, in I/O or
+ * memory space, from a table long enough to hold RESET_VALUE. */
+static void fadt_reset(u32 len, u32 flags, u8 space, u64 addr, u8 value)
+{
+	make_fadt(len, flags);
+	if (len >= 129) {
+		mem[FADT_AT + 116] = space;
+		mem[FADT_AT + 117] = 8;
+		put64(FADT_AT + 120, addr);
+		mem[FADT_AT + 128] = value;
+	}
+	seal(FADT_AT);
+	memset(&info, 0, sizeof(info));
+}
+
+static void test_fadt_reset(void)
+{
+	const u32 sup = 1u << 10;
+
+	fadt_reset(244, sup, 1, 0xcf9, 0x06);
+	CHECK(on_heap(acpi_parse_fadt, mem + FADT_AT, 244) == 0);
+	CHECK(info.have_reset_reg && info.reset_space == ACPI_SPACE_IO &&
+	      info.reset_addr == 0xcf9 && info.reset_value == 0x06);
+	fadt_reset(244, sup, 0, 0xfed00100, 0x0e);
+	CHECK(on_heap(acpi_parse_fadt, mem + FADT_AT, 244) == 0);
+	CHECK(info.have_reset_reg && info.reset_space == ACPI_SPACE_MEM &&
+	      info.reset_addr == 0xfed00100 && info.reset_value == 0x0e);
+	/* RESET_REG_SUP clear: the field is not to be trusted. */
+	fadt_reset(244, 0, 1, 0xcf9, 0x06);
+	CHECK(on_heap(acpi_parse_fadt, mem + FADT_AT, 244) == 0 && !info.have_reset_reg);
+	/* Too short for RESET_VALUE (an ACPI 1.0 FADT). */
+	fadt_reset(128, sup, 1, 0xcf9, 0x06);
+	CHECK(on_heap(acpi_parse_fadt, mem + FADT_AT, 128) == 0 && !info.have_reset_reg);
+	/* PCI configuration space, a port past 0xffff, address 0: refused. */
+	fadt_reset(244, sup, 2, 0xcf9, 0x06);
+	CHECK(on_heap(acpi_parse_fadt, mem + FADT_AT, 244) == 0 && !info.have_reset_reg);
+	fadt_reset(244, sup, 1, 0x10000, 0x06);
+	CHECK(on_heap(acpi_parse_fadt, mem + FADT_AT, 244) == 0 && !info.have_reset_reg);
+	fadt_reset(244, sup, 1, 0, 0x06);
+	CHECK(on_heap(acpi_parse_fadt, mem + FADT_AT, 244) == 0 && !info.have_reset_reg);
+}
+
 int main(int argc, char **argv)
 {
 	static const struct { const char *name; void (*fn)(void); } tests[] = {
@@ -501,6 +543,7 @@ int main(int argc, char **argv)
 		{ "acpi_madt_many_cpus", test_madt_many_cpus },
 		{ "acpi_direct_parsers", test_direct },
 		{ "acpi_random_garbage", test_random_garbage },
+		{ "acpi_fadt_reset_register", test_fadt_reset },
 	};
 	int bad_tests = 0;
 
