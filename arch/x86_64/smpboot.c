@@ -20,6 +20,7 @@
 #include "asm/irq.h"
 #include "asm/page.h"
 #include "asm/smp.h"
+#include "asm/topology.h"
 #include "kernel/atomic.h"
 #include "kernel/cmdline.h"
 #include "kernel/multiboot2.h"
@@ -126,6 +127,7 @@ void x86_platform_init(void)
 	}
 	lapic_ok = true;
 	cpu_apic_id[0] = lapic_id();
+	topology_init();
 	cpu_acpi_uid[0] = acpi_uid_of(cpu_apic_id[0]);
 	ioapic_init();
 	tsc_init();
@@ -254,11 +256,14 @@ static void print_cpu_table(void)
 	int cpu;
 
 	pr_info("smp: %d CPUs online\n", num_online_cpus());
-	pr_info("  cpu  apic-id  tsc-skew(cycles)  timer\n");
+	pr_info("  cpu  apic-id  pkg core thread  tsc-skew(cycles)  timer\n");
 	for_each_online_cpu(cpu) {
 		const char *mode = per_cpu(timer_mode, cpu);
+		struct cpu_topology t;
 
-		pr_info("  %3d  %7u  %16lld  %s\n", cpu, cpu_apic_id[cpu],
+		topology_of_cpu(cpu, &t);
+		pr_info("  %3d  %7u  %3u %4u %6u  %16lld  %s\n", cpu, cpu_apic_id[cpu],
+			t.package, t.core, t.thread,
 			(long long)cpu_tsc_skew[cpu], mode ? mode : "none");
 	}
 }
