@@ -36,9 +36,16 @@ typedef int64_t s64;
 /* Stops the compiler from moving memory accesses across this point. */
 #define barrier() __asm__ __volatile__("" ::: "memory")
 
-/* One load or store the compiler may neither tear, fuse nor repeat. */
+/* One load or store the compiler may neither tear, fuse nor repeat.
+ * A host build may define its own first: tests/host/rcu makes them relaxed
+ * atomics, so ThreadSanitizer treats them as the marked (intentionally
+ * concurrent) accesses they are, as KCSAN does in Linux. */
+#ifndef READ_ONCE
 #define READ_ONCE(x) (*(const volatile __typeof__(x) *)&(x))
+#endif
+#ifndef WRITE_ONCE
 #define WRITE_ONCE(x, v) (*(volatile __typeof__(x) *)&(x) = (v))
+#endif
 
 #define ALIGN_UP(x, a) (((x) + ((a) - 1)) & ~((__typeof__(x))(a) - 1))
 #define ALIGN_DOWN(x, a) ((x) & ~((__typeof__(x))(a) - 1))

@@ -10,8 +10,9 @@ void prepare_to_wait(wait_queue_head_t *wq, struct wait_queue_entry *w, long sta
 {
 	unsigned long flags;
 
-	w->flags &= ~WQ_FLAG_EXCLUSIVE;
 	spin_lock_irqsave(&wq->lock, flags);
+	/* Under the lock: a waker may be reading the entry still queued. */
+	w->flags &= ~WQ_FLAG_EXCLUSIVE;
 	if (list_empty(&w->entry))
 		list_add_tail(&w->entry, &wq->head);
 	set_current_state(state);
@@ -23,8 +24,9 @@ void prepare_to_wait_exclusive(wait_queue_head_t *wq, struct wait_queue_entry *w
 {
 	unsigned long flags;
 
-	w->flags |= WQ_FLAG_EXCLUSIVE;
 	spin_lock_irqsave(&wq->lock, flags);
+	/* Under the lock: a waker may be reading the entry still queued. */
+	w->flags |= WQ_FLAG_EXCLUSIVE;
 	if (list_empty(&w->entry))
 		list_add_tail(&w->entry, &wq->head);
 	set_current_state(state);

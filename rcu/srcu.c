@@ -223,12 +223,15 @@ void call_srcu(struct srcu_struct *ss, struct rcu_head *head, rcu_callback_t fun
  */
 static bool srcu_cb_pass(struct rcu_cblist *done)
 {
-	struct srcu_struct *ss;
+	struct list_head *pos;
 	unsigned long flags;
 	bool pending = false;
 
 	spin_lock_irqsave(&srcu_list_lock, flags);
-	list_for_each_entry(ss, &srcu_cb_structs, list) {
+	/* By list_head: a container_of() of the head itself would be misaligned. */
+	for (pos = srcu_cb_structs.next; pos != &srcu_cb_structs; pos = pos->next) {
+		struct srcu_struct *ss = container_of(pos, struct srcu_struct, list);
+
 		spin_lock(&ss->lock);
 		if (!rcu_segcblist_empty(&ss->cblist)) {
 			srcu_gp_advance(ss);

@@ -15,12 +15,19 @@
  * RCU is broken.  A poisoned element seen is broken too.  Fake writers
  * wait for grace periods at the same time, so requests overlap.
  *
+ * The rcu and srcu flavours (rcu, rcu-expedited, srcu, srcu-expedited)
+ * put the same body inside rcu_read_lock() or srcu_read_lock() sections
+ * that are also preempted on purpose (a forced switch mid-section) and,
+ * for SRCU, sleep; their writer waits with synchronize_rcu*() or
+ * synchronize_srcu*().
+ *
  * Element fields are read and written with READ_ONCE/WRITE_ONCE only: the
  * busted flavour really does reuse elements under readers, and the host
  * race detector must not drown its FAILURE in reports.
  */
 #include "rcu/torture.h"
 #include "rcu/tree.h"
+#include "rcu/srcu.h"
 #include "kernel/printk.h"
 #include "kernel/cmdline.h"
 #include "kernel/list.h"
@@ -38,23 +45,33 @@ struct rcu_torture {
 };
 
 enum torture_mode { TM_SYNC, TM_EXP, TM_ASYNC, TM_POLLED, TM_BUSTED };
+/* Which RCU: RCU-sched, preemptible RCU (rcu/preempt.c), SRCU (rcu/srcu.c). */
+enum torture_flavor { TF_SCHED, TF_RCU, TF_SRCU };
 
 struct rcu_torture_ops {
 	const char *name;
 	enum torture_mode mode;
+	enum torture_flavor flavor;
 };
 
 static const struct rcu_torture_ops torture_ops[] = {
-	{ "sched", TM_SYNC },
-	{ "sched-expedited", TM_EXP },
-	{ "sched-async", TM_ASYNC },
-	{ "sched-polled", TM_POLLED },
-	{ "busted", TM_BUSTED },
+	{ "sched", TM_SYNC, TF_SCHED },
+	{ "sched-expedited", TM_EXP, TF_SCHED },
+	{ "sched-async", TM_ASYNC, TF_SCHED },
+	{ "sched-polled", TM_POLLED, TF_SCHED },
+	{ "busted", TM_BUSTED, TF_SCHED },
+	{ "rcu", TM_SYNC, TF_RCU },
+	{ "rcu-expedited", TM_EXP, TF_RCU },
+	{ "srcu", TM_SYNC, TF_SRCU },
+	{ "srcu-expedited", TM_EXP, TF_SRCU },
 };
+
+DEFINE_STATIC_SRCU(rcu_torture_srcu);
 
 static const char *torture_type;
 core_param(torture, torture_type, charp,
-	   "run rcutorture: sched, sched-expedited, sched-async, sched-polled, busted");
+	   "run rcutorture: sched, sched-expedited, sched-async, sched-polled, busted, "
+	   "rcu, rcu-expedited, srcu, srcu-expedited");
 static unsigned int torture_secs = 10;
 core_param(torture.secs, torture_secs, uint, "rcutorture run length (seconds)");
 static unsigned int torture_nfakewriters = 2;
@@ -176,16 +193,53 @@ static void rcu_torture_cb(struct rcu_head *head)
 
 /* ---- one grace period, the flavour's way ---- */
 
+static void torture_sync_normal(void)
+{
+	if (cur_ops->flavor == TF_RCU)
+		synchronize_rcu();
+	else if (cur_ops->flavor == TF_SRCU)
+		synchronize_srcu(&rcu_torture_srcu);
+	else
+		synchronize_sched();
+}
+
+static void torture_sync_exp(void)
+{
+	if (cur_ops->flavor == TF_RCU)
+		synchronize_rcu_expedited();
+	else if (cur_ops->flavor == TF_SRCU)
+		synchronize_srcu_expedited(&rcu_torture_srcu);
+	else
+		synchronize_sched_expedited();
+}
+
+/* Grace periods of the flavour under test, normal and expedited. */
+static unsigned long torture_completed(void)
+{
+	if (cur_ops->flavor == TF_SRCU)
+		return srcu_batches_completed(&rcu_torture_srcu);
+	return rcu_batches_completed_sched();
+}
+
+static unsigned long torture_exp_completed(void)
+{
+	if (cur_ops->flavor == TF_RCU)
+		return rcu_exp_batches_completed();
+	if (cur_ops->flavor == TF_SRCU)
+		return 0;	/* SRCU counts one kind */
+	return rcu_exp_batches_completed_sched();
+}
+
 static void torture_gp_sync(struct torture_random *r)
 {
 	unsigned long cookie;
 
 	switch (cur_ops->mode) {
 	case TM_SYNC:
-		synchronize_sched();
+		torture_sync_normal();
 		break;
 	case TM_EXP:
-		synchronize_sched_expedited();
+		torture_sync_exp();
 		break;
 	case TM_POLLED:
 		if (torture_random(r) & 1) {
@@ -276,9 +330,9 @@ static int rcu_torture_fakewriter(void *arg)
 			break;
 		case TM_EXP:
 			if (torture_random(&r) & 3)
-				synchronize_sched_expedited();
+				torture_sync_exp();
 			else
-				synchronize_sched();
+				torture_sync_normal();
 			break;
 		default:
 			torture_gp_sync(&r);
@@ -300,11 +354,36 @@ static void rcu_read_delay(struct torture_random *r)
 		udelay(2);
 }
 
+/*
+ * Inside an rcu or srcu reader: now and then be switched out mid-section
+ * (a forced preemption when another task is runnable here), or stay off
+ * the CPU for 1-3 ticks, long enough for several grace periods to try to
+ * end under us.  SRCU readers may sleep; for preemptible RCU the sleep
+ * stands in for a long preemption (the same path: the context switch
+ * queues the reader on its leaf).  preempt=none has no forced switches.
+ */
+static void rcu_read_preempt_delay(struct torture_random *r)
+{
+	u32 x = torture_random(r);
+
+	if (!(x % 1024)) {
+		schedule_timeout_uninterruptible(1 + (x >> 20) % 3);
+	} else if (!(x % 128) && preempt_full) {
+		preempt_disable();
+		resched_cpu(smp_processor_id());
+		preempt_enable();	/* switches here if anyone else is ready */
+	} else if (!(x % 2048)) {
+		udelay(500);		/* long enough for ticks and wake-ups to cut in */
+	}
+}
+
 /* The body of a read: works in any reader context, NMI included. */
 static void rcu_torture_one_read_body(struct torture_random *r, int cpu)
 {
-	unsigned long started = rcu_batches_completed_sched(), completed;
-	struct rcu_torture *p = rcu_dereference_sched(rcu_torture_current);
+	unsigned long started = torture_completed(), completed;
+	struct rcu_torture *p = cur_ops->flavor == TF_SCHED ?
+		rcu_dereference_sched(rcu_torture_current) :
+		rcu_dereference_raw(rcu_torture_current);
 	int pipe;
 
 	if (!p)
@@ -313,10 +392,12 @@ static void rcu_torture_one_read_body(struct torture_random *r, int cpu)
 		atomic_long_inc(&n_rcu_torture_mberror);
 	if (r)
 		rcu_read_delay(r);
+	if (r && cur_ops->flavor != TF_SCHED && preemptible())
+		rcu_read_preempt_delay(r);
 	pipe = READ_ONCE(p->rtort_pipe_count);
 	if (pipe > RCU_TORTURE_PIPE_LEN)
 		pipe = RCU_TORTURE_PIPE_LEN;
-	completed = rcu_batches_completed_sched() - started;
+	completed = torture_completed() - started;
 	if (completed > RCU_TORTURE_PIPE_LEN)
 		completed = RCU_TORTURE_PIPE_LEN;
 	if (pipe > 1) {
@@ -329,12 +410,67 @@ static void rcu_torture_one_read_body(struct torture_random *r, int cpu)
 	__atomic_fetch_add(&per_cpu(rcu_torture_batch, cpu)[completed], 1, __ATOMIC_RELAXED);
 }
 
+/*
+ * Preemptible RCU's readers: plain, nested, and one inside an RCU-sched
+ * reader (which protects it too).  The CPU number is only for the
+ * statistics: a preempted reader stays on its CPU (threads never migrate).
+ */
+static void rcu_torture_one_read_rcu(struct torture_random *r)
+{
+	switch (torture_random(r) % 3) {
+	case 0:
+		rcu_read_lock();
+		rcu_torture_one_read_body(r, raw_smp_processor_id());
+		rcu_read_unlock();
+		break;
+	case 1:
+		rcu_read_lock();
+		rcu_read_lock();
+		rcu_torture_one_read_body(r, raw_smp_processor_id());
+		rcu_read_unlock();
+		rcu_read_unlock();
+		break;
+	default:
+		rcu_read_lock();
+		preempt_disable();
+		rcu_torture_one_read_body(r, smp_processor_id());
+		preempt_enable();
+		rcu_read_unlock();
+	}
+}
+
+/* SRCU's: plain, and nested in the same struct (two indices). */
+static void rcu_torture_one_read_srcu(struct torture_random *r)
+{
+	int idx, idx2;
+
+	if (torture_random(r) & 1) {
+		idx = srcu_read_lock(&rcu_torture_srcu);
+		rcu_torture_one_read_body(r, raw_smp_processor_id());
+		srcu_read_unlock(&rcu_torture_srcu, idx);
+	} else {
+		idx = srcu_read_lock(&rcu_torture_srcu);
+		idx2 = srcu_read_lock(&rcu_torture_srcu);
+		rcu_torture_one_read_body(r, raw_smp_processor_id());
+		srcu_read_unlock(&rcu_torture_srcu, idx2);
+		srcu_read_unlock(&rcu_torture_srcu, idx);
+	}
+}
+
 /* Every kind of RCU-sched reader the article names. */
 static void rcu_torture_one_read(struct torture_random *r)
 {
 	unsigned long flags;
 	int cpu;
 
+	if (cur_ops->flavor == TF_RCU) {
+		rcu_torture_one_read_rcu(r);
+		return;
+	}
+	if (cur_ops->flavor == TF_SRCU) {
+		rcu_torture_one_read_srcu(r);
+		return;
+	}
 	switch (torture_random(r) % 5) {
 	case 0:
 		rcu_read_lock_sched();
@@ -433,8 +569,8 @@ static bool rcu_torture_stats_print(struct rcu_torture_result *res, unsigned lon
 		wc[i] = __atomic_load_n(&rcu_torture_wcount[i], __ATOMIC_RELAXED);
 	}
 	res->versions = READ_ONCE(rcu_torture_current_version);
-	res->gps = rcu_batches_completed_sched() - gp0;
-	res->exp_gps = rcu_exp_batches_completed_sched() - exp0;
+	res->gps = torture_completed() - gp0;
+	res->exp_gps = torture_exp_completed() - exp0;
 	res->reads = reads;
 	res->nmi_reads = atomic_long_read(&n_rcu_torture_nmi_reads);
 	res->pipe_errors = bad;
@@ -509,6 +645,8 @@ int rcu_torture_run(const char *type, unsigned int duration_ms,
 	struct task *readers[NR_CPUS] = { 0 }, *writer, *fakes[MAX_FAKEWRITERS] = { 0 };
 	unsigned int nfake = MIN(torture_nfakewriters, MAX_FAKEWRITERS), i;
 	unsigned long gp0, exp0, start, stat_next;
+	long blocked0;
+	int boosts0;
 	int cpu;
 	bool ok;
 
@@ -522,13 +660,18 @@ int rcu_torture_run(const char *type, unsigned int duration_ms,
 	printk(KERN_INFO "rcu-torture:--- Start of test: torture_type=%s duration=%ums "
 	       "nreaders=%d nfakewriters=%u stat_interval=%u\n", cur_ops->name,
 	       duration_ms, num_online_cpus(), nfake, torture_stat_interval);
-	gp0 = rcu_batches_completed_sched();
-	exp0 = rcu_exp_batches_completed_sched();
+	blocked0 = atomic_long_read(&rcu_preempt_blocked_total);
+	boosts0 = atomic_read(&rcu_boosts);
+	gp0 = torture_completed();
+	exp0 = torture_exp_completed();
 
 	for_each_online_cpu(cpu) {
 		readers[cpu] = kthread_create(rcu_torture_reader, (void *)(long)cpu, "rcu_torture_reader");
 		if (readers[cpu]) {
 			kthread_bind(readers[cpu], cpu);
+			/* Below the writers, so their every wake-up preempts a reader. */
+			if (cur_ops->flavor != TF_SCHED)
+				set_task_prio(readers[cpu], PRIO_LOW);
 			wake_up_process(readers[cpu]);
 		}
 	}
@@ -536,7 +679,9 @@ int rcu_torture_run(const char *type, unsigned int duration_ms,
 	for (i = 0; i < nfake; i++)
 		fakes[i] = kthread_run(rcu_torture_fakewriter, (void *)(long)(i + 100),
 				       "rcu_torture_fakewriter");
-	WRITE_ONCE(rcu_torture_nmi_hook, rcu_torture_nmi_read);
+	/* NMI handlers are RCU-sched readers, not rcu or srcu ones. */
+	if (cur_ops->flavor == TF_SCHED)
+		WRITE_ONCE(rcu_torture_nmi_hook, rcu_torture_nmi_read);
 
 	start = jiffies;
 	stat_next = start + msecs_to_jiffies(torture_stat_interval * 1000);
@@ -562,6 +707,10 @@ int rcu_torture_run(const char *type, unsigned int duration_ms,
 	rcu_barrier_sched();
 
 	ok = rcu_torture_stats_print(res, gp0, exp0);
+	if (cur_ops->flavor == TF_RCU)
+		printk(KERN_INFO "rcu-torture: readers preempted inside rcu_read_lock(): %ld, "
+		       "boosted: %d\n", atomic_long_read(&rcu_preempt_blocked_total) - blocked0,
+		       atomic_read(&rcu_boosts) - boosts0);
 	if (!writer || !res->versions)
 		pr_err("rcu-torture: the writer completed no update: grace periods stuck?\n");
 	res->success = ok && writer;

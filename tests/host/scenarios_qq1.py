@@ -32,6 +32,8 @@ LOCKED = [re.compile(r"^lock\b")]
 EXPECT = {
     "rs_read_empty": None,
     "rs_read_rcu": None,
+    "rs_read_rcu_nonpreempt": None,
+    "rs_read_srcu": LOCKED,
     "rs_read_rcu_sched": GS_INC,
     "rs_read_rwlock": LOCKED,
     "rs_read_rwlock_fair": LOCKED,
@@ -43,6 +45,7 @@ EXPECT = {
     "rs_read_ref_atomic": LOCKED,
     "rs_delay_empty": None,
     "rs_delay_rcu": None,
+    "rs_delay_rcu_nonpreempt": None,
     "rs_delay_rcu_sched": GS_INC,
     "rs_delay_rwlock": LOCKED,
     "rs_delay_refcnt": LOCKED,

@@ -28,7 +28,7 @@ core_param(refscale.cpus, rs_cpus_param, charp,
 	   "CPU counts of paper_readside, e.g. 1,2,4,8,16 (default: powers of two up to those online)");
 static char *rs_types_param;
 core_param(refscale.types, rs_types_param, charp,
-	   "reader types of paper_readside (default all): empty,rcu-sched,rcu,rwlock,rwlock-fair,spinlock,refcnt,refcnt-percpu,seqlock,srcu");
+	   "reader types of paper_readside (default all): empty,rcu-sched,rcu,rcu-nonpreempt,rwlock,rwlock-fair,spinlock,refcnt,refcnt-percpu,seqlock,srcu");
 static char *cslen_param;
 core_param(cslen.cs_ns, cslen_param, charp,
 	   "critical-section lengths (ns) of paper_cslen (default 0,1000 quick; 0,100,200,500,1000,2000,5000,10000,20000 full)");
@@ -143,6 +143,7 @@ static void readside_platform(void)
 static void readside_empty(void) { readside_type("empty"); }
 static void readside_rcu_sched(void) { readside_type("rcu-sched"); }
 static void readside_rcu(void) { readside_type("rcu"); }
+static void readside_rcu_nonpreempt(void) { readside_type("rcu-nonpreempt"); }
 static void readside_rwlock(void) { readside_type("rwlock"); }
 static void readside_rwlock_fair(void) { readside_type("rwlock-fair"); }
 static void readside_spinlock(void) { readside_type("spinlock"); }
@@ -197,6 +198,7 @@ KTAP_SUITE(paper_readside,
 	   KTAP_CASE(readside_empty),
 	   KTAP_CASE(readside_rcu_sched),
 	   KTAP_CASE(readside_rcu),
+	   KTAP_CASE(readside_rcu_nonpreempt),
 	   KTAP_CASE(readside_rwlock),
 	   KTAP_CASE(readside_rwlock_fair),
 	   KTAP_CASE(readside_spinlock),

@@ -1,0 +1,97 @@
+# tests/host/rcu.mk: rcu/ on the host (included by tests/host/Makefile).
+# The kernel's rcu/*.c (plus kernel/wait.c and kernel/spinlock.c) build
+# unchanged against tests/host/rcu/shim, which comes first on the include
+# path and provides asm/percpu.h, asm/irqflags.h and kernel/time.h; the
+# rest of kernel/'s headers are the real ones.  Built twice: TSan, and
+# ASan+UBSan.  The spin model in tests/model is checked here too.
+RCU_ROOT ?= ../..
+RCU_BUILD ?= build
+RCU_SHIM = $(RCU_ROOT)/tests/host/rcu/shim
+RCU_KSRC = $(sort $(wildcard $(RCU_ROOT)/rcu/*.c)) \
+	$(RCU_ROOT)/kernel/wait.c $(RCU_ROOT)/kernel/spinlock.c $(RCU_ROOT)/kernel/cmdline.c
+RCU_SHIM_SRC = $(RCU_SHIM)/cpu.c $(RCU_SHIM)/misc.c
+RCU_DEPS = $(RCU_KSRC) $(RCU_SHIM_SRC) $(wildcard $(RCU_SHIM)/*.h $(RCU_SHIM)/*/*.h) \
+	$(wildcard $(RCU_ROOT)/rcu/*.h) $(wildcard $(RCU_ROOT)/kernel/*.h) $(RCU_SHIM)/percpu.ld \
+	rcu.mk
+RCU_CFLAGS = -std=gnu11 -Wall -Wextra -Werror -g -O1 -pthread -fno-omit-frame-pointer \
+	-I$(RCU_SHIM)/.. -I$(RCU_SHIM) -I$(RCU_ROOT) -include $(RCU_SHIM)/relax.h
+RCU_LDFLAGS = -Wl,-T,$(RCU_SHIM)/percpu.ld
+# GCC warns that TSan does not model standalone fences (smp_mb()); rcu/'s
+# ordering arguments rest on fully ordered RMWs and acquire/release, which
+# it does model.
+RCU_TSAN = -fsanitize=thread -Wno-tsan
+# No alignment check: list_for_each_entry() over a list of
+# ____cacheline_aligned structs computes the head's container_of() (as
+# Linux, whose CONFIG_UBSAN_ALIGNMENT is off for that reason); rcu/srcu.c's
+# srcu_cb_structs walk trips it whenever the list is empty.
+RCU_ASAN = -fsanitize=address,undefined -fno-sanitize=alignment -fno-sanitize-recover=all
+
+# Flavour run lengths (ms) for `make test` and for `make verify`.
+RCU_TEST_MS ?= 1000
+RCU_VERIFY_MS ?= 20000
+
+HOST_TESTS += $(RCU_BUILD)/rcu_torture_tsan_2 $(RCU_BUILD)/rcu_torture_tsan_4 \
+	$(RCU_BUILD)/rcu_torture_tsan_16 $(RCU_BUILD)/rcu_torture_asan_4
+
+# A test program is a wrapper script: run_torture.sh over every flavour.
+define rcu_wrapper
+	@printf '#!/bin/sh\nexec rcu/run_torture.sh %s %s %s\n' $(1) $(2) $(3) > $@
+	@chmod +x $@
+endef
+
+$(RCU_BUILD)/rcu_torture_tsan_2: $(RCU_BUILD)/rcu_torture_tsan rcu/run_torture.sh
+	$(call rcu_wrapper,$<,2,$(RCU_TEST_MS))
+$(RCU_BUILD)/rcu_torture_tsan_4: $(RCU_BUILD)/rcu_torture_tsan rcu/run_torture.sh
+	$(call rcu_wrapper,$<,4,$(RCU_TEST_MS))
+$(RCU_BUILD)/rcu_torture_tsan_16: $(RCU_BUILD)/rcu_torture_tsan rcu/run_torture.sh
+	$(call rcu_wrapper,$<,16,$(RCU_TEST_MS))
+$(RCU_BUILD)/rcu_torture_asan_4: $(RCU_BUILD)/rcu_torture_asan rcu/run_torture.sh
+	$(call rcu_wrapper,$<,4,$(RCU_TEST_MS))
+
+$(RCU_BUILD)/rcu_torture_tsan: rcu/torture_main.c $(RCU_DEPS)
+	@mkdir -p $(RCU_BUILD)
+	$(CC) $(RCU_CFLAGS) $(RCU_TSAN) -o $@ rcu/torture_main.c $(RCU_SHIM_SRC) $(RCU_KSRC) $(RCU_LDFLAGS)
+
+$(RCU_BUILD)/rcu_torture_asan: rcu/torture_main.c $(RCU_DEPS)
+	@mkdir -p $(RCU_BUILD)
+	$(CC) $(RCU_CFLAGS) $(RCU_ASAN) -o $@ rcu/torture_main.c $(RCU_SHIM_SRC) $(RCU_KSRC) $(RCU_LDFLAGS)
+
+# make verify: long runs, 64 CPUs included.
+.PHONY: rcu-verify
+verify: rcu-verify
+rcu-verify: $(RCU_BUILD)/rcu_torture_tsan $(RCU_BUILD)/rcu_torture_asan
+	rcu/run_torture.sh $(RCU_BUILD)/rcu_torture_tsan 4 $(RCU_VERIFY_MS)
+	rcu/run_torture.sh $(RCU_BUILD)/rcu_torture_tsan 16 $(RCU_VERIFY_MS)
+	rcu/run_torture.sh $(RCU_BUILD)/rcu_torture_tsan 64 $(RCU_VERIFY_MS)
+	rcu/run_torture.sh $(RCU_BUILD)/rcu_torture_asan 64 $(RCU_VERIFY_MS)
+
+# The flood (ASan: memory) and the grace-period benchmark (no sanitizer:
+# the figures are the point).
+RCU_FLOOD_CALLS ?= 2000000
+HOST_TESTS += $(RCU_BUILD)/rcu_flood_asan $(RCU_BUILD)/rcu_flood_tsan_run $(RCU_BUILD)/rcu_gpbench_run
+
+$(RCU_BUILD)/rcu_flood_asan_bin: rcu/flood.c $(RCU_DEPS)
+	@mkdir -p $(RCU_BUILD)
+	$(CC) $(RCU_CFLAGS) $(RCU_ASAN) -o $@ rcu/flood.c $(RCU_SHIM_SRC) $(RCU_KSRC) $(RCU_LDFLAGS)
+$(RCU_BUILD)/rcu_flood_tsan: rcu/flood.c $(RCU_DEPS)
+	@mkdir -p $(RCU_BUILD)
+	$(CC) $(RCU_CFLAGS) $(RCU_TSAN) -o $@ rcu/flood.c $(RCU_SHIM_SRC) $(RCU_KSRC) $(RCU_LDFLAGS)
+$(RCU_BUILD)/rcu_gpbench: rcu/gpbench.c $(RCU_DEPS)
+	@mkdir -p $(RCU_BUILD)
+	$(CC) $(RCU_CFLAGS) -O2 -o $@ rcu/gpbench.c $(RCU_SHIM_SRC) $(RCU_KSRC) $(RCU_LDFLAGS)
+
+$(RCU_BUILD)/rcu_flood_asan: $(RCU_BUILD)/rcu_flood_asan_bin
+	@printf '#!/bin/sh\nexec %s --cpus 4 --calls %s\n' $< $(RCU_FLOOD_CALLS) > $@
+	@chmod +x $@
+$(RCU_BUILD)/rcu_flood_tsan_run: $(RCU_BUILD)/rcu_flood_tsan
+	@printf '#!/bin/sh\nexec %s --cpus 4 --calls 200000\n' $< > $@
+	@chmod +x $@
+$(RCU_BUILD)/rcu_gpbench_run: $(RCU_BUILD)/rcu_gpbench rcu/gpbench.sh
+	@printf '#!/bin/sh\nexec rcu/gpbench.sh %s "2 16" 10 nogeom\n' $< > $@
+	@chmod +x $@
+
+.PHONY: rcu-verify-bench
+verify: rcu-verify-bench
+rcu-verify-bench: $(RCU_BUILD)/rcu_gpbench $(RCU_BUILD)/rcu_flood_asan_bin
+	rcu/gpbench.sh $(RCU_BUILD)/rcu_gpbench "2 4 8 16 32 64" 40
+	$(RCU_BUILD)/rcu_flood_asan_bin --cpus 16 --calls 10000000
