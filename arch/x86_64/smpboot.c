@@ -100,6 +100,13 @@ static void acpi_setup(void)
 		pr_warn("acpi: no ACPI tables: one CPU, no HPET or PM timer\n");
 		return;
 	}
+	static const char *const sources[] = {
+		"?", "the multiboot2 ACPI 2.0 tag", "the multiboot2 ACPI 1.0 tag", "a BIOS area scan",
+	};
+
+	pr_info("acpi: RSDP from %s (%s boot)\n",
+		sources[acpi_info.rsdp_source < ARRAY_SIZE(sources) ? acpi_info.rsdp_source : 0],
+		bi->has_efi64 || bi->has_efi32 ? "UEFI" : "BIOS");
 	pr_info("acpi: rev %u, OEM '%s': %d CPUs, %d I/O APICs, %d overrides, %d LAPIC NMI entries%s%s\n",
 		acpi_info.revision, acpi_info.oem_id, acpi_info.nr_cpus,
 		acpi_info.nr_ioapics, acpi_info.nr_isos, acpi_info.nr_lapic_nmis,
