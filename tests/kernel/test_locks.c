@@ -21,6 +21,7 @@
 #include "kernel/string.h"
 #include "kernel/printk.h"
 #include "kernel/math.h"
+#include "kernel/timer.h"
 
 extern bool sched_provoke_bugs;	/* tests/kernel/test_sched.c */
 
@@ -115,6 +116,67 @@ static void locks_spinlock_all_cpus(void)
 	KTAP_EXPECT_EQ(max_inside, 1);
 	KTAP_EXPECT(!spin_is_locked(&hammer_lock));
 	ktap_log("%d CPUs x %d lock/unlock: counter exact", made, spin_iters);
+}
+
+/* What each variant does to this CPU's state, and gives back. */
+static void locks_variants_state(void)
+{
+	DEFINE_SPINLOCK(l);
+	DEFINE_RWLOCK(rw);
+	DEFINE_RWLOCK_FAIR(rwf);
+	unsigned long flags, outer;
+
+	KTAP_ASSERT(preempt_count() == 0 && !irqs_disabled());
+	spin_lock(&l);
+	KTAP_EXPECT(preempt_count() == 1 && !irqs_disabled() && spin_is_locked(&l));
+	KTAP_EXPECT(!spin_trylock(&l) && preempt_count() == 1);	/* held: refused */
+	spin_unlock(&l);
+	KTAP_EXPECT(preempt_count() == 0 && !spin_is_locked(&l));
+
+	spin_lock_irq(&l);
+	KTAP_EXPECT(preempt_count() == 1 && irqs_disabled());
+	spin_unlock_irq(&l);
+	KTAP_EXPECT(preempt_count() == 0 && !irqs_disabled());
+
+	spin_lock_irqsave(&l, flags);
+	KTAP_EXPECT(preempt_count() == 1 && irqs_disabled());
+	spin_unlock_irqrestore(&l, flags);
+	KTAP_EXPECT(preempt_count() == 0 && !irqs_disabled());
+	/* Nested in an irqs-off region: the restore keeps them off. */
+	local_irq_save(outer);
+	spin_lock_irqsave(&l, flags);
+	spin_unlock_irqrestore(&l, flags);
+	KTAP_EXPECT(irqs_disabled());
+	local_irq_restore(outer);
+	KTAP_EXPECT(!irqs_disabled());
+
+	spin_lock_bh(&l);
+	KTAP_EXPECT(softirq_count() == SOFTIRQ_DISABLE_OFFSET && in_softirq() &&
+		    !irqs_disabled() && (preempt_count() & PREEMPT_MASK) == 0);
+	spin_unlock_bh(&l);
+	KTAP_EXPECT_EQ(preempt_count(), 0);
+
+	KTAP_EXPECT(spin_trylock(&l) && preempt_count() == 1);
+	spin_unlock(&l);
+
+	/* rwlocks: the same rules, both kinds. */
+	read_lock(&rw);
+	read_lock(&rw);		/* readers nest */
+	KTAP_EXPECT(preempt_count() == 2 && !write_trylock(&rw));
+	read_unlock(&rw);
+	read_unlock(&rw);
+	write_lock_irqsave(&rw, flags);
+	KTAP_EXPECT(irqs_disabled() && preempt_count() == 1 && !read_trylock(&rw));
+	write_unlock_irqrestore(&rw, flags);
+	read_lock_bh(&rwf);
+	KTAP_EXPECT(in_softirq() && !write_trylock(&rwf));
+	read_unlock_bh(&rwf);
+	write_lock_irq(&rwf);
+	KTAP_EXPECT(irqs_disabled() && !read_trylock(&rwf));
+	write_unlock_irq(&rwf);
+	KTAP_EXPECT(preempt_count() == 0 && !irqs_disabled());
+	KTAP_EXPECT_EQ(atomic_read(&rw.cnt), RW_LOCK_BIAS);
+	KTAP_EXPECT_EQ(atomic_read(&rwf.cnts), 0);
 }
 
 /* ---- rwlocks ----------------------------------------------------------- */
@@ -322,6 +384,77 @@ static void locks_seqlock_no_torn_reads(void)
 	ktap_log("%ld reads, %ld retried, none torn", seq_reads, seq_retries);
 }
 
+/*
+ * The writer in interrupt context (a timer re-arming itself every tick)
+ * and the reader in a thread on the same CPU: the tick lands inside read
+ * sections, which must retry.  Works at one CPU, where the test above has
+ * no readers.
+ */
+static DEFINE_SEQLOCK(irq_sl);
+static u64 irq_sdata[4];
+static volatile bool irq_writer_stop;
+static long irq_writes;
+
+static void seq_irq_writer(struct timer_list *t)
+{
+	unsigned long flags;
+
+	write_seqlock_irqsave(&irq_sl, flags);
+	u64 v = READ_ONCE(irq_sdata[0]) + 1;
+	for (int k = 0; k < 4; k++)
+		WRITE_ONCE(irq_sdata[k], v);
+	write_sequnlock_irqrestore(&irq_sl, flags);
+	irq_writes++;
+	if (!irq_writer_stop) {
+		t->expires = jiffies + 1;
+		add_timer(t);
+	}
+}
+
+static void locks_seqlock_irq_writer(void)
+{
+	struct timer_list t;
+	long reads = 0, retries = 0, torn = 0;
+	u64 end;
+
+	irq_writer_stop = false;
+	irq_writes = 0;
+	memset(irq_sdata, 0, sizeof(irq_sdata));
+	timer_setup(&t, seq_irq_writer, 0);
+	t.expires = jiffies + 1;
+	add_timer(&t);		/* on this CPU, which this thread never leaves */
+	end = ktime_get_ns() + 100000000ull;
+	while (ktime_get_ns() < end || irq_writes < 5) {
+		u64 v[4];
+		unsigned seq;
+
+		for (;;) {
+			seq = read_seqbegin(&irq_sl);
+			for (int k = 0; k < 4; k++) {
+				v[k] = READ_ONCE(irq_sdata[k]);
+				barrier();
+			}
+			if (!read_seqretry(&irq_sl, seq))
+				break;
+			retries++;
+		}
+		reads++;
+		torn += v[0] != v[1] || v[1] != v[2] || v[2] != v[3];
+		if (ktime_get_ns() > end + 5000000000ull)
+			break;	/* no tick in 5 s: the writes check fails below */
+	}
+	irq_writer_stop = true;
+	/* A handler that saw the flag still clear re-armed before we get here:
+	 * it runs on this CPU, so it is not running now, only pending. */
+	del_timer_sync(&t);
+	KTAP_EXPECT_EQ(torn, 0);
+	KTAP_EXPECT(irq_writes >= 5);
+	KTAP_EXPECT_EQ(irq_sdata[3], irq_sdata[0]);
+	KTAP_EXPECT_EQ(irq_sl.seqcount.sequence & 1, 0);
+	ktap_log("%ld reads beside %ld writes from the tick: %ld retried, none torn",
+		 reads, irq_writes, retries);
+}
+
 /* ---- debug reports ----------------------------------------------------- */
 
 static void locks_spinlock_debug_reports(void)
@@ -351,6 +484,45 @@ static void locks_spinlock_debug_reports(void)
 	KTAP_EXPECT(spin_is_locked(&l));
 	spin_unlock(&l);
 	KTAP_EXPECT_EQ(atomic_read(&spinlock_bugs), bugs + 2);
+}
+
+/* A mutex unlocked by a task that does not own it; a mutex taken while
+ * atomic (sleeping function from invalid context). */
+static DEFINE_MUTEX(debug_mutex);
+static int unlock_not_mine(void *unused)
+{
+	mutex_unlock(&debug_mutex);
+	return 0;
+}
+
+static void locks_mutex_debug_reports(void)
+{
+	DEFINE_SPINLOCK(l);
+	int bugs = atomic_read(&mutex_bugs), sbugs;
+	struct task *t;
+
+	if (!sched_provoke_bugs) {
+		ktap_skip("provokes BUG reports: boot with sched.provoke_bugs");
+		return;
+	}
+	mutex_lock(&debug_mutex);
+	t = kthread_run(unlock_not_mine, NULL, "notowner");
+	KTAP_ASSERT(t);
+	kthread_join(t);
+	KTAP_EXPECT_EQ(atomic_read(&mutex_bugs), bugs + 1);
+	KTAP_EXPECT(mutex_is_locked(&debug_mutex));	/* refused, still ours */
+	KTAP_EXPECT(mutex_owner(&debug_mutex) == current);
+	mutex_unlock(&debug_mutex);
+	KTAP_EXPECT(!mutex_is_locked(&debug_mutex));
+	KTAP_EXPECT_EQ(atomic_read(&mutex_bugs), bugs + 1);
+
+	sbugs = atomic_read(&sched_sleep_bugs);
+	spin_lock(&l);
+	mutex_lock(&debug_mutex);	/* free, so it does not sleep: still reported */
+	mutex_unlock(&debug_mutex);
+	spin_unlock(&l);
+	KTAP_EXPECT_EQ(atomic_read(&sched_sleep_bugs), sbugs + 1);
+	KTAP_EXPECT_EQ(preempt_count(), 0);
 }
 
 static DEFINE_SPINLOCK(held_lock);
@@ -413,11 +585,14 @@ static void report(const char *type, struct bench_result *r)
 	stats_compute(r->ns_milli, BENCH_RUNS, &ns);
 	stats_compute(r->cyc_milli, BENCH_RUNS, &cyc);
 	ktap_log("bench name=lock type=%s ns=%llu.%03llu cycles=%llu.%03llu stddev=%llu.%03llu "
-		 "median_ns=%llu.%03llu runs=%d iters=%d cpus=%d preempt=%s", type,
+		 "stddev_cycles=%llu.%03llu median_ns=%llu.%03llu median_cycles=%llu.%03llu "
+		 "runs=%d iters=%d cpus=%d preempt=%s", type,
 		 (unsigned long long)(ns.mean / 1000), (unsigned long long)(ns.mean % 1000),
 		 (unsigned long long)(cyc.mean / 1000), (unsigned long long)(cyc.mean % 1000),
 		 (unsigned long long)(ns.stddev / 1000), (unsigned long long)(ns.stddev % 1000),
+		 (unsigned long long)(cyc.stddev / 1000), (unsigned long long)(cyc.stddev % 1000),
 		 (unsigned long long)(ns.median / 1000), (unsigned long long)(ns.median % 1000),
+		 (unsigned long long)(cyc.median / 1000), (unsigned long long)(cyc.median % 1000),
 		 BENCH_RUNS, BENCH_ITERS, nr_cpu_ids, preempt_full ? "full" : "none");
 }
 
@@ -452,6 +627,8 @@ static void locks_bench_uncontended(void)
 	BENCH("spinlock", spin_lock(&bench_spin); spin_unlock(&bench_spin));
 	BENCH("spinlock-irqsave", spin_lock_irqsave(&bench_spin, flags);
 	      spin_unlock_irqrestore(&bench_spin, flags));
+	BENCH("spinlock-irq", spin_lock_irq(&bench_spin); spin_unlock_irq(&bench_spin));
+	BENCH("spinlock-bh", spin_lock_bh(&bench_spin); spin_unlock_bh(&bench_spin));
 	BENCH("rwlock-read", read_lock(&bench_rw); read_unlock(&bench_rw));
 	BENCH("rwlock-write", write_lock(&bench_rw); write_unlock(&bench_rw));
 	BENCH("rwlock-fair-read", read_lock(&bench_rwf); read_unlock(&bench_rwf));
@@ -468,10 +645,13 @@ static void locks_bench_uncontended(void)
 
 KTAP_SUITE(locks,
 	   KTAP_CASE(locks_spinlock_all_cpus),
+	   KTAP_CASE(locks_variants_state),
 	   KTAP_CASE(locks_rwlock_all_cpus),
 	   KTAP_CASE(locks_rwlock_readers_share),
 	   KTAP_CASE(locks_mutex_all_cpus),
 	   KTAP_CASE(locks_seqlock_no_torn_reads),
+	   KTAP_CASE(locks_seqlock_irq_writer),
 	   KTAP_CASE(locks_spinlock_debug_reports),
 	   KTAP_CASE(locks_spinlock_lockup_names_holder),
+	   KTAP_CASE(locks_mutex_debug_reports),
 	   KTAP_CASE(locks_bench_uncontended));
