@@ -345,7 +345,7 @@ static void rcu_polled_state(void)
 #define FLOOD_CHUNK	512
 /* TCG on a shared host can be 50x slower than at one CPU: the flood stops
  * early (and says so) rather than outlive its case. */
-#define FLOOD_MAX_NS	20000000000ull
+#define FLOOD_MAX_NS	10000000000ull
 
 struct flood_chunk;
 struct flood_item {
@@ -406,7 +406,7 @@ static void flood_max(atomic_long_t *m, long v)
 static int flood_thread(void *arg)
 {
 	struct { unsigned long cookie; long queued; } ring[FLOOD_RING];
-	long n = (long)arg, i = 0, head = 0, prev_ready = 0;
+	long n = (long)arg, i = 0, j, head = 0, prev_ready = 0;
 	int cpu = smp_processor_id();
 
 	while (i < n && ktime_get_ns() < flood_end_ns) {
@@ -419,14 +419,22 @@ static int flood_thread(void *arg)
 			continue;
 		}
 		atomic_set(&c->left, (int)k);
-		for (long j = 0; j < k; j++) {
+		for (j = 0; j < k; j++) {
 			c->item[j].chunk = c;
 			call_rcu_sched(&c->item[j].rh, flood_cb);
 			WRITE_ONCE(flood_q[cpu], flood_q[cpu] + 1);
-			if (!(j & 127))
+			if (!(j & 127)) {
 				cond_resched();
+				if (j && ktime_get_ns() > flood_end_ns) {
+					j++;
+					break;
+				}
+			}
 		}
-		i += k;
+		/* Stopped early: the chunk holds fewer callbacks than counted. */
+		if (j < k && atomic_sub_return((int)(k - j), &c->left) == 0)
+			kfree(c);
+		i += j;
 		ring[head % FLOOD_RING].cookie = get_state_synchronize_sched();
 		ring[head % FLOOD_RING].queued = flood_q[cpu];
 		head++;

@@ -195,6 +195,15 @@ static u64 mean_of(const char *type, int cpus)
 	return ops && rs_zero[ops_index(ops)][cpus].runs ? rs_zero[ops_index(ops)][cpus].ps.mean : 0;
 }
 
+/* The batch median (batch_ns=) of a row: the cost without the host's
+ * descheduling. */
+static u64 batch_of(const char *type, int cpus)
+{
+	const struct rs_ops *ops = rs_ops_find(type);
+
+	return ops && rs_zero[ops_index(ops)][cpus].runs ? rs_zero[ops_index(ops)][cpus].batch_ps : 0;
+}
+
 /* a/b as a fixed-point number with three decimals ("x1000"). */
 static char *ratio(char *buf, size_t size, u64 a, u64 b)
 {
@@ -226,6 +235,13 @@ static void readside_goals(void)
 		 ratio(r2, sizeof(r2), mean_of("refcnt", n), rs),
 		 ratio(r3, sizeof(r3), rs, mean_of("rcu-sched", 1)),
 		 ratio(r4, sizeof(r4), mean_of("rcu-nonpreempt", n), mean_of("empty", n)));
+	u64 bs = batch_of("rcu-sched", n);
+
+	ktap_log("bench name=readside_goals_batch cpus=%d rwlock_over_rcu_sched=%s refcnt_over_rcu_sched=%s rcu_sched_n_over_1=%s rcu_nonpreempt_over_empty=%s",
+		 n, ratio(r1, sizeof(r1), batch_of("rwlock", n), bs),
+		 ratio(r2, sizeof(r2), batch_of("refcnt", n), bs),
+		 ratio(r3, sizeof(r3), bs, batch_of("rcu-sched", 1)),
+		 ratio(r4, sizeof(r4), batch_of("rcu-nonpreempt", n), batch_of("empty", n)));
 }
 
 KTAP_SUITE(paper_readside,

@@ -20,7 +20,7 @@ static unsigned int rs_runs_param;
 core_param(refscale.runs, rs_runs_param, uint, "runs per measurement (default: 3 quick, 10 full)");
 static unsigned int rs_run_ms_param;
 core_param(refscale.run_ms, rs_run_ms_param, uint,
-	   "per-reader time budget of one run in ms: the loop count is cut to fit unless refscale.loops= is given (default 30 quick, 1000 full)");
+	   "per-reader time budget of one run in ms: the loop count is cut to fit unless refscale.loops= is given (default 30 quick, 250 full)");
 static unsigned int rs_run_timeout_s = 300;
 core_param(refscale.run_timeout, rs_run_timeout_s, uint,
 	   "seconds one run may take before it is reported as hung");
@@ -34,8 +34,9 @@ struct rs_reader {
 	int pc_before, pc_after;	/* preempt_count around the loop */
 	bool cut;		/* stopped at the time limit, short of loops */
 	u32 batch[RS_MAX_BATCHES];	/* cycles per batch */
+	u32 bsize[RS_MAX_BATCHES];	/* sections in each batch */
 	int nbatch;
-	u32 median_batch;	/* after rs_count_gaps() */
+	u32 median_batch;	/* after rs_count_gaps(): cycles per section x16 */
 };
 
 struct rs_run {
@@ -64,7 +65,7 @@ long refscale_loops(unsigned int cs_ns)
 
 unsigned int refscale_run_ms(void)
 {
-	return rs_run_ms_param ? rs_run_ms_param : scen_full() ? 1000 : 30;
+	return rs_run_ms_param ? rs_run_ms_param : scen_full() ? 250 : 30;
 }
 
 int refscale_runs(void)
@@ -84,13 +85,19 @@ static void rs_reader_fn(struct scen_worker *w)
 		return;
 	u64 start = get_cycles_ordered();
 	u64 stop_ns = ktime_get_ns() + run->limit_ns;
+	/* Batches start at one section and double up to per_batch while
+	 * they stay quick; one that takes an eighth of the time limit (a
+	 * convoy formed after the probes) halves the next: so the limit,
+	 * checked between batches, holds. */
+	u64 slow = scen_ns_to_cycles(run->limit_ns / 8);
+	long per_batch = 1;
 
-	while (left > 0 && r->nbatch < RS_MAX_BATCHES) {
-		if (ktime_get_ns() >= stop_ns) {
+	while (left > 0) {
+		if (ktime_get_ns() >= stop_ns || r->nbatch == RS_MAX_BATCHES) {
 			r->cut = true;
 			break;
 		}
-		long n = MIN(left, run->per_batch);
+		long n = MIN(left, per_batch);
 		u64 t0 = get_cycles();
 
 		if (run->cs_ns)
@@ -99,39 +106,53 @@ static void rs_reader_fn(struct scen_worker *w)
 			ops->read(n);
 		u64 d = get_cycles() - t0;
 
+		r->bsize[r->nbatch] = (u32)n;
 		r->batch[r->nbatch++] = d > 0xffffffffu ? 0xffffffffu : (u32)d;
 		r->sections += n;
 		left -= n;
+		if (d > slow && per_batch > 1)
+			per_batch /= 2;
+		else if (d < slow / 4 && per_batch < run->per_batch)
+			per_batch = MIN(per_batch * 2, run->per_batch);
 	}
 	r->cycles = get_cycles_ordered() - start;
 	r->pc_after = preempt_count();
 }
 
 /* A batch is a host gap when it took RS_GAP_NS longer than the reader's
- * median batch: sort a copy (outside the timed loop) and count. */
+ * median batch of its size.  Batch sizes vary (halved when slow), so the
+ * median is of the cost per section (x16, in cycles); the batch array
+ * is sorted in place (outside the timed loop) into those costs. */
 static unsigned long rs_count_gaps(struct rs_reader *r)
 {
 	u32 *v = r->batch;
 	int n = r->nbatch;
-
-	if (n < 2) {
-		r->median_batch = n ? v[0] : 0;
-		return 0;
-	}
-	for (int i = 1; i < n; i++) {
-		u32 x = v[i];
-		int j = i - 1;
-
-		for (; j >= 0 && v[j] > x; j--)
-			v[j + 1] = v[j];
-		v[j + 1] = x;
-	}
-	r->median_batch = v[n / 2];
-	u64 limit = (u64)v[n / 2] + scen_ns_to_cycles(RS_GAP_NS);
+	u64 gap = scen_ns_to_cycles(RS_GAP_NS);
 	unsigned long gaps = 0;
 
-	for (int i = n - 1; i >= 0 && v[i] > limit; i--)
-		gaps++;
+	if (!n) {
+		r->median_batch = 0;
+		return 0;
+	}
+	for (int i = 0; i < n; i++)
+		v[i] = (u32)MIN((u64)v[i] * 16 / MAX(r->bsize[i], 1u), 0xffffffffull);
+	for (int i = 1; i < n; i++) {		/* sizes ride along */
+		u32 x = v[i], s = r->bsize[i];
+		int j = i - 1;
+
+		for (; j >= 0 && v[j] > x; j--) {
+			v[j + 1] = v[j];
+			r->bsize[j + 1] = r->bsize[j];
+		}
+		v[j + 1] = x;
+		r->bsize[j + 1] = s;
+	}
+	r->median_batch = v[n / 2];
+	for (int i = 0; i < n; i++) {
+		u64 med = (u64)v[n / 2] * r->bsize[i] / 16, got = (u64)v[i] * r->bsize[i] / 16;
+
+		gaps += got > med + gap;
+	}
 	return gaps;
 }
 
@@ -154,7 +175,7 @@ static int rs_one_run(const struct rs_ops *ops, const int *online, int cpus,
 	run->limit_ns = limit_ns;
 	/* A batch of a few sections at least, so its two TSC reads (slow
 	 * under TCG) do not dominate a short run. */
-	run->per_batch = MAX((loops + RS_MAX_BATCHES - 1) / RS_MAX_BATCHES, MIN(loops / 8, 32l));
+	run->per_batch = MAX((loops + RS_MAX_BATCHES - 65) / (RS_MAX_BATCHES - 64), MIN(loops / 8, 32l));
 	run->per_batch = MAX(run->per_batch, 1l);
 	ret = scen_group_start(g, online, cpus, rs_reader_fn, run);
 	if (!ret)
@@ -189,7 +210,7 @@ static int rs_one_run(const struct rs_ops *ops, const int *online, int cpus,
 
 		if (res)
 			res->host_gaps += gaps;
-		meds[c] = scen_cycles_to_ps(r->median_batch) / (u64)run->per_batch;
+		meds[c] = scen_cycles_to_ps(r->median_batch) / 16;
 	}
 	/* The readers' median batches, per section: what a section costs
 	 * when the host lets the vCPU run (a mean over the run also counts
