@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # run.sh: build rcukern if needed and boot it in QEMU, serial on stdout.
 #
-#   ./run.sh                     the article's scenarios on -smp 16
+#   ./run.sh                     the article's scenarios on -smp 16, then
+#                                the report (build/report/report.md)
 #   ./run.sh -s 4 -c test=all    the tests on 4 CPUs
 #   ./run.sh --uefi              boot through OVMF instead of the BIOS
 #
@@ -17,6 +18,8 @@
 # The ISO is build/rcukern.iso, or $RCUKERN_ISO.
 # Exit status: 0 the kernel reported success, 1 it reported failure (or
 # panicked), 2 no exit from the kernel (reset, triple fault, QEMU quit).
+# RCUKERN_NO_REPORT=1: no report after the scenarios (tools/report.py
+# sets it when it boots the kernel itself).
 set -uo pipefail
 cd "$(dirname "$0")"
 
@@ -35,7 +38,7 @@ while [[ $# -gt 0 ]]; do
 	--display) display=1; shift ;;
 	--gfx) gfx=$2; shift 2 ;;
 	--) shift; extra=("$@"); break ;;
-	-h|--help) sed -n '2,19p' "$0" | sed 's/^# \{0,1\}//' >&2; exit 0 ;;
+	-h|--help) sed -n '2,22p' "$0" | sed 's/^# \{0,1\}//' >&2; exit 0 ;;
 	*) echo "run.sh: unknown option '$1' (try --help)" >&2; exit 64 ;;
 	esac
 done
@@ -87,8 +90,21 @@ fi
 [[ $gdb == 1 ]] && qemu+=(-s -S)
 qemu+=("${extra[@]}")
 
-"${qemu[@]}" < /dev/null
-rc=$?
+# The article's scenarios (no test=/torture= on the command line): keep
+# the serial log and print the report's goals and read-side table after
+# it (tools/report.py; build/report/ gets the full report and plots).
+scenarios=0
+[[ " $cmdline " != *" test="* && " $cmdline " != *" torture="* &&
+	${RCUKERN_NO_REPORT:-0} != 1 ]] && scenarios=1
+if [[ $scenarios == 1 ]] && mkdir -p build 2>/dev/null; then
+	"${qemu[@]}" < /dev/null | tee build/run-scenarios.log
+	rc=${PIPESTATUS[0]}
+	python3 tools/report.py --summary build/run-scenarios.log ||
+		echo "run.sh: tools/report.py failed (the log is build/run-scenarios.log)" >&2
+else
+	"${qemu[@]}" < /dev/null
+	rc=$?
+fi
 case $rc in
 1) exit 0 ;;			# kernel wrote 0 to the exit port
 3) exit 1 ;;			# kernel wrote 1: failure
