@@ -29,6 +29,7 @@ bool scen_full(void)
 static void worker_body(struct scen_worker *w)
 {
 	w->g->fn(w);
+	scen_paid(w);
 	WRITE_ONCE(w->finished, true);
 	atomic_inc(&w->g->done);
 }
@@ -73,6 +74,7 @@ int scen_group_start(struct scen_group *g, const int *cpus, int n,
 	atomic_set(&g->done, 0);
 	g->stop = 0;
 	g->go = 0;
+	atomic_set(&g->owing, 0);
 	g->failed = 0;
 	/* Set by the start barrier; until then a worker that does not wait
 	 * there runs until stopped. */
@@ -83,6 +85,7 @@ int scen_group_start(struct scen_group *g, const int *cpus, int n,
 		g->w[i].cpu = cpus[i];
 		g->w[i].arg = arg;
 		g->w[i].finished = false;
+		g->w[i].owes = false;
 	}
 	smp_mb();
 #if SCEN_HAVE_SCHED
@@ -161,9 +164,27 @@ bool scen_should_stop(struct scen_worker *w)
 
 	if (READ_ONCE(g->stop))
 		return true;
-	u64 end = READ_ONCE(g->end_ns);
+	u64 end = READ_ONCE(g->end_ns), now;
 
-	return end && ktime_get_ns() >= end;
+	if (!end || (now = ktime_get_ns()) < end)
+		return false;
+	return !atomic_read(&g->owing) || now >= end + SCEN_OWE_GRACE_NS;
+}
+
+void scen_owe(struct scen_worker *w)
+{
+	if (!w->owes) {
+		w->owes = true;
+		atomic_inc(&w->g->owing);
+	}
+}
+
+void scen_paid(struct scen_worker *w)
+{
+	if (w->owes) {
+		w->owes = false;
+		atomic_dec(&w->g->owing);
+	}
 }
 
 const char *scen_rcu_update_missing(void)

@@ -50,6 +50,7 @@ struct scen_worker {
 	void *arg;		/* the group's argument */
 	void *priv;		/* the caller's per-worker state */
 	bool finished;
+	bool owes;		/* scen_owe() without scen_paid() yet */
 };
 
 struct scen_group {
@@ -58,6 +59,7 @@ struct scen_group {
 	atomic_t ready;		/* workers past scen_start_barrier() */
 	atomic_t done;		/* workers that returned */
 	int go;			/* release/acquire: all arrived at the barrier */
+	atomic_t owing;		/* workers short of their minimum (scen_owe) */
 	int stop;		/* READ_ONCE: asked to finish */
 	u64 run_ns;		/* scen_group_run_for(), 0: until stopped */
 	u64 end_ns;		/* 0, or ktime_get_ns() at which to finish
@@ -79,6 +81,13 @@ int scen_group_wait(struct scen_group *g, unsigned int timeout_ms);
 /* Asks the workers to finish (they poll scen_should_stop()). */
 static inline void scen_group_stop(struct scen_group *g) { WRITE_ONCE(g->stop, 1); }
 bool scen_should_stop(struct scen_worker *w);
+/* A worker that must get some work done however late the host runs it
+ * owes (before scen_start_barrier()) and pays once it has; while any
+ * worker owes, scen_should_stop() keeps the whole group going past the
+ * run's end, for at most SCEN_OWE_GRACE_NS more.  Returning pays. */
+void scen_owe(struct scen_worker *w);
+void scen_paid(struct scen_worker *w);
+#define SCEN_OWE_GRACE_NS 10000000000ull
 /* The workers of the next start finish by themselves ms after they have
  * all passed scen_start_barrier() (they poll scen_should_stop()); 0:
  * only when stopped. */
