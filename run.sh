@@ -14,6 +14,7 @@
 #   --display     show a screen (default: none, serial only)
 #   --gfx MODE    the video mode GRUB sets for the kernel: WxHxD (e.g.
 #                 1024x768x16) or text (BIOS); default: the kernel's choice
+#   --usb         the ISO as a USB stick (xHCI mass storage), not a CD
 #   -- ARGS       passed to QEMU as they are
 # The ISO is build/rcukern.iso, or $RCUKERN_ISO.
 # Exit status: 0 the kernel reported success, 1 it reported failure (or
@@ -23,7 +24,7 @@
 set -uo pipefail
 cd "$(dirname "$0")"
 
-cpus=16 mem=512 cmdline="" uefi=0 machine=pc kvm=0 gdb=0 build=1 display=0 gfx=""
+cpus=16 mem=512 cmdline="" uefi=0 machine=pc kvm=0 gdb=0 build=1 display=0 gfx="" usb=0
 extra=()
 while [[ $# -gt 0 ]]; do
 	case $1 in
@@ -37,8 +38,9 @@ while [[ $# -gt 0 ]]; do
 	--no-build) build=0; shift ;;
 	--display) display=1; shift ;;
 	--gfx) gfx=$2; shift 2 ;;
+	--usb) usb=1; shift ;;
 	--) shift; extra=("$@"); break ;;
-	-h|--help) sed -n '2,22p' "$0" | sed 's/^# \{0,1\}//' >&2; exit 0 ;;
+	-h|--help) sed -n '2,23p' "$0" | sed 's/^# \{0,1\}//' >&2; exit 0 ;;
 	*) echo "run.sh: unknown option '$1' (try --help)" >&2; exit 64 ;;
 	esac
 done
@@ -69,9 +71,15 @@ mformat -i "$tmp/args.img" -C -f 1440 :: >/dev/null 2>&1 &&
 	{ echo "run.sh: could not make the args disk (mtools)" >&2; exit 1; }
 
 qemu=(qemu-system-x86_64 -machine "$machine" -smp "$cpus" -m "$mem"
-	-cdrom "$iso" -drive "file=$tmp/args.img,format=raw,if=ide,index=1"
-	-boot d -serial stdio -no-reboot
+	-drive "file=$tmp/args.img,format=raw,if=ide,index=1"
+	-serial stdio -no-reboot
 	-device isa-debug-exit,iobase=0xf4,iosize=0x04)
+if [[ $usb == 1 ]]; then	# the hybrid ISO written to a stick, as tools/mkusb does
+	qemu+=(-device qemu-xhci -drive "if=none,id=stick,format=raw,readonly=on,file=$iso"
+		-device usb-storage,drive=stick,bootindex=0)
+else
+	qemu+=(-cdrom "$iso" -boot d)
+fi
 if [[ $display == 0 ]]; then qemu+=(-display none -vga std); fi
 if [[ $kvm == 1 && -w /dev/kvm ]]; then
 	qemu+=(-accel kvm -cpu host)

@@ -661,7 +661,6 @@ __noreturn void cpu_idle_loop(void)
 void sched_init(void)
 {
 	struct task *idle;
-	unsigned long *top;
 
 	if (preempt_mode) {
 		if (!strcmp(preempt_mode, "none"))
@@ -690,7 +689,6 @@ void sched_init(void)
 	idle->state = TASK_RUNNING;
 	idle->prio = PRIO_LOW;
 	cpu_rq(0)->idle = idle;
-	(void)top;
 
 	smp_mb();
 	sched_running = true;

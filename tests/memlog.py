@@ -15,6 +15,9 @@ console at all.  Through the monitor this hook:
   - appends the memory log to $RUNNER_LOG, so the runner judges its KTAP
     report like any other run, then ends QEMU with the logged exit status
     through the debug-exit port (`o`).
+With --screen (a PC with a screen but no serial port) the memory log must
+instead say the screen is the only console, and the screen, dumped
+through the monitor, must show that log pixel for pixel (tests/fbcheck.py).
 Exit 0 on pass, 1 on failure (QEMU is then left to the runner's timeout).
 """
 import os
@@ -25,12 +28,14 @@ import sys
 import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import fbcheck  # noqa: E402
 from fbcheck import Monitor  # noqa: E402
 
 KERNEL_VMA = 0xffffffff80000000
 HALTED = b"# rcukern: halted; safe to power off"
 NO_CONSOLE = re.compile(rb"fbcon: no serial port and no screen \(.*\): output is "
                         rb"kept only in the memory log")
+SCREEN_ONLY = re.compile(rb"fbcon: no serial port: this screen is the only console")
 EXIT_RE = re.compile(rb"^# rcukern: exit status (\d+)$", re.M)
 
 
@@ -76,7 +81,25 @@ def read_memlog(mon, path, syms):
     return data[start:] + data[:start], True
 
 
+def screen_matches(mon, path, text):
+    """Dumps the screen and compares it with text through fbcheck's model."""
+    fbcheck.FG = fbcheck._header_int("FBCON_FG_RGB")
+    fbcheck.BG = fbcheck._header_int("FBCON_BG_RGB")
+    fbcheck.MAX_COLS = fbcheck._header_int("FBCON_MAX_COLS")
+    fbcheck.MAX_ROWS = fbcheck._header_int("FBCON_MAX_ROWS")
+    ppm = os.path.abspath(path)
+    if os.path.exists(ppm):
+        os.unlink(ppm)
+    mon.cmd(f"screendump {ppm}")
+    deadline = time.monotonic() + 10
+    while not os.path.exists(ppm) and time.monotonic() < deadline:
+        time.sleep(0.05)
+    time.sleep(0.2)
+    return fbcheck.judge(ppm, text, fbcheck.load_font()) == 0
+
+
 def main():
+    screen = "--screen" in sys.argv[1:]
     log_path = os.environ.get("RUNNER_LOG")
     mon_path = os.environ.get("RUNNER_MONITOR")
     if not log_path or not mon_path:
@@ -112,7 +135,12 @@ def main():
         return fail("the kernel's output reached the serial log: it did have a console")
     if wrapped:
         return fail("the memory log wrapped: the start of the run is lost")
-    if not NO_CONSOLE.search(text):
+    if screen:
+        if not SCREEN_ONLY.search(text):
+            return fail("the memory log does not say the screen is the only console")
+        if not screen_matches(mon, os.path.splitext(log_path)[0] + ".screen.ppm", text):
+            return fail("the screen does not show the memory log")
+    elif not NO_CONSOLE.search(text):
         return fail("the memory log does not say that only it keeps the output")
     statuses = EXIT_RE.findall(text.replace(b"\r", b""))
     if not statuses:
