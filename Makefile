@@ -1,7 +1,8 @@
 # Makefile: one build for rcukern.
 #   make            build/kernel.elf and build/rcukern.iso (BIOS + UEFI hybrid)
 #   make test       host unit tests, then QEMU runs judged from KTAP
-#   make bench      the paper's full benchmark sweeps (long)
+#   make bench      the paper's full benchmark sweeps (long; ONLY=name,name: some
+#                   of tests/bench-configs), then the report from their rows
 #   make report     build/report/report.md with tables and plots (LOG=file: from a saved log)
 #   make verify     long host torture and model checking
 #   make fuzz       libFuzzer targets over the parsers
@@ -99,8 +100,11 @@ qemu-test:
 	$(MAKE) BUILD=build/test SANITIZE=1 iso
 	RCUKERN_ISO=build/test/rcukern.iso $(PYTHON) tests/runner.py
 
+# The sweeps' rows go to build/bench-logs/bench.txt; the report is made
+# from them even when a run failed (its rows so far are kept).
 bench: deps iso
-	$(PYTHON) tests/runner.py --config tests/bench-configs
+	-$(PYTHON) tests/runner.py --config tests/bench-configs --log-dir build/bench-logs $(if $(ONLY),--only $(ONLY))
+	$(PYTHON) tools/report.py build/bench-logs/bench.txt
 
 report: deps iso
 	$(PYTHON) tools/report.py $(LOG)

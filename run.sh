@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # run.sh: build rcukern if needed and boot it in QEMU, serial on stdout.
 #
-#   ./run.sh                     the article's scenarios on -smp 16
+#   ./run.sh                     the article's scenarios on -smp 16, then
+#                                the report (build/report/report.md)
 #   ./run.sh -s 4 -c test=all    the tests on 4 CPUs
 #   ./run.sh --uefi              boot through OVMF instead of the BIOS
 #
@@ -13,14 +14,17 @@
 #   --display     show a screen (default: none, serial only)
 #   --gfx MODE    the video mode GRUB sets for the kernel: WxHxD (e.g.
 #                 1024x768x16) or text (BIOS); default: the kernel's choice
+#   --usb         the ISO as a USB stick (xHCI mass storage), not a CD
 #   -- ARGS       passed to QEMU as they are
 # The ISO is build/rcukern.iso, or $RCUKERN_ISO.
 # Exit status: 0 the kernel reported success, 1 it reported failure (or
 # panicked), 2 no exit from the kernel (reset, triple fault, QEMU quit).
+# RCUKERN_NO_REPORT=1: no report after the scenarios (tools/report.py
+# sets it when it boots the kernel itself).
 set -uo pipefail
 cd "$(dirname "$0")"
 
-cpus=16 mem=512 cmdline="" uefi=0 machine=pc kvm=0 gdb=0 build=1 display=0 gfx=""
+cpus=16 mem=512 cmdline="" uefi=0 machine=pc kvm=0 gdb=0 build=1 display=0 gfx="" usb=0
 extra=()
 while [[ $# -gt 0 ]]; do
 	case $1 in
@@ -34,8 +38,9 @@ while [[ $# -gt 0 ]]; do
 	--no-build) build=0; shift ;;
 	--display) display=1; shift ;;
 	--gfx) gfx=$2; shift 2 ;;
+	--usb) usb=1; shift ;;
 	--) shift; extra=("$@"); break ;;
-	-h|--help) sed -n '2,19p' "$0" | sed 's/^# \{0,1\}//' >&2; exit 0 ;;
+	-h|--help) sed -n '2,23p' "$0" | sed 's/^# \{0,1\}//' >&2; exit 0 ;;
 	*) echo "run.sh: unknown option '$1' (try --help)" >&2; exit 64 ;;
 	esac
 done
@@ -66,9 +71,15 @@ mformat -i "$tmp/args.img" -C -f 1440 :: >/dev/null 2>&1 &&
 	{ echo "run.sh: could not make the args disk (mtools)" >&2; exit 1; }
 
 qemu=(qemu-system-x86_64 -machine "$machine" -smp "$cpus" -m "$mem"
-	-cdrom "$iso" -drive "file=$tmp/args.img,format=raw,if=ide,index=1"
-	-boot d -serial stdio -no-reboot
+	-drive "file=$tmp/args.img,format=raw,if=ide,index=1"
+	-serial stdio -no-reboot
 	-device isa-debug-exit,iobase=0xf4,iosize=0x04)
+if [[ $usb == 1 ]]; then	# the hybrid ISO written to a stick, as tools/mkusb does
+	qemu+=(-device qemu-xhci -drive "if=none,id=stick,format=raw,readonly=on,file=$iso"
+		-device usb-storage,drive=stick,bootindex=0)
+else
+	qemu+=(-cdrom "$iso" -boot d)
+fi
 if [[ $display == 0 ]]; then qemu+=(-display none -vga std); fi
 if [[ $kvm == 1 && -w /dev/kvm ]]; then
 	qemu+=(-accel kvm -cpu host)
@@ -87,8 +98,21 @@ fi
 [[ $gdb == 1 ]] && qemu+=(-s -S)
 qemu+=("${extra[@]}")
 
-"${qemu[@]}" < /dev/null
-rc=$?
+# The article's scenarios (no test=/torture= on the command line): keep
+# the serial log and print the report's goals and read-side table after
+# it (tools/report.py; build/report/ gets the full report and plots).
+scenarios=0
+[[ " $cmdline " != *" test="* && " $cmdline " != *" torture="* &&
+	${RCUKERN_NO_REPORT:-0} != 1 ]] && scenarios=1
+if [[ $scenarios == 1 ]] && mkdir -p build 2>/dev/null; then
+	"${qemu[@]}" < /dev/null | tee build/run-scenarios.log
+	rc=${PIPESTATUS[0]}
+	python3 tools/report.py --summary build/run-scenarios.log ||
+		echo "run.sh: tools/report.py failed (the log is build/run-scenarios.log)" >&2
+else
+	"${qemu[@]}" < /dev/null
+	rc=$?
+fi
 case $rc in
 1) exit 0 ;;			# kernel wrote 0 to the exit port
 3) exit 1 ;;			# kernel wrote 1: failure

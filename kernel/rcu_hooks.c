@@ -17,3 +17,4 @@ __weak void rcu_irq_exit(void) {}
 __weak void rcu_nmi_enter(void) {}
 __weak void rcu_nmi_exit(void) {}
 __weak void rcu_preempt_deferred_qs(void) {}
+__weak void rcu_sched_clock_irq(int user) { (void)user; }

@@ -5,8 +5,8 @@
  * (__read_lock_failed / __write_lock_failed): undo the failed attempt,
  * spin reading until it could succeed, retry.  The fair rwlock's are
  * qrwlock's: queue on a FIFO ticket lock, then wait for the lock word.
- * Every spin has the spinlock watchdog: a wait far too long is reported
- * once, with a backtrace, and the wait goes on.
+ * Every spin has the spinlock watchdog: a lock word stuck in one state
+ * far too long is reported once, with a backtrace, and the wait goes on.
  */
 #include "kernel/rwlock.h"
 #include "kernel/printk.h"
@@ -17,19 +17,29 @@ atomic_t rwlock_lockups = ATOMIC_INIT(0);
 struct rw_watch {
 	u64 start;
 	unsigned long spins;
+	int seen;	/* the lock word when the clock (re)started */
 	bool reported;
 };
 
-static void rw_watch(struct rw_watch *w, const void *lock, const char *what)
+/*
+ * As spin_lock_wait(): the clock restarts whenever the lock word changes,
+ * so a lock that others keep taking and releasing (a reader stream, a
+ * queue of writers) is not reported; a lock stuck in one state is.
+ */
+static void rw_watch(struct rw_watch *w, const atomic_t *word, const void *lock,
+		     const char *what)
 {
 	u64 now, limit = (u64)spinlock_timeout_ms * 1000000ull;
+	int v;
 
 	cpu_relax();
 	if (w->reported || (++w->spins & 1023))
 		return;
 	now = ktime_get_ns();
-	if (!w->start) {
+	v = atomic_read(word);
+	if (!w->start || v != w->seen) {
 		w->start = now;
+		w->seen = v;
 		return;
 	}
 	if (limit && now - w->start > limit) {
@@ -49,7 +59,7 @@ void __read_lock_failed(rwlock_t *rw)
 	do {
 		(void)atomic_add_return(1, &rw->cnt);
 		while (atomic_read(&rw->cnt) < 1)
-			rw_watch(&w, rw, "read_lock");
+			rw_watch(&w, &rw->cnt, rw, "read_lock");
 	} while (atomic_sub_return(1, &rw->cnt) < 0);
 }
 
@@ -60,7 +70,7 @@ void __write_lock_failed(rwlock_t *rw)
 	do {
 		(void)atomic_add_return(RW_LOCK_BIAS, &rw->cnt);
 		while (atomic_read(&rw->cnt) != RW_LOCK_BIAS)
-			rw_watch(&w, rw, "write_lock");
+			rw_watch(&w, &rw->cnt, rw, "write_lock");
 	} while (atomic_sub_return(RW_LOCK_BIAS, &rw->cnt) != 0);
 }
 
@@ -77,7 +87,7 @@ void queued_read_lock_slowpath(rwlock_fair_t *rw)
 	arch_spin_lock(&rw->wait_lock);
 	(void)atomic_add_return(QR_BIAS, &rw->cnts);
 	while (__atomic_load_n(&rw->cnts.counter, __ATOMIC_ACQUIRE) & QW_LOCKED)
-		rw_watch(&w, rw, "read_lock_fair");
+		rw_watch(&w, &rw->cnts, rw, "read_lock_fair");
 	arch_spin_unlock(&rw->wait_lock);
 }
 
@@ -98,7 +108,7 @@ void queued_write_lock_slowpath(rwlock_fair_t *rw)
 		if (atomic_read(&rw->cnts) == QW_WAITING &&
 		    atomic_cmpxchg(&rw->cnts, QW_WAITING, QW_LOCKED) == QW_WAITING)
 			break;
-		rw_watch(&w, rw, "write_lock_fair");
+		rw_watch(&w, &rw->cnts, rw, "write_lock_fair");
 	}
 out:
 	arch_spin_unlock(&rw->wait_lock);

@@ -51,6 +51,14 @@ static struct task init_task = {
 
 DEFINE_PER_CPU(struct task *, current_task) = &init_task;
 DEFINE_PER_CPU(bool, sched_need_resched);
+DEFINE_PER_CPU(struct sched_cpu_stats, sched_cpu_stats);
+
+/* Irqs are off wherever these count, so a plain add on this CPU's copy
+ * is atomic enough; other CPUs only read them. */
+#define stat_inc(field)	WRITE_ONCE(this_cpu_ptr(&sched_cpu_stats)->field, \
+				   this_cpu_ptr(&sched_cpu_stats)->field + 1)
+#define stat_add(field, v) WRITE_ONCE(this_cpu_ptr(&sched_cpu_stats)->field, \
+				      this_cpu_ptr(&sched_cpu_stats)->field + (v))
 
 atomic_t sched_atomic_bugs = ATOMIC_INIT(0);
 atomic_t sched_sleep_bugs = ATOMIC_INIT(0);
@@ -179,6 +187,7 @@ static void __schedule(bool preempt)
 	prev = rq->curr;
 	check_stack(prev);
 
+	stat_inc(rcu_cs_hooks);
 	rcu_note_context_switch(preempt);
 
 	arch_spin_lock(&rq->lock);
@@ -349,11 +358,27 @@ void set_task_prio(struct task *t, int prio)
 
 void run_local_timers(void);	/* kernel/timer.c */
 
+/*
+ * Every CPU's tick, irq context.  RCU's tick hook learns whether the
+ * tick interrupted a task (not the idle loop, whose quiescence RCU tracks
+ * through rcu_idle_enter()) running with preempt_count 0: ours minus the
+ * hardirq level of this very interrupt.  That is the argument Linux calls
+ * `user`: the interrupted code cannot be inside any RCU-sched reader.
+ */
 void sched_tick(void)
 {
 	struct rq *rq;
 	struct task *curr;
+	bool idle = is_idle_task(current);
+	bool qs = !idle && preempt_count() - HARDIRQ_OFFSET == 0;
 
+	if (idle)
+		stat_inc(tick_idle);
+	else if (qs)
+		stat_inc(tick_qs);
+	else
+		stat_inc(tick_atomic);
+	rcu_sched_clock_irq(qs);
 	if (!sched_running)
 		return;
 	run_local_timers();
@@ -374,9 +399,10 @@ void sched_tick(void)
 }
 
 /* The sender already set sched_need_resched; interrupt exit (or the idle
- * loop, woken from its halt) acts on it. */
+ * loop, woken from its halt) acts on it.  Counted for the tests. */
 void scheduler_ipi(void)
 {
+	stat_inc(resched_ipis);
 }
 
 /* ---- kthreads ---------------------------------------------------------- */
@@ -446,9 +472,16 @@ static int select_task_cpu(void)
 struct task *kthread_create_on_cpu(int (*fn)(void *), void *arg, int cpu,
 				   const char *name)
 {
-	struct task *t = kzalloc(sizeof(*t), GFP_KERNEL);
+	struct task *t;
 	unsigned long *top;
 
+	/* CPU 0 before sched_init() has marked it online: the idle/0 task. */
+	if (cpu >= NR_CPUS || (cpu > 0 && !cpu_online(cpu))) {
+		printk(KERN_ERR "kthread_create_on_cpu(%s): CPU %d is not online\n",
+		       name ? name : "kthread", cpu);
+		return NULL;
+	}
+	t = kzalloc(sizeof(*t), GFP_KERNEL);
 	if (!t)
 		return NULL;
 	top = alloc_kernel_stack(THREAD_SIZE);	/* a guard page below */
@@ -497,7 +530,8 @@ void kthread_bind(struct task *t, int cpu)
 	if (WARN(t->state != TASK_UNINTERRUPTIBLE || t->on_rq || t->nr_switches,
 		 "kthread_bind(%s) after it started", t->name))
 		return;
-	if (WARN(cpu < 0 || cpu >= NR_CPUS, "kthread_bind to CPU %d", cpu))
+	if (WARN(cpu < 0 || !cpu_online(cpu), "kthread_bind(%s) to CPU %d, not online",
+		 t->name, cpu))
 		return;
 	t->bound_cpu = cpu;
 	WRITE_ONCE(t->cpu, cpu);
@@ -551,10 +585,17 @@ static __noreturn void idle_loop(void)
 	for (;;) {
 		local_irq_disable();
 		while (!need_resched()) {
+			u64 t0;
+
+			stat_inc(rcu_idle_enters);
 			rcu_idle_enter();
+			stat_inc(idle_halts);
+			t0 = get_cycles();
 			arch_safe_halt();
 			local_irq_disable();
+			stat_add(idle_halt_cycles, get_cycles() - t0);
 			rcu_idle_exit();
+			stat_inc(rcu_idle_exits);
 		}
 		local_irq_enable();
 		__schedule(false);
@@ -620,7 +661,6 @@ __noreturn void cpu_idle_loop(void)
 void sched_init(void)
 {
 	struct task *idle;
-	unsigned long *top;
 
 	if (preempt_mode) {
 		if (!strcmp(preempt_mode, "none"))
@@ -649,7 +689,6 @@ void sched_init(void)
 	idle->state = TASK_RUNNING;
 	idle->prio = PRIO_LOW;
 	cpu_rq(0)->idle = idle;
-	(void)top;
 
 	smp_mb();
 	sched_running = true;

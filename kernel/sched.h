@@ -15,7 +15,9 @@
  *
  * Hooks into RCU: rcu_note_context_switch() on every pass through the
  * scheduler (irqs off), rcu_idle_enter()/rcu_idle_exit() around the idle
- * halt.  The tick's own RCU call is made by arch/x86_64/timer.c.
+ * halt, and rcu_sched_clock_irq(qs) from sched_tick() on every CPU's tick,
+ * qs saying the tick interrupted a task other than idle that ran with
+ * preempt_count 0.  struct sched_cpu_stats counts each for the tests.
  */
 #ifndef KERNEL_SCHED_H
 #define KERNEL_SCHED_H
@@ -84,6 +86,21 @@ struct task {
 };
 
 DECLARE_PER_CPU(struct task *, current_task);
+
+/* Per CPU, written by that CPU with irqs off, read anywhere (READ_ONCE). */
+struct sched_cpu_stats {
+	u64 resched_ipis;	/* reschedule IPIs received */
+	u64 idle_halts;		/* halts of the idle loop */
+	u64 idle_halt_cycles;	/* TSC cycles from halt to wake-up */
+	u64 tick_qs;		/* ticks that hit a task with preempt_count 0 */
+	u64 tick_atomic;	/* ... a task with preemption (or bh) off */
+	u64 tick_idle;		/* ... the idle task */
+	u64 rcu_cs_hooks;	/* rcu_note_context_switch() calls */
+	u64 rcu_idle_enters;	/* rcu_idle_enter() calls */
+	u64 rcu_idle_exits;	/* rcu_idle_exit() calls */
+};
+DECLARE_PER_CPU(struct sched_cpu_stats, sched_cpu_stats);
+#define sched_stat(cpu, field)	READ_ONCE(per_cpu(sched_cpu_stats, (cpu)).field)
 
 static inline struct task *get_current(void)
 {

@@ -47,10 +47,15 @@ static inline void arch_spin_lock(arch_spinlock_t *l)
  * Free means owner == next.  A stale `owner` read is harmless: `owner`
  * never passes `next`, so if `next` still equals the value we read, the
  * lock is free right now and the cmpxchg takes the ticket it serves.
+ * The load of `owner` must be the acquire: it is what reads the last
+ * holder's release store, while the cmpxchg on `next` only reads a
+ * ticket taken with a relaxed add.  (With both relaxed the last holder's
+ * critical section was not ordered before ours: tests/host/test_locks.c's
+ * trylock-only hammer makes TSan show it.)
  */
 static inline bool arch_spin_trylock(arch_spinlock_t *l)
 {
-	u16 o = __atomic_load_n(&l->owner, __ATOMIC_RELAXED);
+	u16 o = __atomic_load_n(&l->owner, __ATOMIC_ACQUIRE);
 
 	return __atomic_compare_exchange_n(&l->next, &o, (u16)(o + 1), false,
 					   __ATOMIC_ACQUIRE, __ATOMIC_RELAXED);

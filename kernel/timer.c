@@ -202,11 +202,20 @@ long schedule_timeout_uninterruptible(long timeout)
 	return schedule_timeout(timeout);
 }
 
+/*
+ * At least ms by the TSC too, not only in jiffies: after the host held
+ * CPU 0's vCPU back, its ticks come closer together until jiffies has
+ * caught up, and a pure jiffies sleep then returns a little early.
+ */
 void msleep(unsigned int ms)
 {
+	u64 end = ktime_get_ns() + (u64)ms * 1000000ull, now;
 	long timeout = (long)msecs_to_jiffies(ms) + 1;
 
 	might_sleep();
 	while (timeout)
 		timeout = schedule_timeout_uninterruptible(timeout);
+	while ((now = ktime_get_ns()) < end)
+		schedule_timeout_uninterruptible(
+			(long)msecs_to_jiffies((unsigned int)((end - now) / 1000000) + 1));
 }

@@ -31,7 +31,7 @@ void rcu_segcblist_enqueue(struct rcu_segcblist *l, struct rcu_head *rhp)
 {
 	rhp->next = NULL;
 	*l->tails[RCU_NEXT_TAIL] = rhp;
-	l->tails[RCU_NEXT_TAIL] = &rhp->next;
+	WRITE_ONCE(l->tails[RCU_NEXT_TAIL], &rhp->next);
 	WRITE_ONCE(l->len, l->len + 1);	/* read locklessly: rcu_cbs_ready_lockless() */
 }
 
@@ -57,7 +57,7 @@ bool rcu_segcblist_accelerate(struct rcu_segcblist *l, unsigned long seq)
 	if (l->tails[i] == l->tails[RCU_NEXT_TAIL] || ++i >= RCU_NEXT_TAIL)
 		return false;
 	for (; i < RCU_NEXT_TAIL; i++) {
-		l->tails[i] = l->tails[RCU_NEXT_TAIL];
+		WRITE_ONCE(l->tails[i], l->tails[RCU_NEXT_TAIL]);
 		l->gp_seq[i] = seq;
 	}
 	return true;
@@ -70,18 +70,18 @@ void rcu_segcblist_advance(struct rcu_segcblist *l, unsigned long seq)
 	for (i = RCU_WAIT_TAIL; i < RCU_NEXT_TAIL; i++) {
 		if (l->tails[i] != l->tails[i - 1] && ULONG_CMP_LT(seq, l->gp_seq[i]))
 			break;
-		l->tails[RCU_DONE_TAIL] = l->tails[i];
+		WRITE_ONCE(l->tails[RCU_DONE_TAIL], l->tails[i]);
 	}
 	if (i == RCU_WAIT_TAIL)
 		return;
 	/* Segments WAIT..i-1 joined DONE: slide the still-waiting ones down. */
 	for (j = RCU_WAIT_TAIL; i < RCU_NEXT_TAIL; i++, j++) {
-		l->tails[j] = l->tails[i];
+		WRITE_ONCE(l->tails[j], l->tails[i]);
 		l->gp_seq[j] = l->gp_seq[i];
 	}
 	/* The slots left over are empty segments just before NEXT. */
 	for (; j < RCU_NEXT_TAIL; j++)
-		l->tails[j] = l->tails[j - 1];
+		WRITE_ONCE(l->tails[j], l->tails[j - 1]);
 }
 
 long rcu_segcblist_extract_done_cbs(struct rcu_segcblist *l,
@@ -105,7 +105,7 @@ long rcu_segcblist_extract_done_cbs(struct rcu_segcblist *l,
 	/* Segments that ended at the last callback taken are now empty. */
 	for (i = 0; i < RCU_CBLIST_NSEGS; i++)
 		if (l->tails[i] == tail)
-			l->tails[i] = &l->head;
+			WRITE_ONCE(l->tails[i], &l->head);
 	WRITE_ONCE(l->len, l->len - n);
 	return n;
 }

@@ -11,7 +11,9 @@
  * that will cover it; "advance" moves segments whose GP has ended to DONE.
  * Order is kept end to end, which is what rcu_barrier_sched() relies on.
  *
- * Not thread-safe: the owner (rcu_data's lock) serialises every call.
+ * Not thread-safe: the owner (rcu_data's lock) serialises every call.  The
+ * stores to ->len and ->tails[] are WRITE_ONCE: tree.c peeks at them
+ * without the lock (rcu_cbs_ready_lockless()).
  */
 #ifndef RCU_SEGCBLIST_H
 #define RCU_SEGCBLIST_H

@@ -64,6 +64,7 @@ class Config:
     idle: float = 0.0         # fail after this long without output (0: off)
     cmdline: str = ""
     uefi: bool = False
+    usb: bool = False                             # the ISO as a USB stick
     machine: str = ""
     gfx: str = ""                                 # run.sh --gfx (GRUB's video mode)
     expect_fail: bool = False
@@ -106,14 +107,14 @@ def parse_config_line(line, where="<line>"):
                           "(letters, digits, '-', '_', '.')")
     cfg = Config(name=name, cmdline=" ".join(cmd), source=where)
     for opt in opts[1:]:
-        if opt in ("uefi", "monitor"):
+        if opt in ("uefi", "monitor", "usb"):
             setattr(cfg, opt, True)
             continue
         key, eq, val = opt.partition("=")
         if not eq or key not in CONFIG_KEYS:
             raise ConfigError(f"{where}: unknown option {opt!r}; options are "
                               + ", ".join(k + "=" for k in CONFIG_KEYS)
-                              + ", uefi and monitor")
+                              + ", uefi, usb and monitor")
         try:
             if key == "cpus":
                 cfg.cpus = int(val)
@@ -827,6 +828,8 @@ def run_command(cfg, run_sh, monitor=None):
            "-c", cfg.cmdline]
     if cfg.uefi:
         cmd.append("--uefi")
+    if cfg.usb:
+        cmd.append("--usb")
     if cfg.machine:
         cmd += ["--machine", cfg.machine]
     if cfg.gfx:

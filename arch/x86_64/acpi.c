@@ -444,11 +444,11 @@ int acpi_parse(const void *rsdp_new, size_t new_len,
 
 	memset(out, 0, sizeof(*out));
 	if (rsdp_new && (rlen = acpi_check_rsdp(rsdp_new, new_len)) > 0)
-		r = rsdp_new;
+		r = rsdp_new, out->rsdp_source = ACPI_RSDP_MB2_NEW;
 	else if (rsdp_old && (rlen = check_rsdp(rsdp_old, old_len, true)) > 0)
-		r = rsdp_old;
-	else if (bios_scan)
-		r = scan_bios(map, buf, sizeof(buf), &rlen);
+		r = rsdp_old, out->rsdp_source = ACPI_RSDP_MB2_OLD;
+	else if (bios_scan && (r = scan_bios(map, buf, sizeof(buf), &rlen)))
+		out->rsdp_source = ACPI_RSDP_BIOS_SCAN;
 	if (!r) {
 		pr_warn("ACPI: no valid RSDP found\n");
 		return -ENODEV;

@@ -53,6 +53,7 @@ struct acpi_lapic_nmi {
 struct acpi_info {
 	bool present;		/* a valid RSDP and root table were found */
 	u8 revision;		/* RSDP revision: 0 = ACPI 1.0, 2 = XSDT era */
+	u8 rsdp_source;		/* ACPI_RSDP_*: where the RSDP was found */
 	char oem_id[7];
 
 	bool have_madt;
@@ -83,6 +84,13 @@ struct acpi_info {
 	u64 reset_addr;
 	int tables_bad;		/* tables skipped for checksum/length/mapping */
 };
+
+/* Where the RSDP came from: UEFI firmware has no BIOS areas to scan, so
+ * there it must be one of the multiboot2 tags. */
+#define ACPI_RSDP_NONE      0
+#define ACPI_RSDP_MB2_NEW   1	/* multiboot2 ACPI 2.0+ tag */
+#define ACPI_RSDP_MB2_OLD   2	/* multiboot2 ACPI 1.0 tag */
+#define ACPI_RSDP_BIOS_SCAN 3	/* EBDA or 0xE0000-0xFFFFF */
 
 #define ACPI_SPACE_MEM 0		/* generic address structure spaces */
 #define ACPI_SPACE_IO  1

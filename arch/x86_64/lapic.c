@@ -190,22 +190,23 @@ int lapic_init_bsp(void)
 		if (acpi_info.cpus[i].apic_id > XAPIC_MAX_ID)
 			need_x2 = true;
 
-	x2apic_mode = has_x2;
-	if (has_x2 && !fw_x2 && !strcmp(apic_mode_param, "xapic")) {
-		x2apic_mode = false;
-		if (need_x2)
-			pr_warn("lapic: apic=xapic: CPUs with APIC ids above %d will not start\n",
-				XAPIC_MAX_ID);
-	}
-	if (fw_x2 && !x2apic_mode)
-		x2apic_mode = true;	/* cannot leave it without a full disable */
+	struct apic_mode_in in = {
+		.has_x2apic = has_x2, .fw_x2apic = fw_x2,
+		.want_xapic = !strcmp(apic_mode_param, "xapic"), .need_x2apic = need_x2,
+	};
+	struct apic_mode_out out;
+
+	apic_choose_mode(&in, &out);
+	x2apic_mode = out.x2apic;
+	if (out.param_ignored)
+		pr_warn("lapic: apic=xapic ignored: the firmware enabled x2APIC mode\n");
+	if (out.ids_unreachable)
+		pr_warn("lapic: %s: CPUs with APIC ids above %d will not start\n",
+			has_x2 ? "apic=xapic" : "no x2APIC", XAPIC_MAX_ID);
 	if (!x2apic_mode) {
 		u64 phys = acpi_info.have_madt && acpi_info.lapic_phys ?
 			acpi_info.lapic_phys : (base & ~0xfffull);
 
-		if (need_x2)
-			pr_warn("lapic: no x2APIC: CPUs with APIC ids above %d will not start\n",
-				XAPIC_MAX_ID);
 		lapic_mmio = ioremap(phys, 4096);
 		if (!lapic_mmio) {
 			pr_err("lapic: cannot map the LAPIC at 0x%llx\n", (unsigned long long)phys);

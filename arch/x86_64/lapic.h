@@ -54,6 +54,20 @@
 
 extern bool x2apic_mode;
 
+/* The mode choice (arch/x86_64/apic_mode.c, pure: host-tested). */
+struct apic_mode_in {
+	bool has_x2apic;	/* CPUID.1:ECX[21] */
+	bool fw_x2apic;		/* IA32_APIC_BASE already has EN and EXTD */
+	bool want_xapic;	/* apic=xapic on the command line */
+	bool need_x2apic;	/* the MADT lists an APIC id above XAPIC_MAX_ID */
+};
+struct apic_mode_out {
+	bool x2apic;
+	bool ids_unreachable;	/* CPUs the chosen mode cannot start */
+	bool param_ignored;	/* apic=xapic refused: firmware chose x2APIC */
+};
+void apic_choose_mode(const struct apic_mode_in *in, struct apic_mode_out *out);
+
 /* Boot CPU: choose the mode (x2APIC when the CPU has it, or firmware
  * already enabled it; apic=xapic forces MMIO), map the registers, enable
  * this LAPIC.  Returns 0 or -ENODEV (no APIC at all). */

@@ -20,6 +20,7 @@
 #include "asm/irq.h"
 #include "asm/page.h"
 #include "asm/smp.h"
+#include "asm/topology.h"
 #include "kernel/atomic.h"
 #include "kernel/cmdline.h"
 #include "kernel/multiboot2.h"
@@ -99,6 +100,13 @@ static void acpi_setup(void)
 		pr_warn("acpi: no ACPI tables: one CPU, no HPET or PM timer\n");
 		return;
 	}
+	static const char *const sources[] = {
+		"?", "the multiboot2 ACPI 2.0 tag", "the multiboot2 ACPI 1.0 tag", "a BIOS area scan",
+	};
+
+	pr_info("acpi: RSDP from %s (%s boot)\n",
+		sources[acpi_info.rsdp_source < ARRAY_SIZE(sources) ? acpi_info.rsdp_source : 0],
+		bi->has_efi64 || bi->has_efi32 ? "UEFI" : "BIOS");
 	pr_info("acpi: rev %u, OEM '%s': %d CPUs, %d I/O APICs, %d overrides, %d LAPIC NMI entries%s%s\n",
 		acpi_info.revision, acpi_info.oem_id, acpi_info.nr_cpus,
 		acpi_info.nr_ioapics, acpi_info.nr_isos, acpi_info.nr_lapic_nmis,
@@ -126,6 +134,7 @@ void x86_platform_init(void)
 	}
 	lapic_ok = true;
 	cpu_apic_id[0] = lapic_id();
+	topology_init();
 	cpu_acpi_uid[0] = acpi_uid_of(cpu_apic_id[0]);
 	ioapic_init();
 	tsc_init();
@@ -254,11 +263,14 @@ static void print_cpu_table(void)
 	int cpu;
 
 	pr_info("smp: %d CPUs online\n", num_online_cpus());
-	pr_info("  cpu  apic-id  tsc-skew(cycles)  timer\n");
+	pr_info("  cpu  apic-id  pkg core thread  tsc-skew(cycles)  timer\n");
 	for_each_online_cpu(cpu) {
 		const char *mode = per_cpu(timer_mode, cpu);
+		struct cpu_topology t;
 
-		pr_info("  %3d  %7u  %16lld  %s\n", cpu, cpu_apic_id[cpu],
+		topology_of_cpu(cpu, &t);
+		pr_info("  %3d  %7u  %3u %4u %6u  %16lld  %s\n", cpu, cpu_apic_id[cpu],
+			t.package, t.core, t.thread,
 			(long long)cpu_tsc_skew[cpu], mode ? mode : "none");
 	}
 }

@@ -25,8 +25,8 @@ static u64 lapic_khz;
 static bool no_deadline;
 core_param(timer.no_deadline, no_deadline, bool, "use the LAPIC timer's periodic mode even where TSC-deadline exists");
 
+/* The scheduler's tick; it also makes RCU's tick call (kernel/sched.c). */
 __weak void sched_tick(void) {}
-__weak void rcu_sched_clock_irq(int user) { (void)user; }
 
 static void arm_deadline(void)
 {
@@ -69,7 +69,6 @@ static void timer_interrupt(struct pt_regs *regs)
 	/* What NMI handlers printed on this CPU reaches the console here. */
 	printk_nmi_flush();
 	sched_tick();
-	rcu_sched_clock_irq(0);
 }
 
 static void start_this_cpu(void)

@@ -13,7 +13,6 @@ void timer_init(void);
 /* Each AP: start its own timer with the boot CPU's calibration. */
 void timer_init_ap(void);
 
-/* Hooks the tick calls on every CPU; weak no-ops until the scheduler and
- * RCU link theirs. */
+/* The hook the tick calls on every CPU (a weak no-op until the scheduler
+ * links its own, which also calls RCU's tick hook). */
 void sched_tick(void);
-void rcu_sched_clock_irq(int user);

@@ -10,6 +10,8 @@
 #include "arch/x86_64/mmio.h"
 #include "asm/cpu.h"
 #include "kernel/atomic.h"
+#include "kernel/cmdline.h"
+#include "kernel/string.h"
 #include "kernel/printk.h"
 #include "kernel/smp.h"
 #include "kernel/spinlock.h"
@@ -133,6 +135,13 @@ u64 tsc_measure_khz_pit(unsigned int ms)
 	outb(0x42, count & 0xff);
 	outb(0x42, count >> 8);
 	t0 = rdtsc_ordered();
+	/* Writing the count drives OUT2 low until it runs out, ms from now.
+	 * Already high: no PIT behind port 0x61 (a legacy-free PC, QEMU's
+	 * pit=off), whose bits then read as garbage, not a count. */
+	if (inb(0x61) & 0x20) {
+		outb(0x61, gate);
+		return 0;
+	}
 	while (!(inb(0x61) & 0x20)) {
 		if (++spins > 50000000ull) {
 			outb(0x61, gate);
@@ -182,23 +191,57 @@ static u64 cpuid_khz(void)
 	return 0;
 }
 
+static char *calibrate_param = "auto";
+core_param(tsc.calibrate, calibrate_param, charp,
+	   "how to find the TSC rate: auto (cpuid, hpet, pmtimer, pit: the first that works), or one of those (falls back to auto if it fails)");
+
+/* One method by name; 0 if it is unknown or does not work here. */
+static u64 calibrate_by(const char *m)
+{
+	if (!strcmp(m, "cpuid"))
+		return cpuid_khz();
+	if (!strcmp(m, "hpet"))
+		return median_of_runs(tsc_measure_khz_hpet);
+	if (!strcmp(m, "pmtimer"))
+		return median_of_runs(tsc_measure_khz_pmtimer);
+	if (!strcmp(m, "pit"))
+		return median_of_runs(tsc_measure_khz_pit);
+	return 0;
+}
+
 void tsc_init(void)
 {
+	static const char *const order[] = { "cpuid", "hpet", "pmtimer", "pit" };
+	const char *forced = NULL;
 	u32 a, b, c, d;
-	u64 khz;
+	u64 khz = 0;
 
 	cpuid(0x80000000, &a, &b, &c, &d);
 	if (a >= 0x80000007) {
 		cpuid(0x80000007, &a, &b, &c, &d);
 		tsc_invariant = d & (1u << 8);
 	}
-	khz = cpuid_khz();
-	if (!khz && (khz = median_of_runs(tsc_measure_khz_hpet)))
-		tsc_method = "hpet";
-	if (!khz && (khz = median_of_runs(tsc_measure_khz_pmtimer)))
-		tsc_method = "pmtimer";
-	if (!khz && (khz = median_of_runs(tsc_measure_khz_pit)))
-		tsc_method = "pit";
+	for (unsigned i = 0; i < ARRAY_SIZE(order); i++)
+		if (!strcmp(calibrate_param, order[i]))
+			forced = order[i];
+	if (!forced && strcmp(calibrate_param, "auto"))
+		pr_err("tsc: tsc.calibrate=%s is not one of auto, cpuid, hpet, pmtimer, pit; using auto\n",
+		       calibrate_param);
+	if (forced) {
+		khz = calibrate_by(forced);
+		if (khz && strcmp(forced, "cpuid"))
+			tsc_method = forced;	/* cpuid_khz names its leaf */
+		else if (!khz)
+			pr_warn("tsc: tsc.calibrate=%s: that clock is absent or does not count here; trying the others\n",
+				forced);
+	}
+	for (unsigned i = 0; i < ARRAY_SIZE(order) && !khz; i++) {
+		if (order[i] == forced)
+			continue;
+		khz = calibrate_by(order[i]);
+		if (khz && i > 0)
+			tsc_method = order[i];
+	}
 	if (!khz) {
 		pr_err("tsc: no HPET, PM timer or PIT answered; assuming %llu MHz\n",
 		       (unsigned long long)(tsc_khz / 1000));

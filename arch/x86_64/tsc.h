@@ -7,7 +7,8 @@ extern bool tsc_invariant;
 extern const char *tsc_method;	/* "cpuid-15h", "cpuid-16h", "hpet", "pmtimer", "pit" */
 
 /* Finds the TSC frequency (CPUID 0x15/0x16, else HPET, else the ACPI PM
- * timer, else the PIT) and hands it to kernel/time.c.  Needs acpi_info. */
+ * timer, else the PIT; tsc.calibrate= tries one of them first) and hands
+ * it to kernel/time.c.  Needs acpi_info. */
 void tsc_init(void);
 
 /* Runs the warp check between CPU 0 (the caller) and cpu: both read the

@@ -9,6 +9,8 @@ their disassembly: every rs_read_*/rs_delay_* function must still contain a
 backward branch (its loop), and the loops whose primitive has a
 machine-visible cost must still contain it (rcu-sched: the %gs-relative
 preempt_count increment; the locks and counts: a locked instruction).
+The non-preemptible build's rcu_read_lock() loop must be the empty loop,
+instruction for instruction (SAME_AS): Quick Quiz 1's "precisely zero".
 
 It first checks itself on a tiny C file with one loop the compiler deletes
 and one it keeps (barrier()), so a checker that can no longer tell them
@@ -17,6 +19,7 @@ apart fails too.
     scenarios_qq1.py ROOT        (ROOT: the repository; run by scenarios.mk)
 """
 
+import itertools
 import os
 import re
 import subprocess
@@ -50,6 +53,10 @@ EXPECT = {
     "rs_delay_rwlock": LOCKED,
     "rs_delay_refcnt": LOCKED,
 }
+# Function -> the function it must equal instruction for instruction
+# (branch targets taken relative to each function's start).
+SAME_AS = {"rs_read_rcu_nonpreempt": "rs_read_empty",
+           "rs_delay_rcu_nonpreempt": "rs_delay_empty"}
 OBJECTS = ["tests/scenarios/readers.o", "tests/scenarios/paper_refcnt.o"]
 
 FUNC = re.compile(r"^([0-9a-f]+) <([\w.]+)>:$")
@@ -88,6 +95,23 @@ def check_function(name, insns, need):
         if not any(pat.search(t) for _, t in insns):
             problems.append(f"the primitive is gone (no instruction matching {pat.pattern!r})")
     return problems
+
+
+def normalised(insns):
+    """The instructions with addresses made relative to the function."""
+    if not insns:
+        return []
+    lo = insns[0][0]
+    out = []
+    for _, text in insns:
+        text = re.sub(r"\s*<[^>]*>", "", text)
+        # A call in an unlinked object points at its own relocation.
+        text = re.sub(r"^(call\w*)\s+\S+$", r"\1", text)
+        m = BRANCH.match(text)
+        if m:
+            text = f"{m.group(1)} +{int(m.group(2), 16) - lo:x}"
+        out.append(text)
+    return out
 
 
 def objdump(path):
@@ -147,6 +171,17 @@ def main():
                 print(f"#   {addr:x}: {text}")
         else:
             print(f"ok - {name}: loop kept" + (", primitive kept" if need else ""))
+    for name, ref in SAME_AS.items():
+        if name not in fns or ref not in fns:
+            continue        # reported above
+        a, b = normalised(fns[name]), normalised(fns[ref])
+        if a == b:
+            print(f"ok - {name}: the same {len(a)} instructions as {ref}")
+        else:
+            failed += 1
+            print(f"not ok - {name}: differs from {ref}")
+            for x, y in itertools.zip_longest(a, b, fillvalue=""):
+                print(f"#   {x:40} | {y}")
     print(f"# {failed} failed")
     return 1 if failed else 0
 

@@ -228,6 +228,7 @@ static void test_good(void)
 	CHECK(info.have_hpet && info.hpet_phys == 0xfed00000);
 	CHECK(info.have_fadt && info.pm_tmr_port == 0x608 && info.pm_tmr_32bit);
 	CHECK(info.boot_arch == 3 && !info.hw_reduced);
+	CHECK(info.rsdp_source == ACPI_RSDP_MB2_NEW);
 }
 
 static void test_rsdp_sources(void)
@@ -238,7 +239,7 @@ static void test_rsdp_sources(void)
 	memcpy(bad, rsdp_copy, 36);
 	bad[8] ^= 1;				/* bad v1 checksum in the new tag */
 	CHECK(acpi_parse(bad, 36, rsdp_copy, 20, false, map, &info) == 0);
-	CHECK(info.present && info.have_madt);
+	CHECK(info.present && info.have_madt && info.rsdp_source == ACPI_RSDP_MB2_OLD);
 
 	/* Both tags bad, no scan: no ACPI, cleanly. */
 	CHECK(acpi_parse(bad, 36, bad, 20, false, map, &info) == -ENODEV);
@@ -246,7 +247,7 @@ static void test_rsdp_sources(void)
 
 	/* Both tags bad, BIOS scan finds the copy at 0xe0010. */
 	CHECK(acpi_parse(bad, 36, NULL, 0, true, map, &info) == 0);
-	CHECK(info.present && info.nr_cpus == 3);
+	CHECK(info.present && info.nr_cpus == 3 && info.rsdp_source == ACPI_RSDP_BIOS_SCAN);
 
 	/* An EBDA RSDP is found first. */
 	put16(0x40e, 0x9fc0);			/* segment 0x9fc0 -> 0x9fc00 */

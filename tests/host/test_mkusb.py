@@ -68,6 +68,19 @@ def run(t, iso, *args, stdin=subprocess.DEVNULL):
     return p.returncode, p.stdout + p.stderr
 
 
+def run_tty(t, iso, answer, *args):
+    """mkusb with a terminal on stdin (a pty) that types answer."""
+    master, slave = os.openpty()
+    try:
+        os.write(master, answer.encode() + b"\n")
+        p = subprocess.run([sys.executable, MKUSB, "--test-root", t, "--iso", iso, *args],
+                           stdin=slave, capture_output=True, text=True, timeout=60)
+    finally:
+        os.close(slave)
+        os.close(master)
+    return p.returncode, p.stdout + p.stderr
+
+
 def main():
     failed = 0
     with tempfile.TemporaryDirectory() as t:
@@ -110,6 +123,27 @@ def main():
         case("dry_run", ["--dry-run", "/dev/sdb"], 0, "dry run: nothing written", "sdb")
         case("dry_run_by_id", ["--dry-run", "/dev/disk/by-id/usb-Acme_Stick"], 0, "(sdb): Acme Stick", "sdb")
         case("no_tty_no_yes", ["/dev/sdb"], 1, "no terminal to confirm on", "sdb")
+        # The question on a terminal: anything but the disk's name keeps it.
+        for name, answer in (("confirm_wrong_name", "sda"), ("confirm_yes_word", "yes"),
+                             ("confirm_empty", "")):
+            before = content("sdb")
+            got_rc, out = run_tty(t, iso, answer, "/dev/sdb")
+            ok = got_rc == 1 and "not confirmed; nothing written" in out and \
+                content("sdb") == before
+            print(("PASS " if ok else "FAIL ") + name)
+            if not ok:
+                failed += 1
+                print(f"    exit {got_rc}, device {'kept' if content('sdb') == before else 'WRITTEN'}:")
+                print("    | " + out.replace("\n", "\n    | "))
+        got_rc, out = run_tty(t, iso, "sdb", "/dev/sdb")
+        ok = got_rc == 0 and "type 'sdb' to erase /dev/sdb" in out and \
+            "mkusb: done" in out and content("sdb") == image
+        print(("PASS " if ok else "FAIL ") + "confirm_typed_name_writes")
+        if not ok:
+            failed += 1
+            print(f"    exit {got_rc}:\n    | " + out.replace("\n", "\n    | "))
+        with open(f"{t}/dev/sdb", "r+b") as f:      # blank it again for --yes
+            f.write(bytes(len(image)))
         case("yes_writes", ["--yes", "/dev/sdb"], 0, "mkusb: done")
         ok = content("sdb") == image
         print(("PASS " if ok else "FAIL ") + "written_image_matches")

@@ -16,7 +16,11 @@
 #include "kernel/slab.h"
 #include "kernel/cmdline.h"
 #include "kernel/printk.h"
+#include "kernel/string.h"
 #include "kernel/math.h"
+#include "kernel/timer.h"
+#include "asm/nmi.h"
+#include "asm/smp.h"
 
 bool sched_provoke_bugs;
 core_param(sched.provoke_bugs, sched_provoke_bugs, bool,
@@ -59,9 +63,10 @@ static struct task *start_on(int (*fn)(void *), void *arg, int cpu, int prio,
 
 static int ret_arg(void *arg) { return (int)(long)arg; }
 
-static volatile int stop_loops;
+static volatile int looper_started;
 static int loop_until_stopped(void *arg)
 {
+	looper_started = 1;
 	while (!kthread_should_stop())
 		msleep(1);
 	return (int)(long)arg;
@@ -79,9 +84,11 @@ static void sched_kthread_lifecycle(void)
 	KTAP_ASSERT(t);
 	KTAP_EXPECT_EQ(kthread_join(t), 42);
 
+	looper_started = 0;
 	t = kthread_run(loop_until_stopped, (void *)7l, "looper");
 	KTAP_ASSERT(t);
-	msleep(5);
+	/* Stopped before its first run it would return -EINTR (below). */
+	KTAP_EXPECT(WAIT_UNTIL(looper_started, 5000));
 	KTAP_EXPECT_EQ(kthread_stop(t), 7);
 
 	never_called = 0;
@@ -105,6 +112,73 @@ static void sched_kthread_lifecycle(void)
 	KTAP_EXPECT_EQ(made, N);
 	KTAP_EXPECT_EQ(sum, N * (N - 1) / 2);
 	KTAP_EXPECT_EQ(kmalloc_large_in_use(), large0);
+}
+
+/* kthread_exit() from a nested call: nothing after it runs. */
+static volatile int after_exit;
+static __attribute__((noinline)) void exit_from_deep(int code)
+{
+	kthread_exit(code);
+}
+
+static int exits_early(void *arg)
+{
+	exit_from_deep((int)(long)arg);
+	after_exit = 1;
+	return -1;
+}
+
+struct where {
+	int cpus[8];
+	int n;
+};
+
+static int note_cpus(void *p)
+{
+	struct where *w = p;
+
+	for (w->n = 0; w->n < 8; w->n++) {
+		w->cpus[w->n] = smp_processor_id();
+		if (w->n & 1)
+			msleep(1);
+		else
+			yield();
+	}
+	return 0;
+}
+
+static void sched_kthread_bind_and_exit(void)
+{
+	struct where w = { 0 };
+	struct task *t;
+	int target = nr_cpu_ids - 1, wrong = 0;
+	unsigned long warns = warn_count;
+
+	after_exit = 0;
+	t = kthread_run(exits_early, (void *)77l, "exit77");
+	KTAP_ASSERT(t);
+	KTAP_EXPECT_EQ(kthread_join(t), 77);
+	KTAP_EXPECT_EQ(after_exit, 0);
+
+	/* Created for any CPU, then bound before its first run. */
+	t = kthread_create(note_cpus, &w, "bindme");
+	KTAP_ASSERT(t);
+	kthread_bind(t, target);
+	KTAP_EXPECT_EQ(t->cpu, target);
+	wake_up_process(t);
+	kthread_join(t);
+	KTAP_EXPECT_EQ(w.n, 8);
+	for (int i = 0; i < w.n; i++)
+		wrong += w.cpus[i] != target;
+	KTAP_EXPECT_EQ(wrong, 0);
+	KTAP_EXPECT_EQ(warn_count, warns);
+
+	/* Bad input is refused with a clear message, not a crash. */
+	KTAP_EXPECT(kthread_create_on_cpu(ret_arg, NULL, NR_CPUS, "nocpu") == NULL);
+	if (nr_cpu_ids < NR_CPUS)
+		KTAP_EXPECT(kthread_create_on_cpu(ret_arg, NULL, nr_cpu_ids, "offline") == NULL);
+	ktap_log("kthread_exit(77) from a nested call joined; bound thread ran %d times on CPU %d",
+		 w.n, target);
 }
 
 /* ---- preemption -------------------------------------------------------- */
@@ -174,6 +248,74 @@ static void sched_busy_thread_does_not_starve(void)
 	KTAP_EXPECT(b.other_saw_spinning);	/* it ran while the busy one spun */
 	KTAP_EXPECT(!b.timed_out);
 	ktap_log("CPU %d: a second thread ran beside a busy one", cpu);
+}
+
+/* Two equal busy threads on one CPU take turns, switched by the tick. */
+struct rr {
+	volatile bool stop;
+	volatile int last;		/* which one ran last */
+	volatile int turns;		/* changes of `last` */
+	volatile u64 loops[2];
+	struct task *t[2];
+};
+
+static int rr_spin(void *p)
+{
+	struct rr *r = (struct rr *)((long)p & ~1l);
+	int me = (int)((long)p & 1);
+	u64 end = ktime_get_ns() + 10000000000ull;
+
+	while (!r->stop && ktime_get_ns() < end) {
+		if (r->last != me) {
+			r->last = me;
+			r->turns++;
+		}
+		r->loops[me]++;
+		cpu_relax();
+	}
+	return 0;
+}
+
+static void sched_round_robin_slices(void)
+{
+	static struct rr r;	/* 2-aligned: the low bit says which thread */
+	int cpu = test_cpu();
+	u64 p0, p1, sw0, sw1, t0, dt;
+
+	if (!preempt_full) {
+		ktap_skip("preempt=none: slices do not preempt");
+		return;
+	}
+	memset(&r, 0, sizeof(r));
+	r.last = -1;
+	for (int i = 0; i < 2; i++) {
+		r.t[i] = kthread_create_on_cpu(rr_spin, (void *)((long)&r | i), cpu, "rr");
+		KTAP_ASSERT(r.t[i]);
+		get_task_struct(r.t[i]);	/* its counters are read after the join */
+	}
+	t0 = ktime_get_ns();
+	wake_up_process(r.t[0]);
+	wake_up_process(r.t[1]);
+	/* Until each has been preempted a few times (bounded). */
+	WAIT_UNTIL(READ_ONCE(r.t[0]->nr_preempted) >= 4 &&
+		   READ_ONCE(r.t[1]->nr_preempted) >= 4, 8000);
+	r.stop = true;
+	dt = ktime_get_ns() - t0;
+	kthread_join(r.t[0]);
+	kthread_join(r.t[1]);
+	p0 = r.t[0]->nr_preempted;
+	p1 = r.t[1]->nr_preempted;
+	sw0 = r.t[0]->nr_switches;
+	sw1 = r.t[1]->nr_switches;
+	put_task_struct(r.t[0]);
+	put_task_struct(r.t[1]);
+	KTAP_EXPECT(r.loops[0] > 0 && r.loops[1] > 0);
+	KTAP_EXPECT(p0 >= 4 && p1 >= 4);	/* the tick took the CPU away */
+	KTAP_EXPECT(r.turns >= 8);		/* and they alternated */
+	ktap_log("CPU %d: two busy threads, %llu/%llu preemptions, %d turns in %llu ms "
+		 "(slice %u ms, mean %llu ms per turn)", cpu, (unsigned long long)p0,
+		 (unsigned long long)p1, r.turns, (unsigned long long)dt / 1000000,
+		 sched_slice_ms, (unsigned long long)(dt / 1000000 / (sw0 + sw1 ? sw0 + sw1 : 1)));
 }
 
 /* Wakes a more urgent thread with preemption off and checks it waited. */
@@ -368,6 +510,299 @@ static void sched_remote_wakeup_preempts(void)
 			 smp_processor_id(), (unsigned long long)(r.ran_at - r.woken_at) / 1000);
 }
 
+/* ---- preempt_count and the context queries ----------------------------- */
+
+struct ctx_seen {
+	volatile int done;
+	int count, irq, nmi, atomic, softirq;
+};
+
+static void note_ctx(struct ctx_seen *c)
+{
+	c->count = preempt_count();
+	c->irq = in_irq() != 0;
+	c->nmi = in_nmi() != 0;
+	c->atomic = in_atomic();
+	c->softirq = in_softirq() != 0;
+	smp_store_release(&c->done, 1);
+}
+
+static struct ctx_seen timer_seen, nmi_seen;
+static void ctx_timer_fn(struct timer_list *t) { (void)t; note_ctx(&timer_seen); }
+
+static volatile bool nmi_armed_here;
+static int ctx_nmi_fn(struct pt_regs *regs, void *data)
+{
+	(void)regs; (void)data;
+	if (!nmi_armed_here || nmi_seen.done)
+		return NMI_DONE;
+	note_ctx(&nmi_seen);
+	return NMI_HANDLED;
+}
+static struct nmiaction ctx_nmi_action = { .handler = ctx_nmi_fn, .name = "test_ctx" };
+
+static void sched_preempt_count_fields(void)
+{
+	struct timer_list t;
+	int base = preempt_count();
+
+	KTAP_ASSERT(base == 0);
+	KTAP_EXPECT(!in_atomic() && !in_irq() && !in_nmi() && !in_softirq() && preemptible());
+	preempt_disable();
+	preempt_disable();
+	KTAP_EXPECT_EQ(preempt_count() & PREEMPT_MASK, 2);
+	KTAP_EXPECT(in_atomic() && !in_irq() && !in_interrupt() && !preemptible());
+	preempt_enable();
+	preempt_enable();
+	local_bh_disable();
+	KTAP_EXPECT_EQ(softirq_count(), SOFTIRQ_DISABLE_OFFSET);
+	KTAP_EXPECT(in_softirq() && in_atomic() && !in_irq());
+	KTAP_EXPECT_EQ(preempt_count() & PREEMPT_MASK, 0);
+	local_bh_enable();
+	KTAP_EXPECT_EQ(preempt_count(), 0);
+
+	/* A timer callback runs in the tick: hardirq context. */
+	memset(&timer_seen, 0, sizeof(timer_seen));
+	timer_setup(&t, ctx_timer_fn, 0);
+	t.expires = jiffies + 1;
+	add_timer(&t);
+	KTAP_EXPECT(WAIT_UNTIL(smp_load_acquire(&timer_seen.done), 2000));
+	del_timer_sync(&t);
+	KTAP_EXPECT_EQ(timer_seen.count & HARDIRQ_MASK, HARDIRQ_OFFSET);
+	KTAP_EXPECT(timer_seen.irq && !timer_seen.nmi && timer_seen.atomic);
+
+	/* An NMI to this CPU: NMI and hardirq levels both set. */
+	memset(&nmi_seen, 0, sizeof(nmi_seen));
+	KTAP_ASSERT(register_nmi_handler(&ctx_nmi_action) == 0);
+	nmi_armed_here = true;
+	preempt_disable();	/* stay on this CPU while it NMIs itself */
+	bool sent = arch_send_nmi(smp_processor_id());
+	u64 end = ktime_get_ns() + 2000000000ull;
+	while (sent && !smp_load_acquire(&nmi_seen.done) && ktime_get_ns() < end)
+		cpu_relax();
+	preempt_enable();
+	nmi_armed_here = false;
+	unregister_nmi_handler(&ctx_nmi_action);
+	if (!sent) {
+		ktap_log("no NMI IPIs here: in_nmi() not checked");
+	} else {
+		KTAP_EXPECT(nmi_seen.done);
+		KTAP_EXPECT_EQ(nmi_seen.count & NMI_MASK, NMI_OFFSET);
+		KTAP_EXPECT(nmi_seen.nmi && nmi_seen.irq && nmi_seen.atomic);
+		/* Its preempt_count still holds ours (1) under the NMI levels. */
+		KTAP_EXPECT_EQ(nmi_seen.count & PREEMPT_MASK, 1);
+	}
+	KTAP_EXPECT_EQ(preempt_count(), 0);
+	ktap_log("timer callback preempt_count=0x%x, NMI handler preempt_count=0x%x",
+		 timer_seen.count, nmi_seen.count);
+}
+
+/* ---- idle, the reschedule IPI, the RCU hooks --------------------------- */
+
+static int spin_for(void *p)
+{
+	spin_ms((unsigned int)(long)p);
+	return 0;
+}
+
+static void sched_idle_halts(void)
+{
+	int cpu = test_cpu();
+	u64 h0, c0, t0, h1, c1, t1, busy_h;
+	struct task *t;
+
+	if (cpu == smp_processor_id()) {
+		ktap_skip("needs 2 CPUs (this one runs the test)");
+		return;
+	}
+	msleep(5);
+	h0 = sched_stat(cpu, idle_halts);
+	c0 = sched_stat(cpu, idle_halt_cycles);
+	t0 = get_cycles();
+	msleep(50);
+	WAIT_UNTIL(sched_stat(cpu, idle_halts) > h0 + 1, 2000);
+	h1 = sched_stat(cpu, idle_halts);
+	c1 = sched_stat(cpu, idle_halt_cycles);
+	t1 = get_cycles();
+	KTAP_EXPECT(h1 > h0);		/* the idle CPU halted */
+	KTAP_EXPECT(c1 > c0);
+
+	/* A busy thread there: its idle task does not run at all. */
+	t = kthread_create_on_cpu(spin_for, (void *)40l, cpu, "busy");
+	KTAP_ASSERT(t);
+	get_task_struct(t);
+	wake_up_process(t);
+	KTAP_EXPECT(WAIT_UNTIL(READ_ONCE(t->nr_switches) > 0, 2000));
+	busy_h = sched_stat(cpu, idle_halts);
+	u64 end = ktime_get_ns() + 20000000ull;
+	while (ktime_get_ns() < end && cpu_curr(cpu) == t)
+		cpu_relax();
+	bool still = cpu_curr(cpu) == t;
+	busy_h = sched_stat(cpu, idle_halts) - busy_h;
+	kthread_join(t);
+	put_task_struct(t);
+	if (still)
+		KTAP_EXPECT_EQ(busy_h, 0);
+	ktap_log("CPU %d idle >= 50 ms: %llu halts, %llu%% of the time halted", cpu,
+		 (unsigned long long)(h1 - h0),
+		 (unsigned long long)((c1 - c0) * 100 / (t1 - t0 ? t1 - t0 : 1)));
+}
+
+/* Waking a sleeper on an idle CPU sends it the reschedule IPI. */
+static DECLARE_WAIT_QUEUE_HEAD(ipi_wq);
+static volatile int ipi_flag, ipi_ran_on = -1;
+
+static int ipi_sleeper(void *unused)
+{
+	wait_event(ipi_wq, ipi_flag);
+	ipi_ran_on = smp_processor_id();
+	return 0;
+}
+
+static void sched_remote_wakeup_ipi(void)
+{
+	int cpu = test_cpu(), rounds = 5, ok = 0;
+	u64 ipis = 0;
+
+	if (cpu == smp_processor_id()) {
+		ktap_skip("needs 2 CPUs");
+		return;
+	}
+	for (int r = 0; r < rounds; r++) {
+		struct task *t;
+		u64 i0;
+
+		ipi_flag = 0;
+		ipi_ran_on = -1;
+		t = kthread_create_on_cpu(ipi_sleeper, NULL, cpu, "ipiwait");
+		KTAP_ASSERT(t);
+		get_task_struct(t);
+		wake_up_process(t);
+		/* Until it sleeps and its CPU is idle again. */
+		WAIT_UNTIL(READ_ONCE(t->state) == TASK_UNINTERRUPTIBLE &&
+			   is_idle_task(cpu_curr(cpu)), 2000);
+		i0 = sched_stat(cpu, resched_ipis);
+		ipi_flag = 1;
+		wake_up(&ipi_wq);
+		bool ran = WAIT_UNTIL(ipi_ran_on >= 0, 3000);
+		ipis += sched_stat(cpu, resched_ipis) - i0;
+		kthread_join(t);
+		put_task_struct(t);
+		ok += ran && ipi_ran_on == cpu;
+	}
+	KTAP_EXPECT_EQ(ok, rounds);
+	KTAP_EXPECT(ipis >= (u64)rounds);	/* one IPI per remote wake-up at least */
+	ktap_log("%d wake-ups from CPU %d of a sleeper on idle CPU %d: %llu reschedule IPIs",
+		 rounds, smp_processor_id(), cpu, (unsigned long long)ipis);
+}
+
+/* The RCU hooks: every scheduler pass, every idle halt, every tick. */
+static struct { int enters_minus_exits; volatile int done; } idle_probe;
+static void probe_idle_hooks(void *unused)
+{
+	int cpu = smp_processor_id();
+
+	(void)unused;
+	idle_probe.enters_minus_exits = (int)(sched_stat(cpu, rcu_idle_enters) -
+					      sched_stat(cpu, rcu_idle_exits));
+	smp_store_release(&idle_probe.done, 1);
+}
+
+/*
+ * Spins (preemption off or on) until this CPU's tick has hit it twice in
+ * the class expected, for at most 3 s: 0 if it saw them, -1 if not.  A
+ * fixed spin could see no tick at all while the host runs other vCPUs.
+ */
+static u64 spin_other_ticks;	/* ticks of the other class meanwhile */
+
+static int spin_for_ticks(void *p)
+{
+	bool off = p != NULL;
+	int cpu = smp_processor_id(), ret = -1;
+	u64 end = ktime_get_ns() + 3000000000ull;
+
+	if (off)
+		preempt_disable();
+	u64 c0 = off ? sched_stat(cpu, tick_atomic) : sched_stat(cpu, tick_qs);
+	u64 o0 = off ? sched_stat(cpu, tick_qs) : sched_stat(cpu, tick_atomic);
+	while (ktime_get_ns() < end) {
+		u64 c = off ? sched_stat(cpu, tick_atomic) : sched_stat(cpu, tick_qs);
+
+		if (c - c0 >= 2) {
+			ret = 0;
+			break;
+		}
+		cpu_relax();
+	}
+	spin_other_ticks = (off ? sched_stat(cpu, tick_qs) : sched_stat(cpu, tick_atomic)) - o0;
+	if (off)
+		preempt_enable();
+	return ret;
+}
+
+static void sched_rcu_hooks(void)
+{
+	int cpu = test_cpu(), me = smp_processor_id();
+	u64 cs0 = sched_stat(me, rcu_cs_hooks), sw0 = sched_nr_switches(me);
+	struct task *t;
+	u64 q0, a0, i0, dq, da, di;
+
+	/* Each switch passes the hook (and so do passes that keep the task). */
+	for (int i = 0; i < 20; i++)
+		yield();
+	msleep(2);
+	KTAP_EXPECT(sched_stat(me, rcu_cs_hooks) - cs0 >= sched_nr_switches(me) - sw0);
+	KTAP_EXPECT(sched_stat(me, rcu_cs_hooks) - cs0 >= 20);
+
+	if (cpu != me) {
+		/*
+		 * An irq that lands in the idle halt is inside rcu_idle_enter():
+		 * one enter more than exits.  Anywhere else they are equal.  A
+		 * probe may find the CPU busy (another suite's thread): retry.
+		 */
+		int in_idle = 0, bad = 0;
+
+		for (int i = 0; i < 10 && !in_idle; i++) {
+			msleep(5);
+			idle_probe.done = 0;
+			KTAP_EXPECT_EQ(smp_call_function_single(cpu, probe_idle_hooks, NULL, 1), 0);
+			KTAP_EXPECT(idle_probe.done);
+			in_idle += idle_probe.enters_minus_exits == 1;
+			bad += idle_probe.enters_minus_exits != 0 &&
+			       idle_probe.enters_minus_exits != 1;
+		}
+		KTAP_EXPECT_EQ(in_idle, 1);
+		KTAP_EXPECT_EQ(bad, 0);
+	}
+
+	/* Tick classification on the test CPU: idle, preempt-off, preemptible. */
+	i0 = sched_stat(cpu, tick_idle);
+	if (cpu != me) {
+		msleep(20);
+		KTAP_EXPECT(sched_stat(cpu, tick_idle) > i0);
+	}
+	a0 = sched_stat(cpu, tick_atomic);
+	t = kthread_create_on_cpu(spin_for_ticks, (void *)1l, cpu, "pcoff");
+	KTAP_ASSERT(t);
+	wake_up_process(t);
+	KTAP_EXPECT_EQ(kthread_join(t), 0);	/* ticks hit the preempt-off spin */
+	dq = spin_other_ticks;
+	da = sched_stat(cpu, tick_atomic) - a0;
+	KTAP_EXPECT(da >= 2);
+	KTAP_EXPECT_EQ(dq, 0);	/* none counted quiescent inside preempt_disable() */
+	q0 = sched_stat(cpu, tick_qs);
+	t = kthread_create_on_cpu(spin_for_ticks, NULL, cpu, "pcon");
+	KTAP_ASSERT(t);
+	wake_up_process(t);
+	KTAP_EXPECT_EQ(kthread_join(t), 0);	/* ticks hit preemptible code */
+	di = sched_stat(cpu, tick_qs) - q0;
+	KTAP_EXPECT(di >= 2);
+	ktap_log("CPU %d: %llu scheduler passes hooked; ticks in a preempt-off spin: "
+		 "%llu atomic, %llu qs; in a preemptible one: %llu qs", cpu,
+		 (unsigned long long)(sched_stat(me, rcu_cs_hooks) - cs0),
+		 (unsigned long long)da, (unsigned long long)dq, (unsigned long long)di);
+}
+
 /* ---- binding and cross-CPU wake-ups ------------------------------------ */
 
 struct bound {
@@ -491,9 +926,9 @@ static void sched_sleep_and_timeouts(void)
 	KTAP_EXPECT(dt >= 30000000ull);
 	ktap_log("msleep(30) took %llu us", (unsigned long long)dt / 1000);
 
-	t0 = ktime_get_ns();
-	KTAP_EXPECT_EQ(wait_for_completion_timeout(&never_done, msecs_to_jiffies(20)), 0);
-	KTAP_EXPECT(ktime_get_ns() - t0 >= 19000000ull);
+	u64 j0 = jiffies;	/* timeouts are in jiffies, as Linux's */
+	KTAP_EXPECT_EQ(wait_for_completion_timeout(&never_done, 20), 0);
+	KTAP_EXPECT(jiffies - j0 >= 20);
 
 	init_completion(&c);
 	complete(&c);
@@ -512,6 +947,62 @@ static void sched_sleep_and_timeouts(void)
 	udelay(100);
 	KTAP_EXPECT_EQ(atomic_read(&sched_atomic_bugs), bugs);	/* no false reports */
 	KTAP_EXPECT_EQ(atomic_read(&sched_sleep_bugs), sbugs);
+}
+
+/* complete() lets exactly one waiter through, complete_all() the rest. */
+static DECLARE_COMPLETION(gate);
+static atomic_t through;
+
+static int wait_gate(void *unused)
+{
+	if (!wait_for_completion_timeout(&gate, msecs_to_jiffies(10000)))
+		return -1;
+	atomic_inc(&through);
+	return 0;
+}
+
+static void sched_completion_and_delays(void)
+{
+	enum { W = 4 };
+	struct task *ts[W];
+	int failed = 0;
+	u64 t0, dt;
+
+	reinit_completion(&gate);
+	atomic_set(&through, 0);
+	for (int i = 0; i < W; i++) {
+		ts[i] = kthread_create_on_cpu(wait_gate, NULL, i % nr_cpu_ids, "gate");
+		KTAP_ASSERT(ts[i]);
+		wake_up_process(ts[i]);
+	}
+	msleep(20);
+	KTAP_EXPECT_EQ(atomic_read(&through), 0);
+	complete(&gate);
+	WAIT_UNTIL(atomic_read(&through) >= 1, 3000);
+	msleep(20);
+	KTAP_EXPECT_EQ(atomic_read(&through), 1);
+	complete_all(&gate);
+	KTAP_EXPECT(WAIT_UNTIL(atomic_read(&through) == W, 5000));
+	for (int i = 0; i < W; i++)
+		failed += kthread_join(ts[i]) != 0;
+	KTAP_EXPECT_EQ(failed, 0);
+
+	/* TSC delays are never short. */
+	t0 = get_cycles_ordered();
+	udelay(500);
+	dt = cycles_to_ns(get_cycles_ordered() - t0);
+	KTAP_EXPECT(dt >= 500000);
+	t0 = get_cycles_ordered();
+	ndelay(3000);
+	u64 dn = cycles_to_ns(get_cycles_ordered() - t0);
+	KTAP_EXPECT(dn >= 3000);
+	t0 = get_cycles_ordered();
+	mdelay(3);
+	u64 dm = cycles_to_ns(get_cycles_ordered() - t0);
+	KTAP_EXPECT(dm >= 3000000);
+	ktap_log("complete() let 1 of %d through, complete_all() the rest; udelay(500) %llu ns, "
+		 "ndelay(3000) %llu ns, mdelay(3) %llu ns", W, (unsigned long long)dt,
+		 (unsigned long long)dn, (unsigned long long)dm);
 }
 
 /* ---- debug reports ----------------------------------------------------- */
@@ -543,11 +1034,34 @@ static void sched_atomic_bug_reported(void)
 
 #define CTX_RUNS 7
 #define CTX_ITERS 2000
+#define XCPU_ITERS 100
 
+/* One row: per-run figures in thousandths of a ns / cycle. */
+static void ctxsw_row(const char *type, u64 *ns_milli, u64 *cyc_milli, int runs,
+		      const char *extra)
+{
+	struct stats ns, cyc;
+
+	stats_compute(ns_milli, runs, &ns);
+	stats_compute(cyc_milli, runs, &cyc);
+	ktap_log("bench name=ctxsw cpus=%d mean_ns=%llu.%03llu stddev=%llu.%03llu type=%s "
+		 "mean_cycles=%llu.%03llu stddev_cycles=%llu.%03llu median_ns=%llu.%03llu "
+		 "runs=%d preempt=%s %s", nr_cpu_ids,
+		 (unsigned long long)(ns.mean / 1000), (unsigned long long)(ns.mean % 1000),
+		 (unsigned long long)(ns.stddev / 1000), (unsigned long long)(ns.stddev % 1000),
+		 type,
+		 (unsigned long long)(cyc.mean / 1000), (unsigned long long)(cyc.mean % 1000),
+		 (unsigned long long)(cyc.stddev / 1000), (unsigned long long)(cyc.stddev % 1000),
+		 (unsigned long long)(ns.median / 1000), (unsigned long long)(ns.median % 1000),
+		 runs, preempt_full ? "full" : "none", extra);
+}
+
+/* Same CPU: two threads yield to each other; cost per switch. */
 struct pingpong {
 	volatile bool stop;
 	volatile bool partner_up;
-	u64 ns[CTX_RUNS];	/* ns per switch, x1000 */
+	u64 ns[CTX_RUNS];	/* per switch, thousandths */
+	u64 cyc[CTX_RUNS];
 	u64 switches[CTX_RUNS];
 };
 
@@ -570,28 +1084,83 @@ static int yield_timer(void *p)
 		yield();
 	for (int r = 0; r < CTX_RUNS; r++) {
 		u64 sw0 = sched_nr_switches(cpu);
-		u64 t0 = ktime_get_ns();
+		u64 c0 = get_cycles_ordered();
 
 		for (int i = 0; i < CTX_ITERS; i++)
 			yield();
-		u64 dt = ktime_get_ns() - t0;
+		u64 dc = get_cycles_ordered() - c0;
 		u64 sw = sched_nr_switches(cpu) - sw0;
 
 		pp->switches[r] = sw;
-		pp->ns[r] = sw ? dt * 1000 / sw : 0;
+		pp->cyc[r] = sw ? dc * 1000 / sw : 0;
+		pp->ns[r] = sw ? cycles_to_ns(dc) * 1000 / sw : 0;
 	}
 	pp->stop = true;
 	return 0;
 }
 
+/*
+ * Cross CPU: a wakes b on another CPU and sleeps until b wakes it back.
+ * Per run the mean of one wake-up, from wake_up() on one CPU to the woken
+ * thread running on the other (half a round trip: each half is a wake-up
+ * by reschedule IPI, a switch in from idle and a switch out to idle).
+ */
+struct xcpu {
+	volatile int turn;		/* 0: a's, 1: b's */
+	volatile bool stop;
+	wait_queue_head_t wq[2];
+	u64 ns[CTX_RUNS], cyc[CTX_RUNS];
+	u64 ipis0, ipis;
+	int b_cpu;
+};
+
+static int xcpu_b(void *p)
+{
+	struct xcpu *x = p;
+
+	for (;;) {
+		wait_event(x->wq[1], x->turn == 1 || x->stop);
+		if (x->stop)
+			return 0;
+		WRITE_ONCE(x->turn, 0);
+		wake_up(&x->wq[0]);
+	}
+}
+
+static int xcpu_a(void *p)
+{
+	struct xcpu *x = p;
+
+	x->ipis0 = sched_stat(x->b_cpu, resched_ipis);
+	for (int r = 0; r < CTX_RUNS; r++) {
+		u64 c0 = get_cycles_ordered();
+
+		for (int i = 0; i < XCPU_ITERS; i++) {
+			WRITE_ONCE(x->turn, 1);
+			wake_up(&x->wq[1]);
+			wait_event(x->wq[0], x->turn == 0);
+		}
+		u64 dc = get_cycles_ordered() - c0;
+
+		x->cyc[r] = dc * 1000 / (2 * XCPU_ITERS);
+		x->ns[r] = cycles_to_ns(dc) * 1000 / (2 * XCPU_ITERS);
+	}
+	x->ipis = sched_stat(x->b_cpu, resched_ipis) - x->ipis0;
+	WRITE_ONCE(x->stop, true);
+	wake_up(&x->wq[1]);
+	return 0;
+}
+
 static void sched_bench_ctxsw(void)
 {
-	struct pingpong pp = { 0 };
+	static struct pingpong pp;
+	static struct xcpu x;
 	int cpu = test_cpu();
 	struct task *a, *b;
 	u64 min_sw = ~0ull;
-	struct stats st;
+	char extra[64];
 
+	memset(&pp, 0, sizeof(pp));
 	b = start_on(yield_partner, &pp, cpu, PRIO_NORMAL, "pong");
 	a = start_on(yield_timer, &pp, cpu, PRIO_NORMAL, "ping");
 	KTAP_ASSERT(a && b);
@@ -600,25 +1169,49 @@ static void sched_bench_ctxsw(void)
 	for (int r = 0; r < CTX_RUNS; r++)
 		if (pp.switches[r] < min_sw)
 			min_sw = pp.switches[r];
-	stats_compute(pp.ns, CTX_RUNS, &st);
 	/* Each yield() must have switched to the partner and back. */
 	KTAP_EXPECT(min_sw >= 2 * CTX_ITERS - 2);
-	ktap_log("bench name=ctxsw cpus=%d mean_ns=%llu.%03llu stddev=%llu.%03llu "
-		 "runs=%d switches_per_run=%llu cpu=%d preempt=%s",
-		 nr_cpu_ids, (unsigned long long)(st.mean / 1000), (unsigned long long)(st.mean % 1000),
-		 (unsigned long long)(st.stddev / 1000), (unsigned long long)(st.stddev % 1000),
-		 CTX_RUNS, (unsigned long long)min_sw, cpu, preempt_full ? "full" : "none");
+	snprintf(extra, sizeof(extra), "switches_per_run=%llu cpu=%d",
+		 (unsigned long long)min_sw, cpu);
+	ctxsw_row("same-cpu", pp.ns, pp.cyc, CTX_RUNS, extra);
+
+	if (nr_cpu_ids < 2) {
+		ktap_log("ctxsw type=cross-cpu needs 2 CPUs");
+		return;
+	}
+	memset(&x, 0, sizeof(x));
+	init_waitqueue_head(&x.wq[0]);
+	init_waitqueue_head(&x.wq[1]);
+	/* b on the last CPU, a on the one before it: neither is this CPU at 3+. */
+	x.b_cpu = nr_cpu_ids - 1;
+	b = start_on(xcpu_b, &x, x.b_cpu, PRIO_NORMAL, "xcpu-b");
+	a = start_on(xcpu_a, &x, nr_cpu_ids - 2, PRIO_NORMAL, "xcpu-a");
+	KTAP_ASSERT(a && b);
+	kthread_join(a);
+	kthread_join(b);
+	/* b sleeps between rounds on an otherwise idle CPU: woken by IPI. */
+	KTAP_EXPECT(x.ipis >= (u64)CTX_RUNS * XCPU_ITERS / 2);
+	snprintf(extra, sizeof(extra), "wakeups_per_run=%d cpu=%d,%d ipis=%llu",
+		 2 * XCPU_ITERS, nr_cpu_ids - 2, x.b_cpu, (unsigned long long)x.ipis);
+	ctxsw_row("cross-cpu", x.ns, x.cyc, CTX_RUNS, extra);
 }
 
 KTAP_SUITE(sched,
 	   KTAP_CASE(sched_kthread_lifecycle),
+	   KTAP_CASE(sched_kthread_bind_and_exit),
 	   KTAP_CASE(sched_busy_thread_does_not_starve),
+	   KTAP_CASE(sched_round_robin_slices),
 	   KTAP_CASE(sched_preempt_disabled_not_preempted),
 	   KTAP_CASE(sched_none_mode_not_preempted),
 	   KTAP_CASE(sched_high_prio_runs_next),
 	   KTAP_CASE(sched_remote_wakeup_preempts),
+	   KTAP_CASE(sched_preempt_count_fields),
+	   KTAP_CASE(sched_idle_halts),
+	   KTAP_CASE(sched_remote_wakeup_ipi),
+	   KTAP_CASE(sched_rcu_hooks),
 	   KTAP_CASE(sched_bound_threads_stay),
 	   KTAP_CASE(sched_wakeup_ring_across_cpus),
 	   KTAP_CASE(sched_sleep_and_timeouts),
+	   KTAP_CASE(sched_completion_and_delays),
 	   KTAP_CASE(sched_atomic_bug_reported),
 	   KTAP_CASE(sched_bench_ctxsw));

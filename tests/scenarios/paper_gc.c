@@ -69,10 +69,15 @@ struct gc_ctx {
 	u64 in_flight_sum, samples;
 };
 
+/* However late the host runs them, the updaters replace this many
+ * objects and every reader reads once before a run may end. */
+#define GC_MIN_UPDATES 16
+
 static void gc_worker(struct scen_worker *w)
 {
 	struct gc_ctx *x = w->arg;
 
+	scen_owe(w);
 	if (!scen_start_barrier(w))
 		return;
 	if (w->idx < x->updaters) {
@@ -91,7 +96,8 @@ static void gc_worker(struct scen_worker *w)
 			rcu_assign_pointer(gc_head, fresh);
 			spin_unlock(&gc_lock);
 			call_rcu_sched(&old->rh, gc_free_cb);
-			x->updates[w->idx]++;
+			if (++x->updates[w->idx] >= GC_MIN_UPDATES)
+				scen_paid(w);
 			if (w->idx == 0) {
 				long f = atomic_long_read(&gc_allocated) - atomic_long_read(&gc_freed) - 1;
 
@@ -118,6 +124,7 @@ static void gc_worker(struct scen_worker *w)
 			rcu_read_unlock_sched();
 			x->reads[w->idx]++;
 		}
+		scen_paid(w);
 		scen_yield();
 	}
 }
@@ -196,7 +203,7 @@ static void gc_under_update_load(void)
 	if (x->max_in_flight > (long)gc_max_in_flight)
 		ktap_fail("%ld objects waited for collection at once (limit %u)",
 			  x->max_in_flight, gc_max_in_flight);
-	KTAP_EXPECT(updates > 0);
+	KTAP_EXPECT(updates >= GC_MIN_UPDATES);
 	kfree(gc_head);
 	gc_head = NULL;
 	kfree(x);
@@ -312,11 +319,14 @@ static void ex_delete(struct ex_ctx *x, int idx, long key)
 	spin_unlock(&x->table_lock);
 }
 
+#define EX_MIN_DELETES 8
+
 static void ex_worker(struct scen_worker *w)
 {
 	struct ex_ctx *x = w->arg;
 	unsigned long seed = 777 + (unsigned long)w->idx * 104729;
 
+	scen_owe(w);	/* one pass each, and EX_MIN_DELETES from a deleter */
 	if (!scen_start_barrier(w))
 		return;
 	while (!scen_should_stop(w)) {
@@ -329,6 +339,8 @@ static void ex_worker(struct scen_worker *w)
 			else
 				ex_lookup(x, w->idx, key);
 		}
+		if (w->idx >= x->deleters || x->deletes[w->idx] >= EX_MIN_DELETES)
+			scen_paid(w);
 		scen_yield();
 	}
 }

@@ -25,16 +25,16 @@
 
 static char *rs_cpus_param;
 core_param(refscale.cpus, rs_cpus_param, charp,
-	   "CPU counts of paper_readside, e.g. 1,2,4,8,16 (default: powers of two up to those online)");
+	   "CPU counts of paper_readside, e.g. 1,2,4,8,16 (default: 1 and all online quick; powers of two up to those online full)");
 static char *rs_types_param;
 core_param(refscale.types, rs_types_param, charp,
 	   "reader types of paper_readside (default all): empty,rcu-sched,rcu,rcu-nonpreempt,rwlock,rwlock-fair,spinlock,refcnt,refcnt-percpu,seqlock,srcu");
 static char *cslen_param;
 core_param(cslen.cs_ns, cslen_param, charp,
-	   "critical-section lengths (ns) of paper_cslen (default 0,1000 quick; 0,100,200,500,1000,2000,5000,10000,20000 full)");
+	   "critical-section lengths (ns) of paper_cslen (default 1000 quick; 0,100,200,500,1000,2000,5000,10000,20000 full)");
 static char *cslen_types_param;
 core_param(cslen.types, cslen_types_param, charp,
-	   "reader types of paper_cslen (default: empty,rcu-sched,rcu,rwlock,rwlock-fair,spinlock,refcnt,refcnt-percpu,seqlock)");
+	   "reader types of paper_cslen (default: empty,rcu-sched,rcu,rcu-nonpreempt,rwlock,rwlock-fair,spinlock,refcnt,refcnt-percpu,seqlock,srcu)");
 static unsigned int cslen_cpus_param;
 core_param(cslen.cpus, cslen_cpus_param, uint, "CPUs of paper_cslen (default: 16, or all online if fewer)");
 
@@ -67,23 +67,58 @@ static int cpu_counts(unsigned int *out, int max)
 			return n;
 		}
 	}
+	/* Quick: 1 CPU and all online, the two ends the goals compare. */
+	if (!scen_full()) {
+		out[n++] = 1;
+		if (online > 1 && n < max)
+			out[n++] = (unsigned int)online;
+		return n;
+	}
 	for (unsigned int c = 1; (int)c <= online && n < max; c *= 2)
 		out[n++] = c;
-	/* Quick runs end at all online CPUs even when that is no power of 2. */
-	if (n && (int)out[n - 1] != online && n < max && !scen_full())
-		out[n++] = (unsigned int)online;
 	return n;
+}
+
+/* The empty loop at cs_ns > 0, measured once per point. */
+static struct empty_at_cs {
+	int cpus;
+	unsigned int cs_ns;
+	struct rs_result r;
+} empty_cs[32];
+
+/* paper_cslen's own empty rows, for the other types' net_ns. */
+static void empty_keep(int cpus, unsigned int cs_ns, const struct rs_result *r)
+{
+	for (unsigned int i = 0; cs_ns && i < ARRAY_SIZE(empty_cs); i++)
+		if (!empty_cs[i].r.runs) {
+			empty_cs[i].cpus = cpus;
+			empty_cs[i].cs_ns = cs_ns;
+			empty_cs[i].r = *r;
+			return;
+		}
 }
 
 /* The empty loop at this point, measured now if not yet. */
 static const struct rs_result *empty_at(int cpus, unsigned int cs_ns, struct rs_result *tmp)
 {
 	const struct rs_ops *e = rs_ops_find("empty");
+	struct empty_at_cs *slot = NULL;
 
 	if (cs_ns == 0 && rs_zero[ops_index(e)][cpus].runs)
 		return &rs_zero[ops_index(e)][cpus];
+	for (unsigned int i = 0; cs_ns && i < ARRAY_SIZE(empty_cs); i++) {
+		if (empty_cs[i].r.runs && empty_cs[i].cpus == cpus && empty_cs[i].cs_ns == cs_ns)
+			return &empty_cs[i].r;
+		if (!slot && !empty_cs[i].r.runs)
+			slot = &empty_cs[i];
+	}
 	if (refscale_measure(e, cpus, cs_ns, refscale_loops(cs_ns), refscale_runs(), tmp))
 		return NULL;
+	if (slot) {
+		slot->cpus = cpus;
+		slot->cs_ns = cs_ns;
+		slot->r = *tmp;
+	}
 	return tmp;
 }
 
@@ -160,6 +195,15 @@ static u64 mean_of(const char *type, int cpus)
 	return ops && rs_zero[ops_index(ops)][cpus].runs ? rs_zero[ops_index(ops)][cpus].ps.mean : 0;
 }
 
+/* The batch median (batch_ns=) of a row: the cost without the host's
+ * descheduling. */
+static u64 batch_of(const char *type, int cpus)
+{
+	const struct rs_ops *ops = rs_ops_find(type);
+
+	return ops && rs_zero[ops_index(ops)][cpus].runs ? rs_zero[ops_index(ops)][cpus].batch_ps : 0;
+}
+
 /* a/b as a fixed-point number with three decimals ("x1000"). */
 static char *ratio(char *buf, size_t size, u64 a, u64 b)
 {
@@ -186,11 +230,18 @@ static void readside_goals(void)
 	}
 	u64 rs = mean_of("rcu-sched", n);
 
-	ktap_log("bench name=readside_goals cpus=%d rwlock_over_rcu_sched=%s refcnt_over_rcu_sched=%s rcu_sched_n_over_1=%s rcu_over_empty=%s",
+	ktap_log("bench name=readside_goals cpus=%d rwlock_over_rcu_sched=%s refcnt_over_rcu_sched=%s rcu_sched_n_over_1=%s rcu_nonpreempt_over_empty=%s",
 		 n, ratio(r1, sizeof(r1), mean_of("rwlock", n), rs),
 		 ratio(r2, sizeof(r2), mean_of("refcnt", n), rs),
 		 ratio(r3, sizeof(r3), rs, mean_of("rcu-sched", 1)),
-		 ratio(r4, sizeof(r4), mean_of("rcu", n), mean_of("empty", n)));
+		 ratio(r4, sizeof(r4), mean_of("rcu-nonpreempt", n), mean_of("empty", n)));
+	u64 bs = batch_of("rcu-sched", n);
+
+	ktap_log("bench name=readside_goals_batch cpus=%d rwlock_over_rcu_sched=%s refcnt_over_rcu_sched=%s rcu_sched_n_over_1=%s rcu_nonpreempt_over_empty=%s",
+		 n, ratio(r1, sizeof(r1), batch_of("rwlock", n), bs),
+		 ratio(r2, sizeof(r2), batch_of("refcnt", n), bs),
+		 ratio(r3, sizeof(r3), bs, batch_of("rcu-sched", 1)),
+		 ratio(r4, sizeof(r4), batch_of("rcu-nonpreempt", n), batch_of("empty", n)));
 }
 
 KTAP_SUITE(paper_readside,
@@ -242,9 +293,9 @@ static void cslen_type(const char *type)
 		n = ARRAY_SIZE(full);
 		memcpy(cs, full, sizeof(full));
 	} else {
-		cs[0] = 0;
-		cs[1] = 1000;
-		n = 2;
+		/* cs_ns=0 at these CPUs is paper_readside's. */
+		cs[0] = 1000;
+		n = 1;
 	}
 	for (int i = 0; i < n; i++) {
 		struct rs_result r, etmp;
@@ -255,8 +306,12 @@ static void cslen_type(const char *type)
 			ktap_fail("%s at cs_ns=%u: measurement failed (%d)", type, cs[i], ret);
 			continue;
 		}
-		const struct rs_result *e = strcmp(type, "empty") ? empty_at(cpus, cs[i], &etmp) : NULL;
+		const struct rs_result *e = NULL;
 
+		if (strcmp(type, "empty"))
+			e = empty_at(cpus, cs[i], &etmp);
+		else
+			empty_keep(cpus, cs[i], &r);
 		refscale_print_row("readside", ops, &r, e);
 		/* The work inside is real: a section cannot be shorter than it
 		 * (ndelay never returns early), whatever the lock costs. */
@@ -269,20 +324,24 @@ static void cslen_type(const char *type)
 static void cslen_empty(void) { cslen_type("empty"); }
 static void cslen_rcu_sched(void) { cslen_type("rcu-sched"); }
 static void cslen_rcu(void) { cslen_type("rcu"); }
+static void cslen_rcu_nonpreempt(void) { cslen_type("rcu-nonpreempt"); }
 static void cslen_rwlock(void) { cslen_type("rwlock"); }
 static void cslen_rwlock_fair(void) { cslen_type("rwlock-fair"); }
 static void cslen_spinlock(void) { cslen_type("spinlock"); }
 static void cslen_refcnt(void) { cslen_type("refcnt"); }
 static void cslen_refcnt_percpu(void) { cslen_type("refcnt-percpu"); }
 static void cslen_seqlock(void) { cslen_type("seqlock"); }
+static void cslen_srcu(void) { cslen_type("srcu"); }
 
 KTAP_SUITE(paper_cslen,
 	   KTAP_CASE(cslen_empty),
 	   KTAP_CASE(cslen_rcu_sched),
 	   KTAP_CASE(cslen_rcu),
+	   KTAP_CASE(cslen_rcu_nonpreempt),
 	   KTAP_CASE(cslen_rwlock),
 	   KTAP_CASE(cslen_rwlock_fair),
 	   KTAP_CASE(cslen_spinlock),
 	   KTAP_CASE(cslen_refcnt),
 	   KTAP_CASE(cslen_refcnt_percpu),
-	   KTAP_CASE(cslen_seqlock));
+	   KTAP_CASE(cslen_seqlock),
+	   KTAP_CASE(cslen_srcu));

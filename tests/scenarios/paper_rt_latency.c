@@ -186,10 +186,12 @@ static void rt_run(enum rt_type type)
 	rwlock_fair_init(&x->rwf);
 	spin_lock_init(&x->ulock);
 	scen_group_run_for(g, ms);
+	scen_convoy_begin(n);
 	int ret = scen_group_start(g, cpus, n, rt_worker, x);
 
 	if (!ret)
 		ret = scen_group_wait(g, ms + 60000);
+	scen_convoy_end(n);
 	if (ret) {
 		ktap_fail("%s: the run did not finish (%d)", name, ret);
 		return;

@@ -18,6 +18,9 @@ core_param(refscale.loops, rs_loops_param, uint,
 	   "critical sections per reader per run (default: cs_ns=0: 20000 quick, 1000000 full; else 0.5 ms (quick) or 20 ms (full) of section work)");
 static unsigned int rs_runs_param;
 core_param(refscale.runs, rs_runs_param, uint, "runs per measurement (default: 3 quick, 10 full)");
+static unsigned int rs_run_ms_param;
+core_param(refscale.run_ms, rs_run_ms_param, uint,
+	   "per-reader time budget of one run in ms: the loop count is cut to fit unless refscale.loops= is given (default 30 quick, 250 full)");
 static unsigned int rs_run_timeout_s = 300;
 core_param(refscale.run_timeout, rs_run_timeout_s, uint,
 	   "seconds one run may take before it is reported as hung");
@@ -29,14 +32,18 @@ struct rs_reader {
 	long sections;		/* critical sections done */
 	unsigned long gaps;
 	int pc_before, pc_after;	/* preempt_count around the loop */
+	bool cut;		/* stopped at the time limit, short of loops */
 	u32 batch[RS_MAX_BATCHES];	/* cycles per batch */
+	u32 bsize[RS_MAX_BATCHES];	/* sections in each batch */
 	int nbatch;
+	u32 median_batch;	/* after rs_count_gaps(): cycles per section x16 */
 };
 
 struct rs_run {
 	const struct rs_ops *ops;
 	unsigned int cs_ns;
 	long loops, per_batch;
+	u64 limit_ns;		/* a reader quits between batches after this long */
 	struct rs_reader r[NR_CPUS];
 };
 
@@ -56,6 +63,11 @@ long refscale_loops(unsigned int cs_ns)
 	return MAX(scen_full() ? 100l : 20l, work_ns / (long)cs_ns);
 }
 
+unsigned int refscale_run_ms(void)
+{
+	return rs_run_ms_param ? rs_run_ms_param : scen_full() ? 250 : 30;
+}
+
 int refscale_runs(void)
 {
 	return rs_runs_param ? (int)MIN(rs_runs_param, 100u) : scen_full() ? 10 : 3;
@@ -72,9 +84,20 @@ static void rs_reader_fn(struct scen_worker *w)
 	if (!scen_start_barrier(w))
 		return;
 	u64 start = get_cycles_ordered();
+	u64 stop_ns = ktime_get_ns() + run->limit_ns;
+	/* Batches start at one section and double up to per_batch while
+	 * they stay quick; one that takes an eighth of the time limit (a
+	 * convoy formed after the probes) halves the next: so the limit,
+	 * checked between batches, holds. */
+	u64 slow = scen_ns_to_cycles(run->limit_ns / 8);
+	long per_batch = 1;
 
-	while (left > 0 && r->nbatch < RS_MAX_BATCHES) {
-		long n = MIN(left, run->per_batch);
+	while (left > 0) {
+		if (ktime_get_ns() >= stop_ns || r->nbatch == RS_MAX_BATCHES) {
+			r->cut = true;
+			break;
+		}
+		long n = MIN(left, per_batch);
 		u64 t0 = get_cycles();
 
 		if (run->cs_ns)
@@ -83,37 +106,177 @@ static void rs_reader_fn(struct scen_worker *w)
 			ops->read(n);
 		u64 d = get_cycles() - t0;
 
+		r->bsize[r->nbatch] = (u32)n;
 		r->batch[r->nbatch++] = d > 0xffffffffu ? 0xffffffffu : (u32)d;
 		r->sections += n;
 		left -= n;
+		if (d > slow && per_batch > 1)
+			per_batch /= 2;
+		else if (d < slow / 4 && per_batch < run->per_batch)
+			per_batch = MIN(per_batch * 2, run->per_batch);
 	}
 	r->cycles = get_cycles_ordered() - start;
 	r->pc_after = preempt_count();
 }
 
 /* A batch is a host gap when it took RS_GAP_NS longer than the reader's
- * median batch: sort a copy (outside the timed loop) and count. */
+ * median batch of its size.  Batch sizes vary (halved when slow), so the
+ * median is of the cost per section (x16, in cycles); the batch array
+ * is sorted in place (outside the timed loop) into those costs. */
 static unsigned long rs_count_gaps(struct rs_reader *r)
 {
 	u32 *v = r->batch;
 	int n = r->nbatch;
-
-	if (n < 2)
-		return 0;
-	for (int i = 1; i < n; i++) {
-		u32 x = v[i];
-		int j = i - 1;
-
-		for (; j >= 0 && v[j] > x; j--)
-			v[j + 1] = v[j];
-		v[j + 1] = x;
-	}
-	u64 limit = (u64)v[n / 2] + scen_ns_to_cycles(RS_GAP_NS);
+	u64 gap = scen_ns_to_cycles(RS_GAP_NS);
 	unsigned long gaps = 0;
 
-	for (int i = n - 1; i >= 0 && v[i] > limit; i--)
-		gaps++;
+	if (!n) {
+		r->median_batch = 0;
+		return 0;
+	}
+	for (int i = 0; i < n; i++)
+		v[i] = (u32)MIN((u64)v[i] * 16 / MAX(r->bsize[i], 1u), 0xffffffffull);
+	for (int i = 1; i < n; i++) {		/* sizes ride along */
+		u32 x = v[i], s = r->bsize[i];
+		int j = i - 1;
+
+		for (; j >= 0 && v[j] > x; j--) {
+			v[j + 1] = v[j];
+			r->bsize[j + 1] = r->bsize[j];
+		}
+		v[j + 1] = x;
+		r->bsize[j + 1] = s;
+	}
+	r->median_batch = v[n / 2];
+	for (int i = 0; i < n; i++) {
+		u64 med = (u64)v[n / 2] * r->bsize[i] / 16, got = (u64)v[i] * r->bsize[i] / 16;
+
+		gaps += got > med + gap;
+	}
 	return gaps;
+}
+
+/* One run of `loops` sections per reader; adds what it measured to *cycles
+ * (summed over readers) and res (host gaps, sections, cut runs).  0 or
+ * -errno.  A reader stops early after limit_ns (a lock convoy on the
+ * host): *done says how many sections were done in all, *cut whether
+ * some reader was cut short. */
+static int rs_one_run(const struct rs_ops *ops, const int *online, int cpus,
+		      unsigned int cs_ns, long loops, struct rs_run *run,
+		      struct scen_group *g, u64 *cycles, struct rs_result *res,
+		      u64 limit_ns, long long *done, bool *cut, u64 *batch_ps)
+{
+	int ret;
+
+	memset(run, 0, sizeof(*run));
+	run->ops = ops;
+	run->cs_ns = cs_ns;
+	run->loops = loops;
+	run->limit_ns = limit_ns;
+	/* A batch of a few sections at least, so its two TSC reads (slow
+	 * under TCG) do not dominate a short run. */
+	run->per_batch = MAX((loops + RS_MAX_BATCHES - 65) / (RS_MAX_BATCHES - 64), MIN(loops / 8, 32l));
+	run->per_batch = MAX(run->per_batch, 1l);
+	ret = scen_group_start(g, online, cpus, rs_reader_fn, run);
+	if (!ret)
+		ret = scen_group_wait(g, rs_run_timeout_s * 1000);
+	if (!ret && g->failed)
+		ret = -ETIMEDOUT;
+	if (ret)
+		return ret;
+	long long sections = 0;
+	u64 meds[NR_CPUS];
+
+	*cycles = 0;
+	*cut = false;
+	for (int c = 0; c < cpus; c++) {
+		struct rs_reader *r = &run->r[c];
+
+		/* Every reader did all its sections, or was cut short. */
+		if (r->sections != loops && !r->cut) {
+			pr_err("refscale: %s: reader %d did %ld critical sections of %ld\n",
+			       ops->type, c, r->sections, loops);
+			ret = -EIO;
+		}
+		*cut |= r->cut;
+		if (r->pc_after != r->pc_before) {
+			pr_err("refscale: %s: reader %d left preempt_count at %#x (was %#x)\n",
+			       ops->type, c, r->pc_after, r->pc_before);
+			ret = -EIO;
+		}
+		*cycles += r->cycles;
+		sections += r->sections;
+		unsigned long gaps = rs_count_gaps(r);
+
+		if (res)
+			res->host_gaps += gaps;
+		meds[c] = scen_cycles_to_ps(r->median_batch) / 16;
+	}
+	/* The readers' median batches, per section: what a section costs
+	 * when the host lets the vCPU run (a mean over the run also counts
+	 * the time the host took it away). */
+	struct scen_stats st;
+
+	scen_stats(meds, cpus, &st);
+	*batch_ps = st.median;
+	*done = sections;
+	if (!sections)
+		ret = -EIO;	/* not one section in the time limit */
+	if (res) {
+		res->sections += sections;
+		res->cut_runs += *cut;
+	}
+	return ret;
+}
+
+/*
+ * The loop count that makes one run last about the run budget per
+ * reader, at most `loops`.  Under QEMU TCG with more vCPUs than host
+ * cores a contended ticket lock hands over only when the host happens to
+ * run the next waiter's vCPU, so one section can cost milliseconds
+ * instead of tens of ns: a fixed count would then run for minutes.  The
+ * probe runs grow, as Go's testing.B's do, until one lasts an eighth of
+ * the budget or shows that `loops` fits four times over; a probe stops
+ * early at twice the budget (then its sections so far give the cost).
+ * They are warm-up, not reported.
+ */
+static long rs_fit_loops(const struct rs_ops *ops, const int *online, int cpus,
+			 unsigned int cs_ns, long loops, struct rs_run *run,
+			 struct scen_group *g, int *ret)
+{
+	u64 budget_ns = (u64)refscale_run_ms() * 1000000;
+	long probe = MIN(loops, 16l);
+
+	*ret = 0;
+	if (rs_loops_param || !budget_ns)
+		return loops;	/* asked for exactly this many */
+	long min_loops = scen_full() ? RS_MIN_LOOPS : RS_MIN_LOOPS_QUICK;
+
+	for (;;) {
+		u64 cycles, batch_ps;
+		long long done = 0;
+		bool cut;
+
+		*ret = rs_one_run(ops, online, cpus, cs_ns, probe, run, g, &cycles, NULL,
+				  2 * budget_ns, &done, &cut, &batch_ps);
+		if (*ret)
+			return probe;
+		u64 per_reader_ns = scen_cycles_to_ps(cycles / (u64)cpus) / 1000;
+		/* Sections one reader fits in the budget, from the median
+		 * batch: one host gap in a short probe must not shrink the
+		 * count.  Never more than the sections the probe itself did
+		 * would suggest, ten times over. */
+		u64 fit = budget_ns * 1000 / (batch_ps ? batch_ps : 1);
+		u64 by_total = (u64)done * budget_ns / (u64)cpus / (per_reader_ns ? per_reader_ns : 1);
+
+		fit = MIN(fit, 10 * by_total);
+
+		if (probe >= loops && !cut)
+			return loops;
+		if (cut || per_reader_ns >= budget_ns / 8 || fit >= 4 * (u64)loops)
+			return (long)MAX((u64)min_loops, MIN(fit, (u64)loops));
+		probe = (long)MIN((u64)loops, (u64)probe * MAX(2ull, MIN(100ull, fit / (u64)probe / 2)));
+	}
 }
 
 int refscale_measure(const struct rs_ops *ops, int cpus, unsigned int cs_ns,
@@ -121,7 +284,7 @@ int refscale_measure(const struct rs_ops *ops, int cpus, unsigned int cs_ns,
 {
 	int online[NR_CPUS];
 	int n = scen_online_cpus(online, NR_CPUS);
-	u64 per_run_ps[100], mcycles_sum = 0;
+	u64 per_run_ps[100], batch_run_ps[100], mcycles_sum = 0;
 	int ret = 0;
 
 	memset(res, 0, sizeof(*res));
@@ -142,61 +305,53 @@ int refscale_measure(const struct rs_ops *ops, int cpus, unsigned int cs_ns,
 		kfree(g);
 		return -ENOMEM;
 	}
-	for (int i = 0; i < runs; i++) {
-		memset(run, 0, sizeof(*run));
-		run->ops = ops;
-		run->cs_ns = cs_ns;
-		run->loops = loops;
-		run->per_batch = (loops + RS_MAX_BATCHES - 1) / RS_MAX_BATCHES;
-		ret = scen_group_start(g, online, cpus, rs_reader_fn, run);
-		if (!ret)
-			ret = scen_group_wait(g, rs_run_timeout_s * 1000);
-		if (!ret && g->failed)
-			ret = -ETIMEDOUT;
+	scen_convoy_begin(cpus);
+	loops = rs_fit_loops(ops, online, cpus, cs_ns, loops, run, g, &ret);
+	res->loops = loops;
+	if (ret)
+		pr_err("refscale: %s cpus=%d cs_ns=%u: probe run failed (%d)\n",
+		       ops->type, cpus, cs_ns, ret);
+	/* A run a convoy makes far longer than the probes said is cut short
+	 * (and says so in the row) rather than left to run for minutes. */
+	u64 limit_ns = MAX(20ull * refscale_run_ms(), 1000ull) * 1000000ull;
+
+	if (rs_loops_param)
+		limit_ns = (u64)rs_run_timeout_s * 1000000000ull;
+	for (int i = 0; i < runs && !ret; i++) {
+		u64 cycles, batch_ps;
+		long long done;
+		bool cut;
+
+		ret = rs_one_run(ops, online, cpus, cs_ns, loops, run, g, &cycles, res,
+				 limit_ns, &done, &cut, &batch_ps);
 		if (ret) {
 			pr_err("refscale: %s cpus=%d cs_ns=%u: run %d failed (%d)\n",
 			       ops->type, cpus, cs_ns, i, ret);
 			break;
 		}
-		u64 cycles = 0;
-		long long sections = 0;
-
-		for (int c = 0; c < cpus; c++) {
-			struct rs_reader *r = &run->r[c];
-
-			if (r->pc_after != r->pc_before) {
-				pr_err("refscale: %s: reader %d left preempt_count at %#x (was %#x)\n",
-				       ops->type, c, r->pc_after, r->pc_before);
-				ret = -EIO;
-			}
-			cycles += r->cycles;
-			sections += r->sections;
-			res->host_gaps += rs_count_gaps(r);
-		}
-		/* Reader counts add up: every reader did all its sections. */
-		if (sections != (long long)cpus * loops) {
-			pr_err("refscale: %s: %lld critical sections done, %lld asked\n",
-			       ops->type, sections, (long long)cpus * loops);
-			ret = -EIO;
-		}
-		res->sections += sections;
-		if (ret)
-			break;
-		u64 ops_done = (u64)cpus * (u64)loops;
+		u64 ops_done = (u64)done;
 
 		per_run_ps[i] = scen_cycles_to_ps(cycles) / ops_done;
+		batch_run_ps[i] = batch_ps;
 		mcycles_sum += cycles * 1000 / ops_done;
 		res->runs++;
 	}
+	scen_convoy_end(cpus);
 	if (!ret && ops->idle && !ops->idle()) {
 		pr_err("refscale: %s: not back to its idle state after the readers\n", ops->type);
 		ret = -EIO;
 	}
 	if (res->runs) {
+		struct scen_stats bst;
+
 		scen_stats(per_run_ps, res->runs, &res->ps);
+		scen_stats(batch_run_ps, res->runs, &bst);
+		res->batch_ps = bst.median;
 		res->mean_mcycles = mcycles_sum / (u64)res->runs;
 	}
-	kfree(run);
+	/* After a timeout a worker may still write its reader slot: leak. */
+	if (ret != -ETIMEDOUT)
+		kfree(run);
 	scen_group_free(g, ret == -ETIMEDOUT ? ret : 0);
 	return ret;
 }
@@ -205,6 +360,7 @@ void refscale_print_row(const char *name, const struct rs_ops *ops,
 			const struct rs_result *r, const struct rs_result *empty)
 {
 	char mean[SCEN_FMT_BUF], sd[SCEN_FMT_BUF], med[SCEN_FMT_BUF], cyc[SCEN_FMT_BUF];
+	char bat[SCEN_FMT_BUF];
 	char net[SCEN_FMT_BUF + 8] = "";
 
 	if (empty && empty->runs) {
@@ -214,11 +370,15 @@ void refscale_print_row(const char *name, const struct rs_ops *ops,
 			 scen_fmt_ps(b, sizeof(b), (s64)r->ps.mean - (s64)empty->ps.mean));
 	}
 	/* millicycles print like picoseconds: three decimals. */
-	ktap_log("bench name=%s type=%s cpus=%d cs_ns=%u ns_per_op=%s stddev=%s runs=%d median_ns=%s cycles_per_op=%s host_gaps=%lu loops=%ld%s",
+	ktap_log("bench name=%s type=%s cpus=%d cs_ns=%u ns_per_op=%s stddev=%s runs=%d median_ns=%s cycles_per_op=%s host_gaps=%lu loops=%ld cut_runs=%d batch_ns=%s%s",
 		 name, ops->type, r->cpus, r->cs_ns,
 		 scen_fmt_ps(mean, sizeof(mean), (s64)r->ps.mean),
 		 scen_fmt_ps(sd, sizeof(sd), (s64)r->ps.stddev), r->runs,
 		 scen_fmt_ps(med, sizeof(med), (s64)r->ps.median),
 		 scen_fmt_ps(cyc, sizeof(cyc), (s64)r->mean_mcycles),
-		 r->host_gaps, r->loops, net);
+		 r->host_gaps, r->loops, r->cut_runs,
+		 scen_fmt_ps(bat, sizeof(bat), (s64)r->batch_ps), net);
+	if (r->cut_runs)
+		ktap_log("%s cpus=%d cs_ns=%u: %d of %d runs cut short at their time limit (a lock convoy on the host): figures from the sections done",
+			 ops->type, r->cpus, r->cs_ns, r->cut_runs, r->runs);
 }

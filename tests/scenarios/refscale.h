@@ -9,7 +9,14 @@
  * loop included.  Over the R runs: mean, standard deviation, median, in
  * ns and cycles.  The timed loop is cut into batches so that host gaps
  * (a vCPU descheduled by the host under QEMU) are counted without a TSC
- * read per section (DESIGN.md, "Measurement").
+ * read per section (DESIGN.md, "Measurement"), and so that the readers'
+ * median batch gives the cost of a section while the host lets the vCPU
+ * run (batch_ns=).
+ *
+ * Bounded: `loops` is cut to fit a per-run time budget (refscale.run_ms)
+ * after probe runs, and a run that still outlasts 20 budgets (a lock
+ * convoy on an overcommitted host) is cut short between batches and
+ * counted in cut_runs=; its figures come from the sections it did.
  */
 #pragma once
 
@@ -43,6 +50,9 @@ struct rs_result {
 	u64 mean_mcycles;		/* per section, millicycles */
 	unsigned long host_gaps;	/* summed over readers and runs */
 	long long sections;		/* critical sections completed, all runs */
+	int cut_runs;			/* runs stopped at their time limit */
+	u64 batch_ps;			/* per section: the median over runs of the
+					 * readers' median batch (batch_ns=) */
 };
 
 /* Measures ops with `cpus` readers (CPUs 0..cpus-1 online), cs_ns of
@@ -52,7 +62,8 @@ int refscale_measure(const struct rs_ops *ops, int cpus, unsigned int cs_ns,
 		     long loops, int runs, struct rs_result *res);
 
 /* Prints `# bench name=NAME type=... cpus=... cs_ns=... ns_per_op=...
- * stddev=... runs=... median_ns=... cycles_per_op=... host_gaps=...` and,
+ * stddev=... runs=... median_ns=... cycles_per_op=... host_gaps=...
+ * loops=... cut_runs=... batch_ns=...` and,
  * given the empty loop's result at the same point, `net_ns=`. */
 void refscale_print_row(const char *name, const struct rs_ops *ops,
 			const struct rs_result *r, const struct rs_result *empty);
@@ -66,3 +77,10 @@ void refscale_print_row(const char *name, const struct rs_ops *ops,
  * count; the full sweep's come from refscale.loops= / refscale.runs=. */
 long refscale_loops(unsigned int cs_ns);
 int refscale_runs(void);
+/* The per-reader time budget of one run (ms): refscale_measure() cuts
+ * the loop count to fit it (probe runs first), never below RS_MIN_LOOPS
+ * (RS_MIN_LOOPS_QUICK in the quick runs of `make test`).
+ * The row's loops= is the count used. */
+unsigned int refscale_run_ms(void);
+#define RS_MIN_LOOPS 10
+#define RS_MIN_LOOPS_QUICK 3

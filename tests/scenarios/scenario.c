@@ -7,6 +7,8 @@
 #include "kernel/slab.h"
 #include "kernel/smp.h"
 #include "kernel/string.h"
+#include "kernel/spinlock.h"
+#include "kernel/system.h"
 #include "kernel/time.h"
 #include "kernel/math.h"
 #if SCEN_HAVE_SCHED
@@ -27,6 +29,7 @@ bool scen_full(void)
 static void worker_body(struct scen_worker *w)
 {
 	w->g->fn(w);
+	scen_paid(w);
 	WRITE_ONCE(w->finished, true);
 	atomic_inc(&w->g->done);
 }
@@ -70,14 +73,19 @@ int scen_group_start(struct scen_group *g, const int *cpus, int n,
 	atomic_set(&g->ready, 0);
 	atomic_set(&g->done, 0);
 	g->stop = 0;
+	g->go = 0;
+	atomic_set(&g->owing, 0);
 	g->failed = 0;
-	g->end_ns = g->run_ns ? ktime_get_ns() + g->run_ns : 0;
+	/* Set by the start barrier; until then a worker that does not wait
+	 * there runs until stopped. */
+	g->end_ns = 0;
 	for (int i = 0; i < n; i++) {
 		g->w[i].g = g;
 		g->w[i].idx = i;
 		g->w[i].cpu = cpus[i];
 		g->w[i].arg = arg;
 		g->w[i].finished = false;
+		g->w[i].owes = false;
 	}
 	smp_mb();
 #if SCEN_HAVE_SCHED
@@ -156,7 +164,27 @@ bool scen_should_stop(struct scen_worker *w)
 
 	if (READ_ONCE(g->stop))
 		return true;
-	return g->end_ns && ktime_get_ns() >= g->end_ns;
+	u64 end = READ_ONCE(g->end_ns), now;
+
+	if (!end || (now = ktime_get_ns()) < end)
+		return false;
+	return !atomic_read(&g->owing) || now >= end + SCEN_OWE_GRACE_NS;
+}
+
+void scen_owe(struct scen_worker *w)
+{
+	if (!w->owes) {
+		w->owes = true;
+		atomic_inc(&w->g->owing);
+	}
+}
+
+void scen_paid(struct scen_worker *w)
+{
+	if (w->owes) {
+		w->owes = false;
+		atomic_dec(&w->g->owing);
+	}
 }
 
 const char *scen_rcu_update_missing(void)
@@ -173,14 +201,23 @@ const char *scen_rcu_update_missing(void)
 #endif
 }
 
+/*
+ * The last worker to arrive starts the clock of scen_group_run_for():
+ * creating and waking 16 kthreads on an overloaded host can take longer
+ * than a quick run, which would otherwise be over before it began.
+ */
 bool scen_start_barrier(struct scen_worker *w)
 {
 	struct scen_group *g = w->g;
 	u64 deadline = ktime_get_ns() + 10ull * 1000000000;
 	unsigned long spins = 0;
 
-	atomic_inc(&g->ready);
-	while (atomic_read(&g->ready) < g->n) {
+	if (atomic_inc_return(&g->ready) == g->n) {
+		if (g->run_ns)
+			WRITE_ONCE(g->end_ns, ktime_get_ns() + g->run_ns);
+		smp_store_release(&g->go, 1);
+	}
+	while (!smp_load_acquire(&g->go)) {
 		if (READ_ONCE(g->stop))
 			return false;
 		/* Other threads of this CPU (the one that made us) may need it. */
@@ -197,6 +234,40 @@ bool scen_start_barrier(struct scen_worker *w)
 		cpu_relax();
 	}
 	return true;
+}
+
+/*
+ * Lock convoys under a hypervisor.  A contended ticket lock (or the
+ * 2007 rwlock) hands over only when the host runs the next waiter's vCPU:
+ * with 16 vCPUs on a 2-core host a waiter behind 15 others can wait many
+ * seconds, and the lock debug code's "lockup suspected" report (after
+ * spinlock.timeout_ms, 5 s) would call that a bug.  The scenarios that
+ * hammer one lock from every CPU raise the limit for their duration when
+ * they run under a hypervisor with more than 2 CPUs; on hardware it stays.
+ */
+static unsigned int convoy_timeout_ms = 120000;
+core_param(scenario.convoy_timeout_ms, convoy_timeout_ms, uint,
+	   "lock-wait report limit (ms) while a scenario hammers one lock from every vCPU under a hypervisor (0: leave spinlock.timeout_ms alone)");
+static int convoy_depth;
+static unsigned int convoy_saved_ms;
+
+void scen_convoy_begin(int cpus)
+{
+	if (!convoy_timeout_ms || cpus <= 2 || !arch_under_hypervisor())
+		return;
+	if (convoy_depth++ == 0) {
+		convoy_saved_ms = spinlock_timeout_ms;
+		if (spinlock_timeout_ms && spinlock_timeout_ms < convoy_timeout_ms)
+			WRITE_ONCE(spinlock_timeout_ms, convoy_timeout_ms);
+	}
+}
+
+void scen_convoy_end(int cpus)
+{
+	if (!convoy_timeout_ms || cpus <= 2 || !arch_under_hypervisor())
+		return;
+	if (--convoy_depth == 0)
+		WRITE_ONCE(spinlock_timeout_ms, convoy_saved_ms);
 }
 
 int scen_online_cpus(int *cpus, int max)

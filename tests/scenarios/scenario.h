@@ -50,6 +50,7 @@ struct scen_worker {
 	void *arg;		/* the group's argument */
 	void *priv;		/* the caller's per-worker state */
 	bool finished;
+	bool owes;		/* scen_owe() without scen_paid() yet */
 };
 
 struct scen_group {
@@ -57,9 +58,12 @@ struct scen_group {
 	void (*fn)(struct scen_worker *w);
 	atomic_t ready;		/* workers past scen_start_barrier() */
 	atomic_t done;		/* workers that returned */
+	int go;			/* release/acquire: all arrived at the barrier */
+	atomic_t owing;		/* workers short of their minimum (scen_owe) */
 	int stop;		/* READ_ONCE: asked to finish */
 	u64 run_ns;		/* scen_group_run_for(), 0: until stopped */
-	u64 end_ns;		/* 0, or ktime_get_ns() at which to finish */
+	u64 end_ns;		/* 0, or ktime_get_ns() at which to finish
+				 * (set when the start barrier opens) */
 	int failed;		/* a worker's bounded wait ran out */
 	struct task *task[NR_CPUS];	/* with the scheduler: joined once done */
 	struct scen_worker w[NR_CPUS];
@@ -77,8 +81,16 @@ int scen_group_wait(struct scen_group *g, unsigned int timeout_ms);
 /* Asks the workers to finish (they poll scen_should_stop()). */
 static inline void scen_group_stop(struct scen_group *g) { WRITE_ONCE(g->stop, 1); }
 bool scen_should_stop(struct scen_worker *w);
-/* The workers of the next start finish by themselves after ms (they
- * still poll scen_should_stop()); 0: only when stopped. */
+/* A worker that must get some work done however late the host runs it
+ * owes (before scen_start_barrier()) and pays once it has; while any
+ * worker owes, scen_should_stop() keeps the whole group going past the
+ * run's end, for at most SCEN_OWE_GRACE_NS more.  Returning pays. */
+void scen_owe(struct scen_worker *w);
+void scen_paid(struct scen_worker *w);
+#define SCEN_OWE_GRACE_NS 10000000000ull
+/* The workers of the next start finish by themselves ms after they have
+ * all passed scen_start_barrier() (they poll scen_should_stop()); 0:
+ * only when stopped. */
 static inline void scen_group_run_for(struct scen_group *g, unsigned int ms)
 {
 	g->run_ns = ms * 1000000ull;
@@ -86,6 +98,12 @@ static inline void scen_group_run_for(struct scen_group *g, unsigned int ms)
 /* Every worker of the group waits here until all have arrived, so their
  * timed loops overlap.  Bounded: false (and g->failed) after 10 s. */
 bool scen_start_barrier(struct scen_worker *w);
+
+/* Around a scenario that hammers one lock from `cpus` CPUs: under a
+ * hypervisor, lock waits of a host-made convoy are not reported as
+ * lockups (see scenario.c).  Nest; pair each begin with an end. */
+void scen_convoy_begin(int cpus);
+void scen_convoy_end(int cpus);
 
 /* NULL when RCU's update side (synchronize_sched, call_rcu_sched,
  * rcu_barrier_sched) and sleeping kthreads are in this build, else the
