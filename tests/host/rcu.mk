@@ -27,7 +27,7 @@ RCU_TSAN = -fsanitize=thread -Wno-tsan
 RCU_ASAN = -fsanitize=address,undefined -fno-sanitize=alignment -fno-sanitize-recover=all
 
 # Flavour run lengths (ms) for `make test` and for `make verify`.
-RCU_TEST_MS ?= 1000
+RCU_TEST_MS ?= 700
 RCU_VERIFY_MS ?= 20000
 
 HOST_TESTS += $(RCU_BUILD)/rcu_torture_tsan_2 $(RCU_BUILD)/rcu_torture_tsan_4 \
@@ -95,3 +95,16 @@ verify: rcu-verify-bench
 rcu-verify-bench: $(RCU_BUILD)/rcu_gpbench $(RCU_BUILD)/rcu_flood_asan_bin
 	rcu/gpbench.sh $(RCU_BUILD)/rcu_gpbench "2 4 8 16 32 64" 40
 	$(RCU_BUILD)/rcu_flood_asan_bin --cpus 16 --calls 10000000
+
+# The spin model of the dynticks protocol (tests/model): proved, and each
+# mutant caught.
+HOST_TESTS += $(RCU_BUILD)/rcu_model
+$(RCU_BUILD)/rcu_model: $(RCU_ROOT)/tests/model/check.sh $(RCU_ROOT)/tests/model/rcu_dynticks.pml
+	@mkdir -p $(RCU_BUILD)
+	@printf '#!/bin/sh\nexec %s short\n' $(RCU_ROOT)/tests/model/check.sh > $@
+	@chmod +x $@
+
+.PHONY: rcu-verify-model
+verify: rcu-verify-model
+rcu-verify-model:
+	$(RCU_ROOT)/tests/model/check.sh long
