@@ -490,7 +490,7 @@ static bool rcu_gp_init(void)
 	/* Start: readers that began before this store may hold old data. */
 	__atomic_store_n(&rcu_state.gp_seq, rcu_state.gp_seq + 1, __ATOMIC_RELEASE);
 	gps = rcu_state.gp_seq;
-	rcu_state.gp_start = jiffies;
+	WRITE_ONCE(rcu_state.gp_start, jiffies);	/* read locklessly: stall.c, preempt.c boosting */
 	rcu_stall_gp_start();
 	spin_unlock_irqrestore(&root->lock, flags);
 	smp_mb();	/* order the start before any CPU's view of qsmask below */

@@ -13,7 +13,8 @@ RCU_SHIM_SRC = $(RCU_SHIM)/cpu.c $(RCU_SHIM)/misc.c
 RCU_DEPS = $(RCU_KSRC) $(RCU_SHIM_SRC) $(wildcard $(RCU_SHIM)/*.h $(RCU_SHIM)/*/*.h) \
 	$(wildcard $(RCU_ROOT)/rcu/*.h) $(wildcard $(RCU_ROOT)/kernel/*.h) $(RCU_SHIM)/percpu.ld \
 	rcu.mk
-RCU_CFLAGS = -std=gnu11 -Wall -Wextra -Werror -g -O1 -pthread -fno-omit-frame-pointer \
+# CONFIG_PREEMPT_RCU as the kernel's default build (PREEMPT_RCU ?= 1 in the Makefile).
+RCU_CFLAGS = -std=gnu11 -Wall -Wextra -Werror -g -O1 -pthread -fno-omit-frame-pointer -DCONFIG_PREEMPT_RCU=1 \
 	-I$(RCU_SHIM)/.. -I$(RCU_SHIM) -I$(RCU_ROOT) -include $(RCU_SHIM)/relax.h
 RCU_LDFLAGS = -Wl,-T,$(RCU_SHIM)/percpu.ld
 # GCC warns that TSan does not model standalone fences (smp_mb()); rcu/'s
@@ -31,11 +32,14 @@ RCU_TEST_MS ?= 700
 RCU_VERIFY_MS ?= 20000
 
 HOST_TESTS += $(RCU_BUILD)/rcu_torture_tsan_2 $(RCU_BUILD)/rcu_torture_tsan_4 \
-	$(RCU_BUILD)/rcu_torture_tsan_16 $(RCU_BUILD)/rcu_torture_asan_4
+	$(RCU_BUILD)/rcu_torture_tsan_16 $(RCU_BUILD)/rcu_torture_asan_4 \
+	$(RCU_BUILD)/rcu_torture_tsan_4_preempt
+# Preemptible RCU and SRCU (rcu/preempt.c, rcu/srcu.c) through the same torture.
+RCU_PREEMPT_TYPES = rcu rcu-expedited srcu srcu-expedited
 
 # A test program is a wrapper script: run_torture.sh over every flavour.
 define rcu_wrapper
-	@printf '#!/bin/sh\nexec rcu/run_torture.sh %s %s %s\n' $(1) $(2) $(3) > $@
+	@printf '#!/bin/sh\nexec rcu/run_torture.sh %s %s %s %s\n' $(1) $(2) $(3) "$(4)" > $@
 	@chmod +x $@
 endef
 
@@ -45,6 +49,8 @@ $(RCU_BUILD)/rcu_torture_tsan_4: $(RCU_BUILD)/rcu_torture_tsan rcu/run_torture.s
 	$(call rcu_wrapper,$<,4,$(RCU_TEST_MS))
 $(RCU_BUILD)/rcu_torture_tsan_16: $(RCU_BUILD)/rcu_torture_tsan rcu/run_torture.sh
 	$(call rcu_wrapper,$<,16,$(RCU_TEST_MS))
+$(RCU_BUILD)/rcu_torture_tsan_4_preempt: $(RCU_BUILD)/rcu_torture_tsan rcu/run_torture.sh
+	$(call rcu_wrapper,$<,4,$(RCU_TEST_MS),$(RCU_PREEMPT_TYPES))
 $(RCU_BUILD)/rcu_torture_asan_4: $(RCU_BUILD)/rcu_torture_asan rcu/run_torture.sh
 	$(call rcu_wrapper,$<,4,$(RCU_TEST_MS))
 
@@ -64,6 +70,7 @@ rcu-verify: $(RCU_BUILD)/rcu_torture_tsan $(RCU_BUILD)/rcu_torture_asan
 	rcu/run_torture.sh $(RCU_BUILD)/rcu_torture_tsan 16 $(RCU_VERIFY_MS)
 	rcu/run_torture.sh $(RCU_BUILD)/rcu_torture_tsan 64 $(RCU_VERIFY_MS)
 	rcu/run_torture.sh $(RCU_BUILD)/rcu_torture_asan 64 $(RCU_VERIFY_MS)
+	rcu/run_torture.sh $(RCU_BUILD)/rcu_torture_tsan 16 $(RCU_VERIFY_MS) $(RCU_PREEMPT_TYPES)
 
 # The flood (ASan: memory) and the grace-period benchmark (no sanitizer:
 # the figures are the point).
