@@ -244,6 +244,26 @@ void rcu_read_unlock_special(struct task *t)
 		set_task_prio(t, boosted - 1);
 }
 
+void rcu_preempt_stall_print_blocked(void)
+{
+	struct rcu_node *rnp;
+	unsigned long flags;
+
+	rcu_for_each_leaf_node(rnp) {
+		struct list_head *pos;
+
+		spin_lock_irqsave(&rnp->lock, flags);
+		for (pos = rnp->gp_tasks; pos && pos != &rnp->blkd_tasks; pos = pos->next) {
+			struct task *t = container_of(pos, struct task, rcu_node_entry);
+
+			printk(KERN_ERR "rcu: \tP%s (preempted in rcu_read_lock() on CPU %d, "
+			       "prio %d%s)\n", t->name, t->cpu, t->prio,
+			       t->rcu_boost_saved_prio ? ", boosted" : "");
+		}
+		spin_unlock_irqrestore(&rnp->lock, flags);
+	}
+}
+
 /* ---- priority boosting ---- */
 
 /* rnp locked: raise every task from pos to the tail that is not raised yet. */
@@ -446,6 +466,7 @@ bool rcu_preempt_has_blocked_tasks(void) { return false; }
 void rcu_preempt_note_context_switch(bool preempt) { (void)preempt; }
 bool rcu_preempt_tick_in_reader(void) { return false; }
 void rcu_preempt_boost_check(void) {}
+void rcu_preempt_stall_print_blocked(void) {}
 unsigned long rcu_batches_completed(void) { return rcu_batches_completed_sched(); }
 unsigned long rcu_exp_batches_completed(void) { return rcu_exp_batches_completed_sched(); }
 

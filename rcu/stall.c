@@ -72,6 +72,7 @@ static void rcu_stall_report(struct rcu_data *me, unsigned long gps, unsigned lo
 				rcu_stall_print(cpu, gps);
 			}
 	}
+	rcu_preempt_stall_print_blocked();	/* preempted readers (rcu/preempt.c) */
 	printk(KERN_ERR "rcu: \t(detected by %d, t=%lu jiffies, g=%ld, q=%ld)\n",
 	       self, age, (long)rcu_seq_ctr(gps), (long)rcu_segcblist_n_cbs(&me->cblist));
 	WRITE_ONCE(rcu_stall_last_mask, mask_all);

@@ -232,6 +232,8 @@ bool rcu_preempt_tick_in_reader(void);
 void rcu_preempt_boost_check(void);
 /* Any task preempted inside rcu_read_lock() anywhere (leaf locks taken). */
 bool rcu_preempt_has_blocked_tasks(void);
+/* stall.c: print the preempted readers holding up the running GP. */
+void rcu_preempt_stall_print_blocked(void);
 
 /* stall.c */
 extern unsigned int rcu_cpu_stall_timeout;	/* seconds, rcu.stall_timeout */

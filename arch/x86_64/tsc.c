@@ -117,40 +117,46 @@ u64 tsc_measure_khz_pmtimer(unsigned int ms)
 	return measure(pmtmr_read, PMTMR_HZ, acpi_info.pm_tmr_32bit ? 32 : 24, ms);
 }
 
-/* ---- PIT channel 2, gated through port 0x61 ---- */
+/* ---- PIT channel 2, gated through port 0x61 ----
+ * Read like the other references: its counter is latched and read with
+ * a TSC read on each side, at the start and at the end, so a vCPU (or an
+ * SMI) stalled in between changes nothing.  Waiting for OUT2 instead
+ * would count any stall after the count ran out as PIT time. */
 #define PIT_HZ 1193182
+
+/* Counts up (the PIT counts down): what measure() wants, 16 bits. */
+static u64 pit_read(void)
+{
+	outb(0x43, 0x80);		/* latch channel 2 */
+	u8 lo = inb(0x42), hi = inb(0x42);
+	return 0xffff - ((u32)hi << 8 | lo);
+}
 
 u64 tsc_measure_khz_pit(unsigned int ms)
 {
-	u32 count = PIT_HZ * ms / 1000;
-	u64 t0, t1, spins = 0;
+	u64 khz;
 	u8 gate;
 
-	if (count > 0xffff)
-		count = 0xffff, ms = count * 1000 / PIT_HZ;
-	/* Gate high, speaker off; mode 0 counts down once and raises OUT2. */
+	/* 16 bits of 1.19 MHz: the whole wait must stay below 55 ms. */
+	if (ms > 50)
+		ms = 50;
+	/* Gate high, speaker off; mode 0 from 0xffff counts down through
+	 * the whole measurement, with OUT2 low until it reaches 0. */
 	gate = inb(0x61);
 	outb(0x61, (gate & ~0x02) | 0x01);
 	outb(0x43, 0xb0);		/* channel 2, lobyte/hibyte, mode 0, binary */
-	outb(0x42, count & 0xff);
-	outb(0x42, count >> 8);
-	t0 = rdtsc_ordered();
-	/* Writing the count drives OUT2 low until it runs out, ms from now.
-	 * Already high: no PIT behind port 0x61 (a legacy-free PC, QEMU's
-	 * pit=off), whose bits then read as garbage, not a count. */
+	outb(0x42, 0xff);
+	outb(0x42, 0xff);
+	/* Writing the count drives OUT2 low.  Already high: no PIT behind
+	 * port 0x61 (a legacy-free PC, QEMU's pit=off), whose bits then read
+	 * as garbage, not a count. */
 	if (inb(0x61) & 0x20) {
 		outb(0x61, gate);
 		return 0;
 	}
-	while (!(inb(0x61) & 0x20)) {
-		if (++spins > 50000000ull) {
-			outb(0x61, gate);
-			return 0;
-		}
-	}
-	t1 = rdtsc_ordered();
+	khz = measure(pit_read, PIT_HZ, 16, ms);
 	outb(0x61, gate);
-	return (t1 - t0) * PIT_HZ / count / 1000;
+	return khz;
 }
 
 static u64 median_of_runs(u64 (*fn)(unsigned int))
