@@ -120,7 +120,7 @@ static const char *const kind_name[] = { "synchronize_rcu", "synchronize_rcu_exp
  * period must not end while the reader is held (hold_ms), and must end
  * soon after it unlocks.
  */
-static void preempted_reader_blocks(int kind, bool same_cpu)
+static void __preempted_reader_blocks(int kind, bool same_cpu)
 {
 	static struct reader r;
 	static struct updater u;
@@ -169,6 +169,20 @@ static void preempted_reader_blocks(int kind, bool same_cpu)
 		 same_cpu ? "preempted" : "running on another CPU", after);
 	/* Not much longer: a few ticks and scans, with room for TCG. */
 	KTAP_EXPECT(after < 500000);
+}
+
+/*
+ * Boosting is off while the reader is held: raised above this thread on a
+ * shared CPU (one CPU online), the spinning reader would never let it run
+ * to release it.  Boosting has its own case.
+ */
+static void preempted_reader_blocks(int kind, bool same_cpu)
+{
+	bool boost = rcu_boost_enabled;
+
+	rcu_boost_enabled = false;
+	__preempted_reader_blocks(kind, same_cpu);
+	rcu_boost_enabled = boost;
 }
 
 static void rcu_preempt_reader_blocks_synchronize_rcu(void)
