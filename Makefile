@@ -90,6 +90,9 @@ deps:
 
 # The test build differs from the benchmark build only in its sanitizers.
 # The last line of `make test` is "N passed, N failed" over both stages.
+# Two QEMU runs at a time: most configurations are 1-4 vCPUs, and two keep
+# a 2-core machine busy (RUNNER_ARGS= for one at a time).
+RUNNER_ARGS ?= --jobs 2
 test: deps
 	@PYTHON=$(PYTHON) bash tools/test.sh $(RUNNER_ARGS)
 
