@@ -17,6 +17,7 @@
  * where the property is internal (which CPU a stall report named).
  */
 #include "kernel/ktap.h"
+#include "tests/kernel/ktest.h"
 #include "kernel/sched.h"
 #include "kernel/smp.h"
 #include "kernel/time.h"
@@ -42,23 +43,6 @@ static int other_cpu(void)
 			pick = cpu;
 	return pick;
 }
-
-static struct task *start_on(int (*fn)(void *), void *arg, int cpu, const char *name)
-{
-	struct task *t = kthread_create_on_cpu(fn, arg, cpu, name);
-
-	if (t)
-		wake_up_process(t);
-	return t;
-}
-
-/* Sleeps a tick at a time until cond or ms pass; true if cond. */
-#define WAIT_UNTIL(cond, ms) ({						\
-	u64 __end = ktime_get_ns() + (u64)(ms) * 1000000ull;		\
-	bool __ok;							\
-	while (!(__ok = (cond)) && ktime_get_ns() < __end)		\
-		schedule_timeout_uninterruptible(1);			\
-	__ok; })
 
 static u32 rnd_next(u64 *s)
 {
@@ -176,7 +160,7 @@ static void rcu_callback_waits_for_reader(void)
 		__atomic_store_n(&rc.left, 1, __ATOMIC_SEQ_CST);
 		rcu_read_unlock_sched();
 	} else {
-		t = start_on(held_reader, &rc, cpu, "rcu_test_reader");
+		t = start_on(held_reader, &rc, cpu, PRIO_NORMAL, "rcu_test_reader");
 		KTAP_ASSERT(t);
 		if (!WAIT_UNTIL(__atomic_load_n(&rc.in, __ATOMIC_SEQ_CST), 5000)) {
 			ktap_fail("the reader thread on CPU %d never started", cpu);
@@ -214,7 +198,7 @@ static void sync_waits_for_reader(void (*sync)(void), const char *name)
 		ktap_skip("needs a second CPU for the reader");
 		return;
 	}
-	t = start_on(held_reader, &rc, cpu, "rcu_test_reader");
+	t = start_on(held_reader, &rc, cpu, PRIO_NORMAL, "rcu_test_reader");
 	KTAP_ASSERT(t);
 	if (!WAIT_UNTIL(__atomic_load_n(&rc.in, __ATOMIC_SEQ_CST), 5000)) {
 		ktap_fail("the reader thread on CPU %d never started", cpu);
@@ -278,7 +262,7 @@ static void rcu_barrier_waits_for_all(void)
 
 	atomic_set(&barrier_ran, 0);
 	for_each_online_cpu(cpu) {
-		t[cpu] = start_on(barrier_queuer, barrier_heads[cpu], cpu, "rcu_test_barrier");
+		t[cpu] = start_on(barrier_queuer, barrier_heads[cpu], cpu, PRIO_NORMAL, "rcu_test_barrier");
 		KTAP_EXPECT(t[cpu]);
 	}
 	for_each_online_cpu(cpu)
@@ -469,7 +453,7 @@ static void rcu_callback_flood(void)
 	t0 = ktime_get_ns();
 	flood_end_ns = t0 + FLOOD_MAX_NS;
 	for_each_online_cpu(cpu)
-		t[cpu] = start_on(flood_thread, (void *)per, cpu, "rcu_test_flood");
+		t[cpu] = start_on(flood_thread, (void *)per, cpu, PRIO_NORMAL, "rcu_test_flood");
 	for_each_online_cpu(cpu)
 		if (t[cpu])
 			kthread_join(t[cpu]);
@@ -717,7 +701,7 @@ static void rcu_list_example(void)
 		created++;
 	}
 	for_each_online_cpu(cpu)
-		t[cpu] = start_on(le_reader, (void *)(long)cpu, cpu, "rcu_test_list");
+		t[cpu] = start_on(le_reader, (void *)(long)cpu, cpu, PRIO_NORMAL, "rcu_test_list");
 	end = ktime_get_ns() + LE_MS * 1000000ull;
 	for (i = 0; i < 8; i++)
 		le_update(&seed, i);
@@ -831,7 +815,7 @@ static void rcu_stall_detected(void)
 	log_marker(mark, sizeof(mark), "stall detector");
 	WRITE_ONCE(rcu_cpu_stall_timeout_ms, STALL_TIMEOUT_MS);
 	c.reports0 = atomic_read(&rcu_stall_reports);
-	t = start_on(rcu_stall_thread, &c, cpu, "rcu_stall_test");
+	t = start_on(rcu_stall_thread, &c, cpu, PRIO_NORMAL, "rcu_stall_test");
 	KTAP_ASSERT(t);
 	kthread_join(t);
 	WRITE_ONCE(rcu_cpu_stall_timeout_ms, 0);
@@ -1027,7 +1011,7 @@ static void rcu_bench_gp(void)
 	WRITE_ONCE(bench_busy_stop, 0);
 	for_each_online_cpu(cpu)
 		if (cpu != me)
-			t[cpu] = start_on(bench_busy, NULL, cpu, "rcu_bench_busy");
+			t[cpu] = start_on(bench_busy, NULL, cpu, PRIO_NORMAL, "rcu_bench_busy");
 	msleep(5);
 	/* 16 spinning vCPUs on a small host: fewer runs, each is slow. */
 	bench_gp_round("busy", ncpus >= 8 ? 8 : nn, ncpus >= 8 ? 16 : ne);

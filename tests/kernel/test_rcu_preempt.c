@@ -12,6 +12,7 @@
  * build, where rcu_read_lock() is RCU-sched's preempt_disable().
  */
 #include "kernel/ktap.h"
+#include "tests/kernel/ktest.h"
 #include "kernel/sched.h"
 #include "kernel/smp.h"
 #include "kernel/time.h"
@@ -30,25 +31,6 @@ static int other_cpu(void)
 static u64 now_ms(void)
 {
 	return ktime_get_ns() / 1000000ull;
-}
-
-/* Sleeps in 1 ms steps until cond or ms pass; true if cond. */
-#define WAIT_UNTIL(cond, ms) ({						\
-	u64 __end = ktime_get_ns() + (u64)(ms) * 1000000ull;		\
-	while (!(cond) && ktime_get_ns() < __end)			\
-		msleep(1);						\
-	(bool)(cond); })
-
-static struct task *start_on(int (*fn)(void *), void *arg, int cpu, int prio,
-			     const char *name)
-{
-	struct task *t = kthread_create_on_cpu(fn, arg, cpu, name);
-
-	if (t) {
-		set_task_prio(t, prio);
-		wake_up_process(t);
-	}
-	return t;
 }
 
 /* ---- a reader that stays in its section until told ---------------------- */

@@ -10,6 +10,7 @@
  * bounded: a broken scheduler fails a case, it does not hang the run.
  */
 #include "kernel/ktap.h"
+#include "tests/kernel/ktest.h"
 #include "kernel/sched.h"
 #include "kernel/smp.h"
 #include "kernel/time.h"
@@ -38,25 +39,6 @@ static void spin_ms(unsigned int ms)
 
 	while (ktime_get_ns() < end)
 		cpu_relax();
-}
-
-/* Sleeps in 1 ms steps until cond or ms pass; true if cond. */
-#define WAIT_UNTIL(cond, ms) ({						\
-	u64 __end = ktime_get_ns() + (u64)(ms) * 1000000ull;		\
-	while (!(cond) && ktime_get_ns() < __end)			\
-		msleep(1);						\
-	(bool)(cond); })
-
-static struct task *start_on(int (*fn)(void *), void *arg, int cpu, int prio,
-			     const char *name)
-{
-	struct task *t = kthread_create_on_cpu(fn, arg, cpu, name);
-
-	if (t) {
-		set_task_prio(t, prio);
-		wake_up_process(t);
-	}
-	return t;
 }
 
 /* ---- lifecycle --------------------------------------------------------- */

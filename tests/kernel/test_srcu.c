@@ -9,6 +9,7 @@
  * `# bench name=gp type=srcu|srcu-expedited`.  Every wait is bounded.
  */
 #include "kernel/ktap.h"
+#include "tests/kernel/ktest.h"
 #include "kernel/sched.h"
 #include "kernel/smp.h"
 #include "kernel/time.h"
@@ -18,12 +19,6 @@
 
 DEFINE_STATIC_SRCU(srcu_test_a);
 DEFINE_STATIC_SRCU(srcu_test_b);
-
-#define WAIT_UNTIL(cond, ms) ({						\
-	u64 __end = ktime_get_ns() + (u64)(ms) * 1000000ull;		\
-	while (!(cond) && ktime_get_ns() < __end)			\
-		msleep(1);						\
-	(bool)(cond); })
 
 struct sleeper {
 	struct srcu_struct *ss;
