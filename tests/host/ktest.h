@@ -6,7 +6,8 @@
  * RUN prints "PASS name" or "FAIL name" per case, after the lines of the
  * expectations that failed; ktest_summary() prints "N passed, N failed"
  * of cases and returns the exit status (0 only if none failed and at
- * least one ran).  EXPECT* record a failure and go on; ASSERT* return
+ * least one ran).  EXPECT* record a failure and go on (EXPECT_MSG with a
+ * printf-style message); ASSERT* return
  * from the case.  Header-only: one test program includes it once. */
 #pragma once
 
@@ -24,6 +25,10 @@ static int ktest_case_failures;
 #define EXPECT(cond) do {                                                       \
 	if (!(cond))                                                            \
 		KTEST_FAIL("expected %s", #cond);                               \
+	} while (0)
+#define EXPECT_MSG(cond, fmt, ...) do {                                         \
+	if (!(cond))                                                            \
+		KTEST_FAIL("expected %s: " fmt, #cond, ##__VA_ARGS__);          \
 	} while (0)
 #define EXPECT_EQ(a, b) do {                                                    \
 	long long __a = (long long)(a), __b = (long long)(b);                   \

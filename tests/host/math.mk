@@ -3,6 +3,6 @@
 MATH_ROOT ?= ../..
 HOST_TESTS += $(BUILD)/test_math
 
-$(BUILD)/test_math: test_math.c $(MATH_ROOT)/kernel/math.c $(MATH_ROOT)/kernel/math.h
+$(BUILD)/test_math: test_math.c $(MATH_ROOT)/kernel/math.c $(MATH_ROOT)/kernel/math.h ktest.h
 	@mkdir -p $(BUILD)
 	$(CC) $(HOST_CFLAGS) -I$(MATH_ROOT) -o $@ test_math.c $(MATH_ROOT)/kernel/math.c -lm

@@ -9,16 +9,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include "kernel/math.h"
+#include "ktest.h"
 
-static int failures;
-#define CHECK(cond, ...) do {						\
-	if (!(cond)) {							\
-		printf("FAIL %s:%d: %s: ", __FILE__, __LINE__, #cond);	\
-		printf(__VA_ARGS__);					\
-		printf("\n");						\
-		failures++;						\
-	}								\
-} while (0)
 
 static int is_floor_sqrt(unsigned long x, unsigned long r)
 {
@@ -37,22 +29,22 @@ static void test_int_sqrt(void)
 {
 	for (unsigned long x = 0; x < 1000000; x++)
 		if (!is_floor_sqrt(x, int_sqrt(x))) {
-			CHECK(0, "int_sqrt(%lu) = %lu", x, int_sqrt(x));
+			EXPECT_MSG(0, "int_sqrt(%lu) = %lu", x, int_sqrt(x));
 			break;
 		}
 	for (unsigned long r = 1; r < (1ul << 32); r = r * 3 + 1) {
 		unsigned long sq = r * r;
 
-		CHECK(int_sqrt(sq) == r, "int_sqrt(%lu^2) = %lu", r, int_sqrt(sq));
-		CHECK(int_sqrt(sq - 1) == r - 1, "int_sqrt(%lu^2 - 1) = %lu", r, int_sqrt(sq - 1));
-		CHECK(is_floor_sqrt(sq + 1, int_sqrt(sq + 1)), "int_sqrt(%lu^2 + 1)", r);
+		EXPECT_MSG(int_sqrt(sq) == r, "int_sqrt(%lu^2) = %lu", r, int_sqrt(sq));
+		EXPECT_MSG(int_sqrt(sq - 1) == r - 1, "int_sqrt(%lu^2 - 1) = %lu", r, int_sqrt(sq - 1));
+		EXPECT_MSG(is_floor_sqrt(sq + 1, int_sqrt(sq + 1)), "int_sqrt(%lu^2 + 1)", r);
 	}
-	CHECK(int_sqrt(~0ul) == 0xfffffffful, "int_sqrt(2^64-1) = %lu", int_sqrt(~0ul));
+	EXPECT_MSG(int_sqrt(~0ul) == 0xfffffffful, "int_sqrt(2^64-1) = %lu", int_sqrt(~0ul));
 	for (int i = 0; i < 200000; i++) {
 		unsigned long x = rnd64();
 
 		if (!is_floor_sqrt(x, int_sqrt(x))) {
-			CHECK(0, "int_sqrt(%lu) = %lu", x, int_sqrt(x));
+			EXPECT_MSG(0, "int_sqrt(%lu) = %lu", x, int_sqrt(x));
 			break;
 		}
 	}
@@ -72,19 +64,19 @@ static void check_stats(u64 *v, int n, const char *what)
 	}
 	stats_compute(copy, n, &st);
 	for (int i = 1; i < n; i++)
-		CHECK(copy[i - 1] <= copy[i], "%s: not sorted at %d", what, i);
+		EXPECT_MSG(copy[i - 1] <= copy[i], "%s: not sorted at %d", what, i);
 	mean = sum / n;
 	for (int i = 0; i < n; i++)
 		var += (v[i] - mean) * (v[i] - mean);
 	sd = n > 1 ? sqrtl(var / (n - 1)) : 0;
-	CHECK(fabsl(st.mean - mean) <= 1 + mean * 1e-15L, "%s: mean %llu, want %.3Lf",
+	EXPECT_MSG(fabsl(st.mean - mean) <= 1 + mean * 1e-15L, "%s: mean %llu, want %.3Lf",
 	      what, (unsigned long long)st.mean, mean);
 	/* Exact but for the integer mean and, for huge spreads, the scaling. */
-	CHECK(fabsl(st.stddev - sd) <= 2 + sd * 1e-6L, "%s: stddev %llu, want %.3Lf",
+	EXPECT_MSG(fabsl(st.stddev - sd) <= 2 + sd * 1e-6L, "%s: stddev %llu, want %.3Lf",
 	      what, (unsigned long long)st.stddev, sd);
-	CHECK(st.min == copy[0] && st.max == copy[n - 1], "%s: min/max", what);
+	EXPECT_MSG(st.min == copy[0] && st.max == copy[n - 1], "%s: min/max", what);
 	u64 med = n % 2 ? copy[n / 2] : copy[n / 2 - 1] + (copy[n / 2] - copy[n / 2 - 1]) / 2;
-	CHECK(st.median == med, "%s: median %llu want %llu", what,
+	EXPECT_MSG(st.median == med, "%s: median %llu want %llu", what,
 	      (unsigned long long)st.median, (unsigned long long)med);
 }
 
@@ -96,9 +88,9 @@ static void test_stats(void)
 	struct stats st;
 
 	stats_compute(one, 1, &st);
-	CHECK(st.mean == 42 && st.stddev == 0 && st.median == 42, "one sample");
+	EXPECT_MSG(st.mean == 42 && st.stddev == 0 && st.median == 42, "one sample");
 	stats_compute(one, 0, &st);
-	CHECK(st.mean == 0 && st.max == 0, "no samples");
+	EXPECT_MSG(st.mean == 0 && st.max == 0, "no samples");
 	check_stats(same, 5, "equal");
 	check_stats(small, 7, "small");
 	check_stats(even, 6, "even");
@@ -117,12 +109,7 @@ static void test_stats(void)
 int main(void)
 {
 	srandom(4);
-	test_int_sqrt();
-	test_stats();
-	if (failures) {
-		printf("test_math: %d FAILED\n", failures);
-		return 1;
-	}
-	printf("test_math: all passed\n");
-	return 0;
+	RUN(test_int_sqrt);
+	RUN(test_stats);
+	return ktest_summary();
 }
