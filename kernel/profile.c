@@ -146,13 +146,14 @@ static bool poison_intact(const u8 *p, size_t n)
 
 /*
  * The quarantine's own kfree() must be safe even while a test runs the
- * busted grace period: a real grace period of both flavours first, so no
- * NMI (an RCU-sched reader) and no preemptible sampler still holds any of
- * these buffers.  A write that landed before it is still seen as dirt.
+ * busted grace period: a real grace period first, so no NMI (an RCU-sched
+ * reader) and no preemptible sampler still holds any of these buffers.
+ * One synchronize_rcu() covers both kinds of reader (rcu/rcupdate.h: one
+ * grace-period machine serves both flavours).  A write that landed before
+ * it is still seen as dirt.
  */
 static void quarantine_scan(void)
 {
-	synchronize_sched();
 	synchronize_rcu();
 	for (int i = 0; i < quarantine_n; i++) {
 		if (!poison_intact((const u8 *)quarantine[i], quarantine_len[i]))
