@@ -27,6 +27,7 @@ import argparse
 import os
 import re
 import socket
+import subprocess
 import sys
 import time
 
@@ -235,6 +236,33 @@ def judge(ppm_path, log, font):
             break
     print("fbcheck: FAIL: the screen differs from the serial output")
     return 1
+
+
+def kernel_symbols(elf, names):
+    """{name: (address, size)} of the named symbols of the kernel ELF (nm -S)."""
+    out = subprocess.run(["nm", "-S", elf], capture_output=True, text=True,
+                         check=True).stdout
+    found = {}
+    for line in out.splitlines():
+        p = line.split()
+        if len(p) == 4 and p[3] in names:
+            found[p[3]] = (int(p[0], 16), int(p[1], 16))
+    return found
+
+
+def hook_env():
+    """(log, monitor socket, kernel ELF) of the run a during= hook watches,
+    or None when the runner did not give them (no `monitor` option)."""
+    log_path = os.environ.get("RUNNER_LOG")
+    mon_path = os.environ.get("RUNNER_MONITOR")
+    if not log_path or not mon_path:
+        return None
+    iso = os.environ.get("RCUKERN_ISO", "build/rcukern.iso")
+    return log_path, mon_path, os.path.join(os.path.dirname(iso), "kernel.elf")
+
+
+HOOK_ENV_MISSING = ("needs $RUNNER_LOG and $RUNNER_MONITOR (a during= hook "
+                    "of a configuration with `monitor`)")
 
 
 class Monitor:

@@ -23,12 +23,11 @@ which fails it too.  Exit 0 on pass, 1 on failure.
 """
 import os
 import re
-import subprocess
 import sys
 import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from fbcheck import Monitor  # noqa: E402
+from fbcheck import HOOK_ENV_MISSING, Monitor, hook_env, kernel_symbols  # noqa: E402
 
 EXIT_RE = re.compile(rb"^# rcukern: exit status (\d+)\r?$", re.M)
 ANSI_RE = re.compile(rb"\x1b\[[0-9;?]*[A-Za-z]")
@@ -46,18 +45,6 @@ def read_log(path):
 
 def monitor_text(mon, cmd):
     return ANSI_RE.sub(b"", mon.cmd(cmd)).decode("latin-1")
-
-
-def symbol_range(elf, name):
-    """[start, end) of a function in the kernel ELF, from nm -S."""
-    out = subprocess.run(["nm", "-S", elf], capture_output=True, text=True,
-                         check=True).stdout
-    for line in out.splitlines():
-        parts = line.split()
-        if len(parts) == 4 and parts[3] == name:
-            start, size = int(parts[0], 16), int(parts[1], 16)
-            return start, start + size
-    return None
 
 
 def check_halt(mon, log_path, elf):
@@ -78,9 +65,10 @@ def check_halt(mon, log_path, elf):
     if not m or not f:
         return fail("no RIP/RFL in 'info registers'")
     rip, rfl = int(m.group(1), 16), int(f.group(1), 16)
-    rng = symbol_range(elf, "arch_halt_forever")
-    if not rng:
+    sym = kernel_symbols(elf, {"arch_halt_forever"}).get("arch_halt_forever")
+    if not sym:
         return fail(f"no arch_halt_forever in {elf}")
+    rng = (sym[0], sym[0] + sym[1])
     if not rng[0] <= rip < rng[1]:
         return fail(f"CPU 0 is at {rip:#x}, not in arch_halt_forever "
                     f"[{rng[0]:#x}, {rng[1]:#x})")
@@ -114,13 +102,10 @@ def main(argv):
     if len(argv) != 2 or argv[1] not in ("halt", "reboot"):
         print("usage: hwexit.py halt|reboot (a during= hook)", file=sys.stderr)
         return 2
-    log_path = os.environ.get("RUNNER_LOG")
-    mon_path = os.environ.get("RUNNER_MONITOR")
-    if not log_path or not mon_path:
-        return fail("needs $RUNNER_LOG and $RUNNER_MONITOR (a during= hook "
-                    "of a configuration with `monitor`)")
-    iso = os.environ.get("RCUKERN_ISO", "build/rcukern.iso")
-    elf = os.path.join(os.path.dirname(iso), "kernel.elf")
+    env = hook_env()
+    if not env:
+        return fail(HOOK_ENV_MISSING)
+    log_path, mon_path, elf = env
     try:
         mon = Monitor(mon_path)
     except OSError as e:

@@ -23,13 +23,12 @@ Exit 0 on pass, 1 on failure (QEMU is then left to the runner's timeout).
 import os
 import re
 import struct
-import subprocess
 import sys
 import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import fbcheck  # noqa: E402
-from fbcheck import Monitor  # noqa: E402
+from fbcheck import HOOK_ENV_MISSING, Monitor, hook_env, kernel_symbols  # noqa: E402
 
 KERNEL_VMA = 0xffffffff80000000
 HALTED = b"# rcukern: halted; safe to power off"
@@ -42,17 +41,6 @@ EXIT_RE = re.compile(rb"^# rcukern: exit status (\d+)$", re.M)
 def fail(msg):
     print(f"memlog: FAIL: {msg}")
     return 1
-
-
-def symbols(elf, names):
-    out = subprocess.run(["nm", "-S", elf], capture_output=True, text=True,
-                         check=True).stdout
-    found = {}
-    for line in out.splitlines():
-        p = line.split()
-        if len(p) == 4 and p[3] in names:
-            found[p[3]] = (int(p[0], 16), int(p[1], 16))
-    return found
 
 
 def pmem(mon, path, addr, size):
@@ -100,14 +88,11 @@ def screen_matches(mon, path, text):
 
 def main():
     screen = "--screen" in sys.argv[1:]
-    log_path = os.environ.get("RUNNER_LOG")
-    mon_path = os.environ.get("RUNNER_MONITOR")
-    if not log_path or not mon_path:
-        return fail("needs $RUNNER_LOG and $RUNNER_MONITOR (a during= hook "
-                    "of a configuration with `monitor`)")
-    iso = os.environ.get("RCUKERN_ISO", "build/rcukern.iso")
-    elf = os.path.join(os.path.dirname(iso), "kernel.elf")
-    syms = symbols(elf, {"log_buf", "log_head"})
+    env = hook_env()
+    if not env:
+        return fail(HOOK_ENV_MISSING)
+    log_path, mon_path, elf = env
+    syms = kernel_symbols(elf, {"log_buf", "log_head"})
     if len(syms) != 2:
         return fail(f"log_buf/log_head not found in {elf}")
     try:
