@@ -11,7 +11,8 @@
  * the same time, a writer of the fair rwlock getting in while readers
  * stream, seqlock readers never accepting a torn value, and the spinlock
  * debug reports (recursion, unlock of a lock not held, bad magic, lockup
- * naming the holder CPU).  Exits non-zero on any failure.
+ * naming the holder CPU), the rwlock lockup report naming the writer CPU.
+ * Exits non-zero on any failure.
  */
 #include <pthread.h>
 #include <stdarg.h>
@@ -364,6 +365,75 @@ static void test_spinlock_lockup(void)
 	       atomic_read(&spinlock_lockups) - before, spinlock_last_lockup_holder);
 }
 
+/* The rwlock lockup report names the writer CPU and asks it for its
+ * backtrace: CPU 2 write-holds each kind in turn, CPUs 1 and 3 wait to
+ * read.  Both wait on rwlock_t; on rwlock_fair_t only the queue head does
+ * (the other waits on wait_lock, an arch spinlock with no watchdog). */
+static DEFINE_RWLOCK(held_rw);
+static DEFINE_RWLOCK_FAIR(held_rwf);
+static int rw_holder_ready, rw_fair;
+
+static void *rw_lockup_pair(struct worker *w)
+{
+	if (w->cpu == 0)
+		return NULL;
+	if (w->cpu == 2) {
+		if (rw_fair)
+			write_lock(&held_rwf);
+		else
+			write_lock(&held_rw);
+		__atomic_store_n(&rw_holder_ready, 1, __ATOMIC_RELEASE);
+		usleep(400 * 1000);
+		if (rw_fair)
+			write_unlock(&held_rwf);
+		else
+			write_unlock(&held_rw);
+		return NULL;
+	}
+	while (!__atomic_load_n(&rw_holder_ready, __ATOMIC_ACQUIRE))
+		usleep(1000);
+	if (rw_fair) {
+		read_lock(&held_rwf);
+		read_unlock(&held_rwf);
+	} else {
+		read_lock(&held_rw);
+		read_unlock(&held_rw);
+	}
+	return NULL;
+}
+
+static void test_rwlock_lockup(void)
+{
+	struct worker ws[4];
+
+	for (rw_fair = 0; rw_fair < 2; rw_fair++) {
+		int before = atomic_read(&rwlock_lockups);
+		const char *kind = rw_fair ? "rwlock_fair" : "rwlock";
+
+		quiet = 1;
+		spinlock_timeout_ms = 100;
+		rw_holder_ready = 0;
+		backtrace_asked = -1;
+		rwlock_last_lockup_writer = -1;
+		run_workers(4, rw_lockup_pair, ws);
+		spinlock_timeout_ms = 5000;
+		quiet = 0;
+		int want = rw_fair ? 1 : 2;
+
+		EXPECT_MSG(atomic_read(&rwlock_lockups) == before + want,
+			   "%s: %d lockup reports, expected %d", kind,
+			   atomic_read(&rwlock_lockups) - before, want);
+		EXPECT_MSG(rwlock_last_lockup_writer == 2, "%s: named writer CPU %d, expected 2",
+			   kind, rwlock_last_lockup_writer);
+		EXPECT_MSG(backtrace_asked == 2, "%s: asked CPU %d for a backtrace, expected 2",
+			   kind, backtrace_asked);
+		EXPECT_MSG(rw_owner_cpu(rw_fair ? &held_rwf.owner : &held_rw.owner) == -1,
+			   "%s: writer still recorded after write_unlock", kind);
+		printf("%s lockup: reported %d times, writer CPU#%d named\n", kind,
+		       atomic_read(&rwlock_lockups) - before, rwlock_last_lockup_writer);
+	}
+}
+
 /* ---- rwlocks ----------------------------------------------------------- */
 
 static DEFINE_RWLOCK(rw);
@@ -612,6 +682,7 @@ int main(int argc, char **argv)
 	timed("spinlock debug", test_spinlock_debug);
 	timed("spinlock lockup", test_spinlock_lockup);
 	timed("rwlocks", test_rwlocks);
+	timed("rwlock lockup", test_rwlock_lockup);
 	timed("seqlock", test_seqlock);
 	if (parts_cut_short)
 		printf("test_locks: %d parts cut short by the time budget (a loaded host)\n",
