@@ -15,10 +15,11 @@
  * allow (the irq only with irqs on, the NMI anywhere, also inside the
  * irq: nested entry).  CPUs NHCPU..NACTIVE-1 run readers and ticks (their
  * reports climb the tree from the CPU side); CPUs from NACTIVE on stay idle
- * (the scan reports them).  make test: NCPU=3 NHCPU=1 NACTIVE=2, i.e. one
- * CPU with nested irq/NMI entry and idle, one busy CPU in the same leaf,
- * an idle CPU in the other leaf; make verify: every CPU busy.  Two leaves under
- * a root.  The GP kthread runs MAXGP grace periods.  Each C statement
+ * (the scan reports them).  check.sh's configurations (README.md): `one`
+ * (NCPU=3 NHCPU=1 NACTIVE=2: one CPU with nested irq/NMI entry and idle,
+ * one busy CPU in the same leaf, an idle CPU in the other leaf), `all2`
+ * and `all3` (every CPU with nested irq/NMI entry and idle).  Two leaves
+ * under a root.  The GP kthread runs MAXGP grace periods.  Each C statement
  * that touches shared state is one atomic step (a single load, store or
  * locked RMW, or one lock-held section); sequential consistency stands in
  * for the full barriers the C code places around each counter update,
@@ -51,7 +52,6 @@
 #define NACTIVE 2		/* CPUs NACTIVE..NCPU-1 stay idle throughout */
 #endif
 #define NONIDLE 4		/* DYNTICK_IRQ_NONIDLE: even, above any depth from idle (3) */
-#define DYNMOD 4		/* the counter, modulo (a wrap only hides changes) */
 #define LEAF(c) ((c) / 2)	/* leaf 0: CPUs 0-1, leaf 1: CPUs 2-3 */
 #define BIT(c) (1 << ((c) % 2))
 #define NLEVEL 3		/* reader slots per CPU: task, irq, NMI */
@@ -69,13 +69,27 @@ bool pre[NCPU * NLEVEL];
 /* rcu_data */
 byte cpu_gp[NCPU];
 bool cpu_no_qs[NCPU];
-byte dyn_snap[NCPU];
+byte dyn_snap[NCPU];		/* 0 none, 1 snapshot taken, 2 taken and moved since */
 /* rcu_node: two leaves and a root */
 byte leaf_mask[2];
 byte leaf_gp[2];
 byte root_mask;
 byte gp_seq;
 byte gps_done;
+
+/*
+ * atomic_inc_return(&rdp->dynticks): dynticks[c] is the counter's parity
+ * (1: not idle), dyn_snap[c] whether it moved since the GP kthread's
+ * snapshot -- all that rcu_dynticks_in_eqs() and `snap !=
+ * rdp->dynticks_snap` ask of the 32-bit counter (README.md "Reductions").
+ */
+inline dyn_inc(c) {
+	dynticks[c] = 1 - dynticks[c];
+	if
+	:: dyn_snap[c] == 1 -> dyn_snap[c] = 2
+	:: else -> skip
+	fi
+}
 
 inline reader_begin(c, l) {
 	reading[(c) * NLEVEL + (l)] = 1;
@@ -150,7 +164,7 @@ proctype task(byte c)
 #if MUTANT != 3
 		atomic { depth[c] == 0 -> nesting[c] = 0 };
 #endif
-		atomic { depth[c] == 0 -> dynticks[c] = (dynticks[c] + 1) % DYNMOD };
+		atomic { depth[c] == 0 -> dyn_inc(c) };
 #if MUTANT == 3
 		atomic { depth[c] == 0 -> nesting[c] = 0 };
 #endif
@@ -158,7 +172,7 @@ proctype task(byte c)
 		atomic { depth[c] == 0 -> irqs_on[c] = 1 };
 		atomic { depth[c] == 0 -> irqs_on[c] = 0 };
 		/* rcu_idle_exit() */
-		atomic { depth[c] == 0 -> dynticks[c] = (dynticks[c] + 1) % DYNMOD };
+		atomic { depth[c] == 0 -> dyn_inc(c) };
 		atomic { depth[c] == 0 -> nesting[c] = NONIDLE; irqs_on[c] = 1 }
 	od
 }
@@ -177,8 +191,8 @@ proctype task_plain(byte c)
 	:: atomic { reading[c * NLEVEL] -> reader_end(c, 0) }
 	:: tick(c)
 #ifdef PLAIN_IDLE
-	:: atomic { !reading[c * NLEVEL] -> dynticks[c] = (dynticks[c] + 1) % DYNMOD };	/* idle */
-		dynticks[c] = (dynticks[c] + 1) % DYNMOD	/* and back */
+	:: atomic { !reading[c * NLEVEL] -> dyn_inc(c) };	/* idle */
+		atomic { dyn_inc(c) }	/* and back */
 #endif
 	od
 }
@@ -206,14 +220,14 @@ proctype handler(byte c; byte kind)
 		};
 		/* rcu_nmi_enter(): is the CPU idle (counter even)? */
 		atomic { depth[c] == lvl ->
-			from_idle = ((dynticks[c] % 2) == 0);
+			from_idle = (dynticks[c] == 0);
 #if MUTANT == 1
 			reader_begin(c, kind);	/* reads before the CPU is visible */
 #endif
 			skip };
 		/* ... then make it visible: atomic_inc_return() */
 		if
-		:: from_idle -> atomic { depth[c] == lvl -> dynticks[c] = (dynticks[c] + 1) % DYNMOD }
+		:: from_idle -> atomic { depth[c] == lvl -> dyn_inc(c) }
 		:: else -> skip
 		fi;
 		/* nesting re-read after the increment, then stepped by 1 or 2 */
@@ -239,7 +253,7 @@ proctype handler(byte c; byte kind)
 		:: t != 1 -> atomic { depth[c] == lvl -> nesting[c] = t - 2; t = 0 }
 		:: else ->
 			atomic { depth[c] == lvl -> nesting[c] = 0; t = 0 };
-			atomic { depth[c] == lvl -> dynticks[c] = (dynticks[c] + 1) % DYNMOD }
+			atomic { depth[c] == lvl -> dyn_inc(c) }
 		fi;
 		atomic { depth[c] == lvl ->
 #if MUTANT == 2
@@ -254,6 +268,184 @@ proctype handler(byte c; byte kind)
 	od
 }
 
+/*
+ * The NMI on CPU c, any time (also inside the irq; not inside an NMI):
+ * the same C steps as handler(), merged into fewer atomic blocks (Lipton
+ * reduction, README.md "Reductions"): while the NMI runs, nothing else on
+ * CPU c runs (every step there waits for its depth), and no other process
+ * touches CPU c's nesting, depth or nmi_on, or writes dynticks[c]; so the
+ * NMI's steps on those (and its read of dynticks[c]) commute with every
+ * step that can interleave with them.  Each block holds at most one step
+ * that another process can see (a write of dynticks[c], or of the ghost
+ * reader flags that the GP kthread reads).
+ */
+proctype nmi(byte c)
+{
+	byte t;
+	bool from_idle;
+
+	do
+	:: atomic { !nmi_on[c] ->
+		depth[c]++;
+		nmi_on[c] = 1;
+		/* rcu_nmi_enter(): is the CPU idle (counter even)? */
+		from_idle = (dynticks[c] == 0);
+#if MUTANT == 1
+		reader_begin(c, 2)	/* reads before the CPU is visible */
+	   };
+	   atomic {
+#endif
+		/* ... then make it visible: atomic_inc_return() */
+		if
+		:: from_idle -> dyn_inc(c)
+		:: else -> skip
+		fi
+	   };
+	   atomic {
+		/* nesting re-read after the increment, then stepped by 1 or 2 */
+		t = nesting[c];
+		if
+		:: from_idle -> nesting[c] = t + 1
+		:: else -> nesting[c] = t + 2
+		fi;
+		t = 0;
+		from_idle = 0;
+#if MUTANT != 1
+		reader_begin(c, 2);	/* the handler's body reads from here */
+#endif
+		skip
+	   };
+	   atomic {
+		/* rcu_nmi_exit(): the body's last read, then the nesting read */
+#if MUTANT != 2
+		reader_end(c, 2);
+#endif
+		t = nesting[c];
+		if
+		:: t != 1 ->
+			/* not the level that left idle: step down and return */
+			nesting[c] = t - 2;
+			t = 0;
+#if MUTANT == 2
+			reader_end(c, 2);
+#endif
+			depth[c]--;
+			nmi_on[c] = 0
+		:: else ->
+			nesting[c] = 0
+#if MUTANT == 2
+			;
+			/* back to idle before the handler's last read */
+			dyn_inc(c);
+			t = 2
+#endif
+		fi
+	   }
+	/* the outermost level from idle: the counter back to even, return */
+	:: atomic { nmi_on[c] && t == 1 ->
+		dyn_inc(c);
+		t = 0;
+		depth[c]--;
+		nmi_on[c] = 0 }
+#if MUTANT == 2
+	:: atomic { nmi_on[c] && t == 2 ->
+		reader_end(c, 2);	/* read after the CPU went back to idle */
+		t = 0;
+		depth[c]--;
+		nmi_on[c] = 0 }
+#endif
+	od
+}
+
+#if NHCPU >= NACTIVE && !defined(TICKS_EVERYWHERE)
+/*
+ * No CPU ticks: no process but this one reads or writes the rcu_node
+ * masks, leaf_gp or gp_seq, so its steps on them commute with
+ * every other step and merge into the step beside them that others can
+ * see (README.md "Reductions"): the GP start (reads reading[], writes
+ * pre[]), one block per CPU scanned (reads dynticks[c]), the end (reads
+ * pre[] in the assert).  The C steps are those of the general version.
+ */
+proctype gp_kthread()
+{
+	byte c, s, i;
+	bool first;
+
+	do
+	:: atomic { gps_done < MAXGP ->
+		/* rcu_gp_init() */
+		gp_seq = gp_seq + 1;
+		i = 0;
+		do
+		:: i < NCPU * NLEVEL -> pre[i] = reading[i]; i++
+		:: else -> break
+		od;
+		i = 0;
+		do	/* the last GP's snapshots are never read again */
+		:: i < NCPU -> dyn_snap[i] = 0; i++
+		:: else -> break
+		od;
+		i = 0;
+		root_mask = (NCPU > 2 -> 3 : 1);
+		leaf_mask[0] = (NCPU > 1 -> 3 : 1); leaf_gp[0] = gp_seq;
+		leaf_mask[1] = (NCPU > 3 -> 3 : (NCPU > 2 -> 1 : 0)); leaf_gp[1] = gp_seq;
+		first = 1;
+		c = 0
+	   };
+		do
+		:: atomic { root_mask == 0 ->
+			/* rcu_gp_cleanup() */
+			leaf_gp[0] = gp_seq + 1;
+			leaf_gp[1] = gp_seq + 1;
+			i = 0;
+			do
+			:: i < NCPU * NLEVEL ->
+				assert(!pre[i]);	/* a pre-existing reader still runs */
+				i++
+			:: else -> break
+			od;
+			i = 0;
+			c = 0;
+			first = 0;
+			gp_seq = gp_seq + 1;
+			gps_done++;
+			break }
+		:: atomic { root_mask != 0 ->
+			/* force_qs_rnp(first): CPU c under its leaf's lock, and the carry */
+			if
+			:: leaf_mask[LEAF(c)] & BIT(c) ->
+				s = dynticks[c];
+				if
+#if MUTANT == 3
+				:: s == 0 || (!first && s == 1) ->
+#else
+				:: s == 0 || (!first && dyn_snap[c] == 2) ->
+#endif
+					leaf_mask[LEAF(c)] = leaf_mask[LEAF(c)] & ~BIT(c);
+					if
+					:: leaf_mask[LEAF(c)] == 0 ->
+						root_mask = root_mask & ~(1 << LEAF(c))
+					:: else -> skip
+					fi
+				:: else -> skip
+				fi;
+				if
+				:: first -> dyn_snap[c] = 1
+				:: else -> skip
+				fi;
+				s = 0
+			:: else -> skip
+			fi;
+			c++;
+			if
+			:: c == NCPU -> c = 0; first = 0
+			:: else -> skip
+			fi }
+		od
+	:: atomic { else -> break }
+	od
+}
+#else
 /* The grace-period kthread: rcu_gp_init(), rcu_gp_fqs_loop(), rcu_gp_cleanup(). */
 proctype gp_kthread()
 {
@@ -268,6 +460,11 @@ proctype gp_kthread()
 			i = 0;
 			do
 			:: i < NCPU * NLEVEL -> pre[i] = reading[i]; i++
+			:: else -> break
+			od;
+			i = 0;
+			do	/* the last GP's snapshots are never read again */
+			:: i < NCPU -> dyn_snap[i] = 0; i++
 			:: else -> break
 			od;
 			i = 0
@@ -290,16 +487,16 @@ proctype gp_kthread()
 						s = dynticks[c];
 						if
 #if MUTANT == 3
-						:: (s % 2) == 0 || (!first && (s % 2) == 1) ->
+						:: s == 0 || (!first && s == 1) ->
 #else
-						:: (s % 2) == 0 || (!first && s != dyn_snap[c]) ->
+						:: s == 0 || (!first && dyn_snap[c] == 2) ->
 #endif
 							leaf_mask[LEAF(c)] = leaf_mask[LEAF(c)] & ~BIT(c);
 							carry = (leaf_mask[LEAF(c)] == 0)
 						:: else -> skip
 						fi;
 						if
-						:: first -> dyn_snap[c] = s
+						:: first -> dyn_snap[c] = 1
 						:: else -> skip
 						fi;
 						s = 0
@@ -336,6 +533,7 @@ proctype gp_kthread()
 	:: else -> break
 	od
 }
+#endif
 
 init {
 	byte c;
@@ -348,7 +546,7 @@ init {
 			nesting[c] = NONIDLE;
 			irqs_on[c] = 1;
 			if
-			:: c < NHCPU -> run task(c); run handler(c, 1); run handler(c, 2)
+			:: c < NHCPU -> run task(c); run handler(c, 1); run nmi(c)
 			:: c >= NHCPU && c < NACTIVE -> run task_plain(c)
 			:: else -> dynticks[c] = 0; nesting[c] = 0; irqs_on[c] = 0	/* idle */
 			fi;
