@@ -83,24 +83,53 @@ bool spin_bug_unlock(spinlock_t *l)
 }
 
 /*
- * Wait for our ticket.  The clock is read only every 1024 spins, and a
- * clock that does not run yet (early boot) just disables the watchdog.
- * The clock restarts whenever the ticket being served moves on: a long
- * queue of waiters that each hold it briefly is contention, not a lockup
- * (with more vCPUs than host cores every handoff waits for the host to
- * run the next waiter, and 16 of them took a waiter past 5 s).  What is
- * reported is one holder keeping it for spinlock.timeout_ms.  One report
- * per wait; the wait goes on, since giving up the ticket would wedge
- * every later waiter.
+ * Whether this machine's spinlocks are test-and-set (virt_spin_lock()):
+ * -1 (auto) means so under a hypervisor.  Off until spin_lock_setup(), so
+ * the host tests and early boot use the tickets.
  */
-void spin_lock_wait(spinlock_t *l, u16 ticket)
+bool virt_spin_lock_enabled;
+static int spinlock_virt = -1;
+core_param(spinlock.virt, spinlock_virt, int,
+	   "spinlocks test-and-set (1) or FIFO tickets (0); -1: test-and-set under a hypervisor");
+
+void spin_lock_setup(bool under_hypervisor)
+{
+	bool on = spinlock_virt < 0 ? under_hypervisor : spinlock_virt != 0;
+
+	__atomic_store_n(&virt_spin_lock_enabled, on, __ATOMIC_RELAXED);
+	printk(KERN_INFO "spinlock: %s\n", on ? "test-and-set (virt_spin_lock: hypervisor)"
+					      : "FIFO tickets");
+}
+
+/* Our turn: the ticket is being served, or (ticket < 0) the lock was free and we took it. */
+static bool spin_lock_got(spinlock_t *l, int ticket, u16 served)
+{
+	if (ticket >= 0)
+		return served == (u16)ticket;
+	return served == __atomic_load_n(&l->raw.next, __ATOMIC_RELAXED) &&
+	       arch_spin_trylock(&l->raw);
+}
+
+/*
+ * Wait for our ticket, or for a free lock to take.  The clock is read
+ * only every 1024 spins, and a clock that does not run yet (early boot)
+ * just disables the watchdog.  The clock restarts whenever the ticket
+ * being served moves on: a long queue of waiters that each hold it
+ * briefly is contention, not a lockup (with more vCPUs than host cores
+ * every ticket handoff waits for the host to run the next waiter, and 16
+ * of them took a waiter past 5 s).  What is reported is one holder
+ * keeping it for spinlock.timeout_ms.  One report per wait; the wait goes
+ * on, since giving up a ticket would wedge every later waiter.
+ */
+void spin_lock_wait(spinlock_t *l, int ticket)
 {
 	u64 start = 0, limit = (u64)spinlock_timeout_ms * 1000000ull;
 	unsigned long spins = 0;
 	bool reported = false;
 	u16 served = 0, now_served;
 
-	while ((now_served = __atomic_load_n(&l->raw.owner, __ATOMIC_ACQUIRE)) != ticket) {
+	while (!spin_lock_got(l, ticket,
+			      now_served = __atomic_load_n(&l->raw.owner, __ATOMIC_ACQUIRE))) {
 		cpu_relax();
 		if (reported || (++spins & 1023))
 			continue;

@@ -165,11 +165,16 @@ static void enter_cs(void)
 
 static void leave_cs(void) { __atomic_sub_fetch(&inside, 1, __ATOMIC_RELAXED); }
 
+/* CPU 0 flips tickets <-> test-and-set as it goes: the two must mix. */
+static bool mix_lock_modes;
+
 static void *spin_hammer(struct worker *w)
 {
 	unsigned long flags;
 
 	for (int i = 0; i < iters && !out_of_time(i); i++, w->done++) {
+		if (mix_lock_modes && w->cpu == 0 && !(i & 15))
+			__atomic_store_n(&virt_spin_lock_enabled, !(i & 16), __ATOMIC_RELAXED);
 		switch (i % 4) {
 		case 0: spin_lock(&test_lock); break;
 		case 1: spin_lock_irq(&test_lock); break;
@@ -617,6 +622,13 @@ int main(int argc, char **argv)
 	(void)argc; (void)argv;
 	setvbuf(stdout, NULL, _IOLBF, 0);
 	timed("spinlock exclusion", test_spinlock_exclusion);
+	virt_spin_lock_enabled = true;		/* virt_spin_lock(): test-and-set */
+	timed("spinlock exclusion, test-and-set", test_spinlock_exclusion);
+	timed("spinlock lockup, test-and-set", test_spinlock_lockup);
+	mix_lock_modes = true;
+	timed("spinlock exclusion, tickets and test-and-set mixed", test_spinlock_exclusion);
+	mix_lock_modes = false;
+	virt_spin_lock_enabled = false;
 	timed("spin_trylock", test_spinlock_trylock);
 	timed("spinlock debug", test_spinlock_debug);
 	timed("spinlock lockup", test_spinlock_lockup);
