@@ -59,10 +59,14 @@ $(BUILD)/%.o: %.c
 	$(say) "  CC      $<"
 	$(Q)$(CC) $(KCFLAGS) -c $< -o $@
 
+# The dependencies come from a separate -M pass: NASM 2.16's -MD, made
+# while assembling, leaves out the %include files (asm/ptrace.inc).
+NASMFLAGS := -f elf64 -g -F dwarf -Iarch/x86_64/include/
 $(BUILD)/%.o: %.asm
 	@mkdir -p $(dir $@)
 	$(say) "  NASM    $<"
-	$(Q)$(NASM) -f elf64 -g -F dwarf -MD $(@:.o=.d) -MP -o $@ $<
+	$(Q)$(NASM) $(NASMFLAGS) -M -MT $@ -MF $(@:.o=.d) -MP $<
+	$(Q)$(NASM) $(NASMFLAGS) -o $@ $<
 
 # Two links: the first finds where every function is, the second adds the
 # symbol table.  The table lives in .rodata, after .text, so no function

@@ -7,12 +7,15 @@
  * qrwlock's: queue on a FIFO ticket lock, then wait for the lock word.
  * Every spin has the spinlock watchdog: a lock word stuck in one state
  * far too long is reported once, with a backtrace, and the wait goes on.
+ * The report names the writer CPU holding the lock, if one does, and asks
+ * that CPU for its backtrace by NMI, as the spinlock lockup report does.
  */
 #include "kernel/rwlock.h"
 #include "kernel/printk.h"
 #include "kernel/time.h"
 
 atomic_t rwlock_lockups = ATOMIC_INIT(0);
+int rwlock_last_lockup_writer = -1;
 
 struct rw_watch {
 	u64 start;
@@ -26,8 +29,8 @@ struct rw_watch {
  * so a lock that others keep taking and releasing (a reader stream, a
  * queue of writers) is not reported; a lock stuck in one state is.
  */
-static void rw_watch(struct rw_watch *w, const atomic_t *word, const void *lock,
-		     const char *what)
+static void rw_watch(struct rw_watch *w, const atomic_t *word, const int *owner,
+		     const void *lock, const char *what)
 {
 	u64 now, limit = (u64)spinlock_timeout_ms * 1000000ull;
 	int v;
@@ -43,11 +46,21 @@ static void rw_watch(struct rw_watch *w, const atomic_t *word, const void *lock,
 		return;
 	}
 	if (limit && now - w->start > limit) {
+		int writer = rw_owner_cpu(owner), cpu = smp_processor_id();
+
 		w->reported = true;
-		printk(KERN_ERR "BUG: rwlock lockup suspected on CPU#%d: %s of %p "
-		       "waited more than %u ms\n", smp_processor_id(), what,
-		       lock, spinlock_timeout_ms);
+		__atomic_store_n(&rwlock_last_lockup_writer, writer, __ATOMIC_RELAXED);
+		if (writer >= 0)
+			printk(KERN_ERR "BUG: rwlock lockup suspected on CPU#%d: %s of %p "
+			       "waited more than %u ms, write-held by CPU#%d\n", cpu,
+			       what, lock, spinlock_timeout_ms, writer);
+		else
+			printk(KERN_ERR "BUG: rwlock lockup suspected on CPU#%d: %s of %p "
+			       "waited more than %u ms, held by readers\n", cpu,
+			       what, lock, spinlock_timeout_ms);
 		dump_stack();
+		if (writer >= 0 && writer != cpu)
+			trigger_cpu_backtrace(writer);
 		atomic_inc(&rwlock_lockups);
 	}
 }
@@ -59,7 +72,7 @@ void __read_lock_failed(rwlock_t *rw)
 	do {
 		(void)atomic_add_return(1, &rw->cnt);
 		while (atomic_read(&rw->cnt) < 1)
-			rw_watch(&w, &rw->cnt, rw, "read_lock");
+			rw_watch(&w, &rw->cnt, &rw->owner, rw, "read_lock");
 	} while (atomic_sub_return(1, &rw->cnt) < 0);
 }
 
@@ -70,7 +83,7 @@ void __write_lock_failed(rwlock_t *rw)
 	do {
 		(void)atomic_add_return(RW_LOCK_BIAS, &rw->cnt);
 		while (atomic_read(&rw->cnt) != RW_LOCK_BIAS)
-			rw_watch(&w, &rw->cnt, rw, "write_lock");
+			rw_watch(&w, &rw->cnt, &rw->owner, rw, "write_lock");
 	} while (atomic_sub_return(RW_LOCK_BIAS, &rw->cnt) != 0);
 }
 
@@ -87,7 +100,7 @@ void queued_read_lock_slowpath(rwlock_fair_t *rw)
 	arch_spin_lock(&rw->wait_lock);
 	(void)atomic_add_return(QR_BIAS, &rw->cnts);
 	while (__atomic_load_n(&rw->cnts.counter, __ATOMIC_ACQUIRE) & QW_LOCKED)
-		rw_watch(&w, &rw->cnts, rw, "read_lock_fair");
+		rw_watch(&w, &rw->cnts, &rw->owner, rw, "read_lock_fair");
 	arch_spin_unlock(&rw->wait_lock);
 }
 
@@ -108,7 +121,7 @@ void queued_write_lock_slowpath(rwlock_fair_t *rw)
 		if (atomic_read(&rw->cnts) == QW_WAITING &&
 		    atomic_cmpxchg(&rw->cnts, QW_WAITING, QW_LOCKED) == QW_WAITING)
 			break;
-		rw_watch(&w, &rw->cnts, rw, "write_lock_fair");
+		rw_watch(&w, &rw->cnts, &rw->owner, rw, "write_lock_fair");
 	}
 out:
 	arch_spin_unlock(&rw->wait_lock);

@@ -15,6 +15,11 @@
  *
  * Both disable preemption while held, like spinlock_t.  read_lock() and
  * friends take either type (C11 _Generic), as Linux callers expect.
+ *
+ * Both record the CPU of the writer holding them, as spinlock_t does its
+ * owner, so a lockup report on either names the writer and asks it for
+ * its backtrace.  Only writers store it (after they got in, before they
+ * let go): the read side stays one RMW.  Readers are not recorded.
  */
 #ifndef KERNEL_RWLOCK_H
 #define KERNEL_RWLOCK_H
@@ -30,11 +35,31 @@
 
 typedef struct {
 	atomic_t cnt;	/* BIAS - readers, or 0 when write-held */
+	int owner;	/* writer CPU + 1, 0 when not write-held */
 } rwlock_t;
 
-#define __RW_LOCK_UNLOCKED(x)	{ .cnt = ATOMIC_INIT(RW_LOCK_BIAS) }
+#define __RW_LOCK_UNLOCKED(x)	{ .cnt = ATOMIC_INIT(RW_LOCK_BIAS), .owner = 0 }
 #define DEFINE_RWLOCK(x)	rwlock_t x = __RW_LOCK_UNLOCKED(x)
-static inline void rwlock_init(rwlock_t *rw) { atomic_set(&rw->cnt, RW_LOCK_BIAS); }
+static inline void rwlock_init(rwlock_t *rw)
+{
+	atomic_set(&rw->cnt, RW_LOCK_BIAS);
+	rw->owner = 0;
+}
+
+/*
+ * The writer's CPU, or -1.  Read locklessly by the lockup report on
+ * another CPU (relaxed atomics: a report may name a writer that just
+ * left, never a torn value).
+ */
+static inline int rw_owner_cpu(const int *owner)
+{
+	return __atomic_load_n(owner, __ATOMIC_RELAXED) - 1;
+}
+
+static inline void rw_set_owner(int *owner, int cpu)
+{
+	__atomic_store_n(owner, cpu + 1, __ATOMIC_RELAXED);
+}
 
 void __read_lock_failed(rwlock_t *rw);
 void __write_lock_failed(rwlock_t *rw);
@@ -56,10 +81,12 @@ static inline void arch_write_lock(rwlock_t *rw)
 {
 	if (unlikely(atomic_sub_return(RW_LOCK_BIAS, &rw->cnt) != 0))
 		__write_lock_failed(rw);
+	rw_set_owner(&rw->owner, smp_processor_id());
 }
 
 static inline void arch_write_unlock(rwlock_t *rw)
 {
+	rw_set_owner(&rw->owner, -1);
 	(void)atomic_add_return(RW_LOCK_BIAS, &rw->cnt);
 }
 
@@ -73,7 +100,10 @@ static inline bool arch_read_trylock(rwlock_t *rw)
 
 static inline bool arch_write_trylock(rwlock_t *rw)
 {
-	return atomic_cmpxchg(&rw->cnt, RW_LOCK_BIAS, 0) == RW_LOCK_BIAS;
+	if (atomic_cmpxchg(&rw->cnt, RW_LOCK_BIAS, 0) != RW_LOCK_BIAS)
+		return false;
+	rw_set_owner(&rw->owner, smp_processor_id());
+	return true;
 }
 
 /* ---- rwlock_fair_t: queued, fair --------------------------------------- */
@@ -86,10 +116,12 @@ static inline bool arch_write_trylock(rwlock_t *rw)
 typedef struct {
 	atomic_t cnts;
 	arch_spinlock_t wait_lock;	/* FIFO of those who could not get in */
+	int owner;			/* writer CPU + 1, 0 when not write-held */
 } rwlock_fair_t;
 
 #define __RW_LOCK_FAIR_UNLOCKED(x)	{ .cnts = ATOMIC_INIT(0), \
-					  .wait_lock = __ARCH_SPIN_LOCK_UNLOCKED }
+					  .wait_lock = __ARCH_SPIN_LOCK_UNLOCKED, \
+					  .owner = 0 }
 #define DEFINE_RWLOCK_FAIR(x)	rwlock_fair_t x = __RW_LOCK_FAIR_UNLOCKED(x)
 static inline void rwlock_fair_init(rwlock_fair_t *rw)
 {
@@ -114,10 +146,12 @@ static inline void arch_write_lock_fair(rwlock_fair_t *rw)
 {
 	if (unlikely(atomic_cmpxchg(&rw->cnts, 0, QW_LOCKED) != 0))
 		queued_write_lock_slowpath(rw);
+	rw_set_owner(&rw->owner, smp_processor_id());
 }
 
 static inline void arch_write_unlock_fair(rwlock_fair_t *rw)
 {
+	rw_set_owner(&rw->owner, -1);
 	(void)atomic_sub_return(QW_LOCKED, &rw->cnts);
 }
 
@@ -136,7 +170,10 @@ static inline bool arch_read_trylock_fair(rwlock_fair_t *rw)
 
 static inline bool arch_write_trylock_fair(rwlock_fair_t *rw)
 {
-	return atomic_cmpxchg(&rw->cnts, 0, QW_LOCKED) == 0;
+	if (atomic_cmpxchg(&rw->cnts, 0, QW_LOCKED) != 0)
+		return false;
+	rw_set_owner(&rw->owner, smp_processor_id());
+	return true;
 }
 
 /* ---- the Linux API, on either type ------------------------------------- */
@@ -172,7 +209,9 @@ static inline bool arch_write_trylock_fair(rwlock_fair_t *rw)
 #define write_lock_bh(rw)	do { local_bh_disable(); __RW_OP(write_lock, rw); } while (0)
 #define write_unlock_bh(rw)	do { __RW_OP(write_unlock, rw); local_bh_enable(); } while (0)
 
-/* Counted by the slow paths' watchdog (same knob as spinlocks). */
+/* Counted by the slow paths' watchdog (same knob as spinlocks); the
+ * writer CPU the last report named (-1: none, readers held it). */
 extern atomic_t rwlock_lockups;
+extern int rwlock_last_lockup_writer;
 
 #endif /* KERNEL_RWLOCK_H */

@@ -284,6 +284,8 @@ void rcu_gp_kthread_wake(void)
 void rcu_report_qs_rnp(unsigned long mask, struct rcu_node *rnp,
 		       unsigned long gps, unsigned long flags)
 {
+	int depth = 1;		/* node locks this report took (statistics) */
+
 	for (;;) {
 		if (!(rnp->qsmask & mask) || rnp->gp_seq != gps) {
 			spin_unlock_irqrestore(&rnp->lock, flags);
@@ -294,6 +296,13 @@ void rcu_report_qs_rnp(unsigned long mask, struct rcu_node *rnp,
 		if (rnp->qsmask || rcu_preempt_blocked_readers_cgp(rnp) || !rnp->parent) {
 			bool done = !rnp->qsmask && !rcu_preempt_blocked_readers_cgp(rnp);
 
+			if (!rnp->parent && !rnp->qsmask) {
+				WRITE_ONCE(rcu_state.n_root_reports, rcu_state.n_root_reports + 1);
+				WRITE_ONCE(rcu_state.sum_report_depth,
+					   rcu_state.sum_report_depth + depth);
+				WRITE_ONCE(rcu_state.last_report_depth, depth);
+				rcu_state.last_report_cycles = get_cycles();
+			}
 			spin_unlock_irqrestore(&rnp->lock, flags);
 			if (done)
 				rcu_gp_kthread_wake();
@@ -302,7 +311,8 @@ void rcu_report_qs_rnp(unsigned long mask, struct rcu_node *rnp,
 		mask = rnp->grpmask;
 		spin_unlock_irqrestore(&rnp->lock, flags);
 		rnp = rnp->parent;
-		spin_lock_irqsave(&rnp->lock, flags);
+		rcu_node_lock_qs(rnp, flags);
+		depth++;
 	}
 }
 
@@ -312,7 +322,7 @@ static void rcu_report_qs_rdp(struct rcu_data *rdp)
 	struct rcu_node *rnp = rdp->mynode;
 	unsigned long flags;
 
-	spin_lock_irqsave(&rnp->lock, flags);
+	rcu_node_lock_qs(rnp, flags);
 	if (rdp->cpu_no_qs || rdp->gp_seq != rnp->gp_seq) {
 		/* A QS from before this CPU saw the GP: not for this GP. */
 		spin_unlock_irqrestore(&rnp->lock, flags);
@@ -544,7 +554,7 @@ static void force_qs_rnp(bool first)
 	int cpu;
 
 	rcu_for_each_leaf_node(rnp) {
-		spin_lock_irqsave(&rnp->lock, flags);
+		rcu_node_lock_qs(rnp, flags);
 		mask = 0;
 		for_each_leaf_node_cpu(rnp, cpu) {
 			struct rcu_data *rdp = per_cpu_ptr(&rcu_data, cpu);
@@ -619,6 +629,11 @@ static void rcu_gp_cleanup(void)
 	unsigned long flags, new_gp_seq = rcu_seq_endval(rcu_state.gp_seq);
 	unsigned long dur;
 	int cpu;
+
+	spin_lock_irqsave(&root->lock, flags);
+	WRITE_ONCE(rcu_state.sum_report_to_end_ns, rcu_state.sum_report_to_end_ns +
+		   cycles_to_ns(get_cycles() - rcu_state.last_report_cycles));
+	spin_unlock_irqrestore(&root->lock, flags);
 
 	/*
 	 * Taking every node's lock orders this kthread after every QS report

@@ -141,6 +141,15 @@ struct rcu_node {
 	struct list_head blkd_tasks;
 	struct list_head *gp_tasks;
 	struct list_head *exp_tasks;
+
+	/*
+	 * Statistics, under ->lock: acquisitions of ->lock on the QS-report
+	 * path (a CPU's own report, the fqs scan, a report carried up from
+	 * a child).  What the tree bounds: an interior node is taken at most
+	 * once per child per GP, a leaf about once per CPU.  Read racily.
+	 */
+	unsigned long n_qs_lock;
+	u64 qs_wait_cycles;		/* time spent waiting for it there */
 } ____cacheline_aligned;
 
 #define RCU_GP_FLAG_INIT	0x1	/* a new GP is wanted */
@@ -168,6 +177,16 @@ struct rcu_state {
 	unsigned long gp_start;		/* jiffies */
 	unsigned long gp_max_jiffies;	/* longest GP so far */
 	unsigned long n_force_qs;	/* fqs scans done */
+	/*
+	 * The QS reports that emptied the root (root lock): how many, and the
+	 * node locks each took from where it entered (a leaf) to the root,
+	 * summed and the last one's.  The tree makes this its depth.
+	 */
+	unsigned long n_root_reports;
+	unsigned long sum_report_depth;
+	int last_report_depth;
+	u64 last_report_cycles;		/* when the last such report came */
+	u64 sum_report_to_end_ns;	/* from it to rcu_gp_cleanup(), summed */
 	unsigned long jiffies_stall;	/* next stall report due (cmpxchg) */
 	bool scheduler_active;		/* rcu_late_init() done */
 
@@ -186,6 +205,16 @@ struct rcu_state {
 extern struct rcu_state rcu_state;
 extern unsigned int rcu_fanout_leaf;
 extern unsigned int rcu_fanout;
+
+/* Take rnp->lock (irqs saved in flags) on the QS-report path, counted. */
+#define rcu_node_lock_qs(rnp, flags) do {				\
+		u64 __t0 = get_cycles();				\
+									\
+		spin_lock_irqsave(&(rnp)->lock, flags);			\
+		WRITE_ONCE((rnp)->n_qs_lock, (rnp)->n_qs_lock + 1);	\
+		WRITE_ONCE((rnp)->qs_wait_cycles,			\
+			   (rnp)->qs_wait_cycles + get_cycles() - __t0);	\
+	} while (0)
 
 static inline struct rcu_node *rcu_get_root(void)
 {

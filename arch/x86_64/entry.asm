@@ -7,6 +7,8 @@
 ; only in ring 0, so there is no swapgs: GS base always holds this CPU's
 ; per-CPU offset.
 
+%include "asm/ptrace.inc"
+
 bits 64
 section .text
 
@@ -36,46 +38,7 @@ isr_stub_%1:
 
 extern x86_trap
 isr_common:
-	push rdi
-	push rsi
-	push rdx
-	push rcx
-	push rax
-	push r8
-	push r9
-	push r10
-	push r11
-	push rbx
-	push rbp
-	push r12
-	push r13
-	push r14
-	push r15
-	cld
-	; a frame record linking the interrupted code, so backtraces taken
-	; inside a handler walk on into the code that was interrupted
-	push qword [rsp + 17 * 8]	; interrupted RIP
-	push rbp
-	mov rbp, rsp
-	lea rdi, [rsp + 16]
-	call x86_trap
-	add rsp, 16
-	pop r15
-	pop r14
-	pop r13
-	pop r12
-	pop rbp
-	pop rbx
-	pop r11
-	pop r10
-	pop r9
-	pop r8
-	pop rax
-	pop rcx
-	pop rdx
-	pop rsi
-	pop rdi
-	add rsp, 16			; vector and error code
+	PT_REGS_CALL x86_trap
 	iretq
 
 section .rodata

@@ -13,10 +13,13 @@
 ;     below the interrupted RSP, so nothing live of the outer NMI is hit,
 ;     wherever in its code (first instruction to final iretq) it was.
 ; The stub itself takes no exceptions, so no NMI can land inside it.
-; Then it builds the same struct pt_regs as entry.asm and calls x86_trap.
+; Then it builds the same struct pt_regs as entry.asm (PT_REGS_CALL,
+; asm/ptrace.inc) and calls x86_trap.
 
 IST_STACK_SIZE  equ 16384	; asm/desc.h
 NMI_TOP_RESERVE equ 256
+
+%include "asm/ptrace.inc"
 
 bits 64
 section .text
@@ -59,42 +62,5 @@ nmi_entry:
 	; now exactly as if the CPU had pushed the frame here
 	push qword 0			; error code
 	push qword 2			; vector
-	push rdi
-	push rsi
-	push rdx
-	push rcx
-	push rax
-	push r8
-	push r9
-	push r10
-	push r11
-	push rbx
-	push rbp
-	push r12
-	push r13
-	push r14
-	push r15
-	cld
-	push qword [rsp + 17 * 8]	; frame record: interrupted RIP
-	push rbp
-	mov rbp, rsp
-	lea rdi, [rsp + 16]
-	call x86_trap
-	add rsp, 16
-	pop r15
-	pop r14
-	pop r13
-	pop r12
-	pop rbp
-	pop rbx
-	pop r11
-	pop r10
-	pop r9
-	pop r8
-	pop rax
-	pop rcx
-	pop rdx
-	pop rsi
-	pop rdi
-	add rsp, 16
+	PT_REGS_CALL x86_trap
 	iretq

@@ -13,7 +13,7 @@ FUZZ_CFLAGS ?= -std=gnu11 -g -O1 -fsanitize=fuzzer,address,undefined
 
 HOST_TESTS += $(ACPI_BUILD)/test_acpi
 
-$(ACPI_BUILD)/test_acpi: test_acpi.c $(ACPI_SRC) acpi_shim/kernel/printk.h
+$(ACPI_BUILD)/test_acpi: test_acpi.c ktest.h $(ACPI_SRC) acpi_shim/kernel/printk.h
 	@mkdir -p $(ACPI_BUILD)
 	$(CC) $(ACPI_CFLAGS) -o $@ test_acpi.c $(ACPI_ROOT)/arch/x86_64/acpi.c
 

@@ -9,7 +9,7 @@ LOCKS_CFLAGS = -std=gnu11 -Wall -Wextra -Werror -Wno-unused-parameter -g -O1 -pt
 	-I$(LOCKS_ROOT)/tests/host/locks_shim -I$(LOCKS_ROOT) \
 	-include $(LOCKS_ROOT)/tests/host/locks_shim/relax.h
 LOCKS_SRC = $(LOCKS_ROOT)/kernel/spinlock.c $(LOCKS_ROOT)/kernel/rwlock.c
-LOCKS_DEPS = test_locks.c $(LOCKS_SRC) $(wildcard $(LOCKS_ROOT)/tests/host/locks_shim/kernel/*.h) \
+LOCKS_DEPS = test_locks.c ktest.h $(LOCKS_SRC) $(wildcard $(LOCKS_ROOT)/tests/host/locks_shim/kernel/*.h) \
 	$(LOCKS_ROOT)/kernel/spinlock.h $(LOCKS_ROOT)/kernel/rwlock.h \
 	$(LOCKS_ROOT)/kernel/seqlock.h $(LOCKS_ROOT)/kernel/atomic.h
 

@@ -8,7 +8,7 @@ MM_BUILD ?= build
 MM_CFLAGS = -std=gnu11 -Wall -Wextra -Werror -Wno-unused-parameter -g -O1 -pthread \
 	-I$(MM_ROOT)/tests/host/mm_shim -I$(MM_ROOT)
 MM_SRC = $(MM_ROOT)/kernel/pmm.c $(MM_ROOT)/kernel/kmalloc.c
-MM_DEPS = test_pmm.c $(MM_SRC) $(MM_ROOT)/kernel/pmm.h $(MM_ROOT)/kernel/slab.h \
+MM_DEPS = test_pmm.c ktest.h $(MM_SRC) $(MM_ROOT)/kernel/pmm.h $(MM_ROOT)/kernel/slab.h \
 	$(wildcard $(MM_ROOT)/tests/host/mm_shim/*/*.h)
 
 HOST_TESTS += $(MM_BUILD)/test_pmm $(MM_BUILD)/test_pmm_tsan

@@ -2,18 +2,18 @@
  * (arch/x86_64/acpi.c) against good and corrupt tables built in a fake
  * physical memory: bad checksums, lengths past the end, zero-length MADT
  * entries, root tables pointing outside memory.  Built with ASan+UBSan,
- * so a read past a table's end fails the test too.  Prints TAP-ish
- * "ok/not ok" lines; exits non-zero on any failure. */
+ * so a read past a table's end fails the test too.  Uses ktest.h: a
+ * PASS/FAIL line per case, "N passed, N failed"; non-zero on a failure. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include "arch/x86_64/acpi.h"
+#include "ktest.h"
 
 int acpi_shim_quiet = 1;
 
 #define MEM_SIZE (1u << 20)
 static unsigned char *mem;	/* fake physical memory [0, MEM_SIZE) */
-static int failures, checks;
 
 static void *map(u64 phys, size_t len)
 {
@@ -21,11 +21,6 @@ static void *map(u64 phys, size_t len)
 		return NULL;
 	return mem + phys;
 }
-
-#define CHECK(cond) do { \
-	checks++; \
-	if (!(cond)) { failures++; printf("    # FAIL %s:%d: %s\n", __FILE__, __LINE__, #cond); } \
-} while (0)
 
 static void put16(u64 at, u16 v) { memcpy(mem + at, &v, 2); }
 static void put32(u64 at, u32 v) { memcpy(mem + at, &v, 4); }
@@ -209,26 +204,26 @@ static int parse_tag(void)
 static void test_good(void)
 {
 	make_good();
-	CHECK(parse_tag() == 0);
-	CHECK(info.present && info.revision == 2);
-	CHECK(strcmp(info.oem_id, "RCUKRN") == 0);
-	CHECK(info.have_madt && info.pcat_compat);
-	CHECK(info.lapic_phys == 0xfee00000ull);
-	CHECK(info.nr_cpus == 3);
-	CHECK(info.cpus[0].apic_id == 0 && info.cpus[1].apic_id == 1);
-	CHECK(info.cpus[2].apic_id == 300 && info.cpus[2].from_x2apic &&
+	EXPECT(parse_tag() == 0);
+	EXPECT(info.present && info.revision == 2);
+	EXPECT(strcmp(info.oem_id, "RCUKRN") == 0);
+	EXPECT(info.have_madt && info.pcat_compat);
+	EXPECT(info.lapic_phys == 0xfee00000ull);
+	EXPECT(info.nr_cpus == 3);
+	EXPECT(info.cpus[0].apic_id == 0 && info.cpus[1].apic_id == 1);
+	EXPECT(info.cpus[2].apic_id == 300 && info.cpus[2].from_x2apic &&
 	      info.cpus[2].acpi_uid == 40);
-	CHECK(info.nr_ioapics == 1 && info.ioapics[0].id == 7 &&
+	EXPECT(info.nr_ioapics == 1 && info.ioapics[0].id == 7 &&
 	      info.ioapics[0].phys == 0xfec00000);
-	CHECK(info.nr_isos == 1 && info.isos[0].source == 0 && info.isos[0].gsi == 2);
-	CHECK(info.nr_lapic_nmis == 1 && info.lapic_nmis[0].lint == 1 &&
+	EXPECT(info.nr_isos == 1 && info.isos[0].source == 0 && info.isos[0].gsi == 2);
+	EXPECT(info.nr_lapic_nmis == 1 && info.lapic_nmis[0].lint == 1 &&
 	      info.lapic_nmis[0].acpi_uid == ACPI_UID_ALL &&
 	      info.lapic_nmis[0].flags == 5);
-	CHECK(info.madt_errors == 0 && info.tables_bad == 0);
-	CHECK(info.have_hpet && info.hpet_phys == 0xfed00000);
-	CHECK(info.have_fadt && info.pm_tmr_port == 0x608 && info.pm_tmr_32bit);
-	CHECK(info.boot_arch == 3 && !info.hw_reduced);
-	CHECK(info.rsdp_source == ACPI_RSDP_MB2_NEW);
+	EXPECT(info.madt_errors == 0 && info.tables_bad == 0);
+	EXPECT(info.have_hpet && info.hpet_phys == 0xfed00000);
+	EXPECT(info.have_fadt && info.pm_tmr_port == 0x608 && info.pm_tmr_32bit);
+	EXPECT(info.boot_arch == 3 && !info.hw_reduced);
+	EXPECT(info.rsdp_source == ACPI_RSDP_MB2_NEW);
 }
 
 static void test_rsdp_sources(void)
@@ -238,40 +233,40 @@ static void test_rsdp_sources(void)
 	make_good();
 	memcpy(bad, rsdp_copy, 36);
 	bad[8] ^= 1;				/* bad v1 checksum in the new tag */
-	CHECK(acpi_parse(bad, 36, rsdp_copy, 20, false, map, &info) == 0);
-	CHECK(info.present && info.have_madt && info.rsdp_source == ACPI_RSDP_MB2_OLD);
+	EXPECT(acpi_parse(bad, 36, rsdp_copy, 20, false, map, &info) == 0);
+	EXPECT(info.present && info.have_madt && info.rsdp_source == ACPI_RSDP_MB2_OLD);
 
 	/* Both tags bad, no scan: no ACPI, cleanly. */
-	CHECK(acpi_parse(bad, 36, bad, 20, false, map, &info) == -ENODEV);
-	CHECK(!info.present && info.nr_cpus == 0);
+	EXPECT(acpi_parse(bad, 36, bad, 20, false, map, &info) == -ENODEV);
+	EXPECT(!info.present && info.nr_cpus == 0);
 
 	/* Both tags bad, BIOS scan finds the copy at 0xe0010. */
-	CHECK(acpi_parse(bad, 36, NULL, 0, true, map, &info) == 0);
-	CHECK(info.present && info.nr_cpus == 3 && info.rsdp_source == ACPI_RSDP_BIOS_SCAN);
+	EXPECT(acpi_parse(bad, 36, NULL, 0, true, map, &info) == 0);
+	EXPECT(info.present && info.nr_cpus == 3 && info.rsdp_source == ACPI_RSDP_BIOS_SCAN);
 
 	/* An EBDA RSDP is found first. */
 	put16(0x40e, 0x9fc0);			/* segment 0x9fc0 -> 0x9fc00 */
 	make_rsdp(0x9fc00, 0, RSDT_AT, 0);
 	memset(mem + RSDP_AT, 0, 36);
-	CHECK(acpi_parse(NULL, 0, NULL, 0, true, map, &info) == 0);
-	CHECK(info.present && info.revision == 0 && info.nr_cpus == 3);
+	EXPECT(acpi_parse(NULL, 0, NULL, 0, true, map, &info) == 0);
+	EXPECT(info.present && info.revision == 0 && info.nr_cpus == 3);
 
 	/* A v2 RSDP truncated by its tag, or with a bad extended checksum. */
 	make_good();
-	CHECK(acpi_check_rsdp(rsdp_copy, 36) == 36);
-	CHECK(acpi_check_rsdp(rsdp_copy, 24) == -EINVAL);
+	EXPECT(acpi_check_rsdp(rsdp_copy, 36) == 36);
+	EXPECT(acpi_check_rsdp(rsdp_copy, 24) == -EINVAL);
 	memcpy(bad, rsdp_copy, 36);
 	bad[33] ^= 0x40;
-	CHECK(acpi_check_rsdp(bad, 36) == -EINVAL);
+	EXPECT(acpi_check_rsdp(bad, 36) == -EINVAL);
 	memcpy(bad, rsdp_copy, 36);
 	bad[20] = 200;				/* length past the tag */
-	CHECK(acpi_check_rsdp(bad, 36) == -EINVAL);
-	CHECK(acpi_check_rsdp(NULL, 36) == -EINVAL);
-	CHECK(acpi_check_rsdp("RSD PTX xxxxxxxxxxxxxxxxxxxxxxx", 30) == -EINVAL);
+	EXPECT(acpi_check_rsdp(bad, 36) == -EINVAL);
+	EXPECT(acpi_check_rsdp(NULL, 36) == -EINVAL);
+	EXPECT(acpi_check_rsdp("RSD PTX xxxxxxxxxxxxxxxxxxxxxxx", 30) == -EINVAL);
 
 	/* Nothing anywhere. */
 	memset(mem, 0, MEM_SIZE);
-	CHECK(acpi_parse(NULL, 0, NULL, 0, true, map, &info) == -ENODEV);
+	EXPECT(acpi_parse(NULL, 0, NULL, 0, true, map, &info) == -ENODEV);
 }
 
 static void test_root_fallback(void)
@@ -279,31 +274,31 @@ static void test_root_fallback(void)
 	/* XSDT with a bad checksum: the RSDT is used instead. */
 	make_good();
 	mem[XSDT_AT + 20] ^= 0x55;
-	CHECK(parse_tag() == 0);
-	CHECK(info.present && info.nr_cpus == 3 && info.have_hpet);
+	EXPECT(parse_tag() == 0);
+	EXPECT(info.present && info.nr_cpus == 3 && info.have_hpet);
 
 	/* XSDT pointing outside memory, RSDT fine. */
 	make_good();
 	make_rsdp(RSDP_AT, 2, RSDT_AT, 0x123456789ull);
-	CHECK(parse_tag() == 0 && info.nr_cpus == 3);
+	EXPECT(parse_tag() == 0 && info.nr_cpus == 3);
 
 	/* Both broken: no ACPI. */
 	make_good();
 	mem[XSDT_AT + 20] ^= 0x55;
 	mem[RSDT_AT + 20] ^= 0x55;
-	CHECK(parse_tag() == -ENODEV && !info.present);
+	EXPECT(parse_tag() == -ENODEV && !info.present);
 
 	/* Root table claiming 4 GiB. */
 	make_good();
 	put32(XSDT_AT + 4, 0xffffffffu);
 	put32(RSDT_AT + 4, 0xffffffffu);
-	CHECK(parse_tag() == -ENODEV);
+	EXPECT(parse_tag() == -ENODEV);
 
 	/* Root table claiming less than its header. */
 	make_good();
 	put32(XSDT_AT + 4, 10);
 	put32(RSDT_AT + 4, 0);
-	CHECK(parse_tag() == -ENODEV);
+	EXPECT(parse_tag() == -ENODEV);
 }
 
 static void test_rsdt_outside(void)
@@ -318,9 +313,9 @@ static void test_rsdt_outside(void)
 	put64(XSDT_AT + 60, 0);
 	put64(XSDT_AT + 68, HPET_AT);
 	seal(XSDT_AT);
-	CHECK(parse_tag() == 0);
-	CHECK(info.nr_cpus == 3 && info.have_hpet && !info.have_fadt);
-	CHECK(info.tables_bad == 2);
+	EXPECT(parse_tag() == 0);
+	EXPECT(info.nr_cpus == 3 && info.have_hpet && !info.have_fadt);
+	EXPECT(info.tables_bad == 2);
 
 	/* A table at the end of memory whose length runs past it. */
 	make_good();
@@ -328,7 +323,7 @@ static void test_rsdt_outside(void)
 	hdr(XSDT_AT, "XSDT", 36 + 8);
 	put64(XSDT_AT + 36, MEM_SIZE - 64);
 	seal(XSDT_AT);
-	CHECK(parse_tag() == 0 && !info.have_madt && info.tables_bad == 1);
+	EXPECT(parse_tag() == 0 && !info.have_madt && info.tables_bad == 1);
 }
 
 static void test_madt_corrupt(void)
@@ -336,9 +331,9 @@ static void test_madt_corrupt(void)
 	/* Bad checksum: the MADT is skipped; the rest still parsed. */
 	make_good();
 	mem[MADT_AT + 50] ^= 1;
-	CHECK(parse_tag() == 0);
-	CHECK(!info.have_madt && info.nr_cpus == 0 && info.tables_bad == 1);
-	CHECK(info.have_hpet && info.have_fadt);
+	EXPECT(parse_tag() == 0);
+	EXPECT(!info.have_madt && info.nr_cpus == 0 && info.tables_bad == 1);
+	EXPECT(info.have_hpet && info.have_fadt);
 
 	/* A zero-length entry stops the walk instead of looping. */
 	make_good();
@@ -347,14 +342,14 @@ static void test_madt_corrupt(void)
 	madt_entry(0, 0, (const u8 *)"\0\0\0\0\0\0", 6);
 	lapic_entry(1, 1, 1);
 	madt_end();
-	CHECK(parse_tag() == 0);
-	CHECK(info.have_madt && info.nr_cpus == 1 && info.madt_errors == 1);
+	EXPECT(parse_tag() == 0);
+	EXPECT(info.have_madt && info.nr_cpus == 1 && info.madt_errors == 1);
 
 	/* A one-byte entry, likewise. */
 	madt_begin();
 	madt_entry(0, 1, (const u8 *)"\0\0\0\0\0\0", 6);
 	madt_end();
-	CHECK(parse_tag() == 0 && info.nr_cpus == 0 && info.madt_errors == 1);
+	EXPECT(parse_tag() == 0 && info.nr_cpus == 0 && info.madt_errors == 1);
 
 	/* An entry running past the table's end. */
 	madt_begin();
@@ -362,7 +357,7 @@ static void test_madt_corrupt(void)
 	madt_entry(9, 16, (const u8 *)"\0\0\x05\0\0\0\1\0\0\0", 10);
 	madt_len -= 6;				/* cut the x2APIC entry short */
 	madt_end();
-	CHECK(parse_tag() == 0 && info.nr_cpus == 1 && info.madt_errors == 1);
+	EXPECT(parse_tag() == 0 && info.nr_cpus == 1 && info.madt_errors == 1);
 
 	/* An entry shorter than its type needs: skipped, walk goes on. */
 	madt_begin();
@@ -370,26 +365,26 @@ static void test_madt_corrupt(void)
 	madt_entry(9, 8, (const u8 *)"\0\0\0\0\0\0", 6);
 	lapic_entry(1, 1, 1);
 	madt_end();
-	CHECK(parse_tag() == 0 && info.nr_cpus == 1 && info.madt_errors == 2);
-	CHECK(info.cpus[0].apic_id == 1);
+	EXPECT(parse_tag() == 0 && info.nr_cpus == 1 && info.madt_errors == 2);
+	EXPECT(info.cpus[0].apic_id == 1);
 
 	/* A single stray byte after the last entry. */
 	madt_begin();
 	lapic_entry(0, 0, 1);
 	madt_len += 1;
 	madt_end();
-	CHECK(parse_tag() == 0 && info.nr_cpus == 1 && info.madt_errors == 1);
+	EXPECT(parse_tag() == 0 && info.nr_cpus == 1 && info.madt_errors == 1);
 
 	/* MADT too short for its fixed fields. */
 	hdr(MADT_AT, "APIC", 40);
 	seal(MADT_AT);
-	CHECK(parse_tag() == 0 && !info.have_madt && info.tables_bad == 1);
+	EXPECT(parse_tag() == 0 && !info.have_madt && info.tables_bad == 1);
 
 	/* NMI on LINT2 is refused. */
 	madt_begin();
 	madt_entry(4, 6, (const u8 *)"\0\0\0\2", 4);
 	madt_end();
-	CHECK(parse_tag() == 0 && info.nr_lapic_nmis == 0 && info.madt_errors == 1);
+	EXPECT(parse_tag() == 0 && info.nr_lapic_nmis == 0 && info.madt_errors == 1);
 }
 
 static void test_madt_many_cpus(void)
@@ -399,9 +394,9 @@ static void test_madt_many_cpus(void)
 	for (u32 i = 0; i < ACPI_MAX_CPUS + 10; i++)
 		x2apic_entry(i * 2, 1, i);
 	madt_end();
-	CHECK(parse_tag() == 0);
-	CHECK(info.nr_cpus == ACPI_MAX_CPUS && info.nr_cpus_dropped == 10);
-	CHECK(info.cpus[ACPI_MAX_CPUS - 1].apic_id == (ACPI_MAX_CPUS - 1) * 2);
+	EXPECT(parse_tag() == 0);
+	EXPECT(info.nr_cpus == ACPI_MAX_CPUS && info.nr_cpus_dropped == 10);
+	EXPECT(info.cpus[ACPI_MAX_CPUS - 1].apic_id == (ACPI_MAX_CPUS - 1) * 2);
 }
 
 /* The direct parsers on an exactly-sized heap copy: ASan catches any read
@@ -422,46 +417,46 @@ static int on_heap(int (*fn)(const void *, size_t, struct acpi_info *),
 static void test_direct(void)
 {
 	make_good();
-	CHECK(on_heap(acpi_parse_madt, mem + MADT_AT, madt_len) == 0 && info.nr_cpus == 3);
+	EXPECT(on_heap(acpi_parse_madt, mem + MADT_AT, madt_len) == 0 && info.nr_cpus == 3);
 	/* Stated length longer than the buffer given. */
-	CHECK(on_heap(acpi_parse_madt, mem + MADT_AT, madt_len - 1) == -EINVAL);
-	CHECK(on_heap(acpi_parse_madt, mem + MADT_AT, 20) == -EINVAL);
-	CHECK(on_heap(acpi_parse_madt, mem + MADT_AT, 0) == -EINVAL);
-	CHECK(on_heap(acpi_parse_madt, mem + HPET_AT, 56) == -EINVAL);	/* wrong sig */
-	CHECK(on_heap(acpi_parse_hpet, mem + HPET_AT, 56) == 0 && info.have_hpet);
+	EXPECT(on_heap(acpi_parse_madt, mem + MADT_AT, madt_len - 1) == -EINVAL);
+	EXPECT(on_heap(acpi_parse_madt, mem + MADT_AT, 20) == -EINVAL);
+	EXPECT(on_heap(acpi_parse_madt, mem + MADT_AT, 0) == -EINVAL);
+	EXPECT(on_heap(acpi_parse_madt, mem + HPET_AT, 56) == -EINVAL);	/* wrong sig */
+	EXPECT(on_heap(acpi_parse_hpet, mem + HPET_AT, 56) == 0 && info.have_hpet);
 
 	/* HPET in I/O space is unusable. */
 	mem[HPET_AT + 40] = 1;
 	seal(HPET_AT);
-	CHECK(on_heap(acpi_parse_hpet, mem + HPET_AT, 56) == -EINVAL && !info.have_hpet);
+	EXPECT(on_heap(acpi_parse_hpet, mem + HPET_AT, 56) == -EINVAL && !info.have_hpet);
 
 	/* HPET table too short. */
 	hdr(HPET_AT, "HPET", 48);
 	seal(HPET_AT);
-	CHECK(on_heap(acpi_parse_hpet, mem + HPET_AT, 48) == -EINVAL);
+	EXPECT(on_heap(acpi_parse_hpet, mem + HPET_AT, 48) == -EINVAL);
 
 	/* ACPI 1.0 FADT (116 bytes), 24-bit timer. */
 	make_fadt(116, 0);
-	CHECK(on_heap(acpi_parse_fadt, mem + FADT_AT, 116) == 0);
-	CHECK(info.pm_tmr_port == 0x608 && !info.pm_tmr_32bit);
+	EXPECT(on_heap(acpi_parse_fadt, mem + FADT_AT, 116) == 0);
+	EXPECT(info.pm_tmr_port == 0x608 && !info.pm_tmr_32bit);
 	/* A truncated FADT: no PM timer field at all. */
 	make_fadt(60, 0);
-	CHECK(on_heap(acpi_parse_fadt, mem + FADT_AT, 60) == 0 && info.pm_tmr_port == 0);
+	EXPECT(on_heap(acpi_parse_fadt, mem + FADT_AT, 60) == 0 && info.pm_tmr_port == 0);
 	/* Hardware-reduced: no PM timer whatever it says. */
 	make_fadt(244, 1u << 20);
-	CHECK(on_heap(acpi_parse_fadt, mem + FADT_AT, 244) == 0 && info.hw_reduced &&
+	EXPECT(on_heap(acpi_parse_fadt, mem + FADT_AT, 244) == 0 && info.hw_reduced &&
 	      info.pm_tmr_port == 0);
 	/* Bad PM_TMR_LEN. */
 	make_fadt(116, 0);
 	mem[FADT_AT + 91] = 2;
 	seal(FADT_AT);
-	CHECK(on_heap(acpi_parse_fadt, mem + FADT_AT, 116) == 0 && info.pm_tmr_port == 0);
+	EXPECT(on_heap(acpi_parse_fadt, mem + FADT_AT, 116) == 0 && info.pm_tmr_port == 0);
 	/* X_PM_TMR_BLK in I/O space overrides the 32-bit field. */
 	make_fadt(244, 0);
 	mem[FADT_AT + 208] = 1;
 	put64(FADT_AT + 212, 0x1808);
 	seal(FADT_AT);
-	CHECK(on_heap(acpi_parse_fadt, mem + FADT_AT, 244) == 0 && info.pm_tmr_port == 0x1808);
+	EXPECT(on_heap(acpi_parse_fadt, mem + FADT_AT, 244) == 0 && info.pm_tmr_port == 0x1808);
 }
 
 static void test_random_garbage(void)
@@ -480,15 +475,15 @@ static void test_random_garbage(void)
 			seal(at);
 		int r = parse_tag();
 		if (r != 0 && r != -ENODEV) {
-			CHECK(!"unexpected return");
+			EXPECT(!"unexpected return");
 			break;
 		}
 		if (info.nr_cpus < 0 || info.nr_cpus > ACPI_MAX_CPUS) {
-			CHECK(!"nr_cpus out of range");
+			EXPECT(!"nr_cpus out of range");
 			break;
 		}
 	}
-	CHECK(1);
+	EXPECT(1);
 }
 
 /* The FADT's reset register: taken only with RESET_REG_SUP, in I/O or
@@ -511,26 +506,26 @@ static void test_fadt_reset(void)
 	const u32 sup = 1u << 10;
 
 	fadt_reset(244, sup, 1, 0xcf9, 0x06);
-	CHECK(on_heap(acpi_parse_fadt, mem + FADT_AT, 244) == 0);
-	CHECK(info.have_reset_reg && info.reset_space == ACPI_SPACE_IO &&
+	EXPECT(on_heap(acpi_parse_fadt, mem + FADT_AT, 244) == 0);
+	EXPECT(info.have_reset_reg && info.reset_space == ACPI_SPACE_IO &&
 	      info.reset_addr == 0xcf9 && info.reset_value == 0x06);
 	fadt_reset(244, sup, 0, 0xfed00100, 0x0e);
-	CHECK(on_heap(acpi_parse_fadt, mem + FADT_AT, 244) == 0);
-	CHECK(info.have_reset_reg && info.reset_space == ACPI_SPACE_MEM &&
+	EXPECT(on_heap(acpi_parse_fadt, mem + FADT_AT, 244) == 0);
+	EXPECT(info.have_reset_reg && info.reset_space == ACPI_SPACE_MEM &&
 	      info.reset_addr == 0xfed00100 && info.reset_value == 0x0e);
 	/* RESET_REG_SUP clear: the field is not to be trusted. */
 	fadt_reset(244, 0, 1, 0xcf9, 0x06);
-	CHECK(on_heap(acpi_parse_fadt, mem + FADT_AT, 244) == 0 && !info.have_reset_reg);
+	EXPECT(on_heap(acpi_parse_fadt, mem + FADT_AT, 244) == 0 && !info.have_reset_reg);
 	/* Too short for RESET_VALUE (an ACPI 1.0 FADT). */
 	fadt_reset(128, sup, 1, 0xcf9, 0x06);
-	CHECK(on_heap(acpi_parse_fadt, mem + FADT_AT, 128) == 0 && !info.have_reset_reg);
+	EXPECT(on_heap(acpi_parse_fadt, mem + FADT_AT, 128) == 0 && !info.have_reset_reg);
 	/* PCI configuration space, a port past 0xffff, address 0: refused. */
 	fadt_reset(244, sup, 2, 0xcf9, 0x06);
-	CHECK(on_heap(acpi_parse_fadt, mem + FADT_AT, 244) == 0 && !info.have_reset_reg);
+	EXPECT(on_heap(acpi_parse_fadt, mem + FADT_AT, 244) == 0 && !info.have_reset_reg);
 	fadt_reset(244, sup, 1, 0x10000, 0x06);
-	CHECK(on_heap(acpi_parse_fadt, mem + FADT_AT, 244) == 0 && !info.have_reset_reg);
+	EXPECT(on_heap(acpi_parse_fadt, mem + FADT_AT, 244) == 0 && !info.have_reset_reg);
 	fadt_reset(244, sup, 1, 0, 0x06);
-	CHECK(on_heap(acpi_parse_fadt, mem + FADT_AT, 244) == 0 && !info.have_reset_reg);
+	EXPECT(on_heap(acpi_parse_fadt, mem + FADT_AT, 244) == 0 && !info.have_reset_reg);
 }
 
 int main(int argc, char **argv)
@@ -546,21 +541,12 @@ int main(int argc, char **argv)
 		{ "acpi_random_garbage", test_random_garbage },
 		{ "acpi_fadt_reset_register", test_fadt_reset },
 	};
-	int bad_tests = 0;
 
 	if (argc > 1 && !strcmp(argv[1], "-v"))
 		acpi_shim_quiet = 0;
 	mem = calloc(1, MEM_SIZE);
-	printf("TAP version 13\n1..%zu\n", ARRAY_SIZE(tests));
-	for (size_t i = 0; i < ARRAY_SIZE(tests); i++) {
-		int before = failures;
-
-		tests[i].fn();
-		printf("%sok %zu %s\n", failures == before ? "" : "not ", i + 1, tests[i].name);
-		bad_tests += failures != before;
-	}
-	printf("# test_acpi: %d checks, %d failed, %d/%zu tests failed\n",
-	       checks, failures, bad_tests, ARRAY_SIZE(tests));
+	for (size_t i = 0; i < ARRAY_SIZE(tests); i++)
+		ktest_run(tests[i].name, tests[i].fn);
 	free(mem);
-	return failures ? 1 : 0;
+	return ktest_summary();
 }

@@ -11,7 +11,8 @@
  * the same time, a writer of the fair rwlock getting in while readers
  * stream, seqlock readers never accepting a torn value, and the spinlock
  * debug reports (recursion, unlock of a lock not held, bad magic, lockup
- * naming the holder CPU).  Exits non-zero on any failure.
+ * naming the holder CPU), the rwlock lockup report naming the writer CPU.
+ * Exits non-zero on any failure.
  */
 #include <pthread.h>
 #include <stdarg.h>
@@ -25,6 +26,7 @@
 #include "kernel/seqlock.h"
 #include "kernel/printk.h"
 #include "kernel/time.h"
+#include "ktest.h"
 
 __thread int shim_preempt_count;
 __thread int shim_irqs_off;
@@ -60,16 +62,6 @@ bool trigger_cpu_backtrace(int cpu)
 	__atomic_store_n(&backtrace_asked, cpu, __ATOMIC_RELAXED);
 	return true;
 }
-
-static int failures;
-#define CHECK(cond, ...) do {						\
-	if (!(cond)) {							\
-		printf("FAIL %s:%d: %s: ", __FILE__, __LINE__, #cond);	\
-		printf(__VA_ARGS__);					\
-		printf("\n");						\
-		failures++;						\
-	}								\
-} while (0)
 
 #define NTHREADS 8
 #ifndef LOCKS_ITERS
@@ -211,15 +203,15 @@ static void test_spinlock_exclusion(void)
 	max_inside = 0;
 	run_workers(NTHREADS, spin_hammer, ws);
 	for (int i = 0; i < NTHREADS; i++) {
-		CHECK(ws[i].result >= 0, "worker %d", i);
+		EXPECT_MSG(ws[i].result >= 0, "worker %d", i);
 		tries += ws[i].result;
 	}
 	done = total_done(ws, NTHREADS, (long)NTHREADS * iters, "spinlock");
-	CHECK(done > 0, "no lock/unlock finished");
-	CHECK(plain_counter == done + tries,
+	EXPECT_MSG(done > 0, "no lock/unlock finished");
+	EXPECT_MSG(plain_counter == done + tries,
 	      "counter %ld, expected %ld", plain_counter, done + tries);
-	CHECK(max_inside == 1, "%d CPUs were inside at once", max_inside);
-	CHECK(!spin_is_locked(&test_lock), "lock left held");
+	EXPECT_MSG(max_inside == 1, "%d CPUs were inside at once", max_inside);
+	EXPECT_MSG(!spin_is_locked(&test_lock), "lock left held");
 	printf("spinlock: %d threads, %ld lock/unlock, %ld trylocks won, max inside %d\n",
 	       NTHREADS, done, tries, max_inside);
 }
@@ -252,14 +244,14 @@ static void test_spinlock_trylock(void)
 	max_inside = 0;
 	run_workers(NTHREADS, spin_try_hammer, ws);
 	for (int i = 0; i < NTHREADS; i++) {
-		CHECK(ws[i].result >= 0, "worker %d", i);
+		EXPECT_MSG(ws[i].result >= 0, "worker %d", i);
 		won += ws[i].result;
 	}
 	total_done(ws, NTHREADS, (long)NTHREADS * iters, "spin_trylock");
-	CHECK(plain_counter == won, "counter %ld, trylocks won %ld", plain_counter, won);
-	CHECK(won > 0, "no trylock ever won");
-	CHECK(max_inside == 1, "%d CPUs were inside at once", max_inside);
-	CHECK(!spin_is_locked(&test_lock), "lock left held");
+	EXPECT_MSG(plain_counter == won, "counter %ld, trylocks won %ld", plain_counter, won);
+	EXPECT_MSG(won > 0, "no trylock ever won");
+	EXPECT_MSG(max_inside == 1, "%d CPUs were inside at once", max_inside);
+	EXPECT_MSG(!spin_is_locked(&test_lock), "lock left held");
 	printf("spin_trylock: %d threads, %ld won, max inside %d\n",
 	       NTHREADS, won, max_inside);
 }
@@ -278,44 +270,44 @@ static void test_spinlock_debug(void)
 	bugs = atomic_read(&spinlock_bugs);
 	spin_lock(&l);
 	spin_lock(&l);
-	CHECK(atomic_read(&spinlock_bugs) == bugs + 1, "recursion not reported");
+	EXPECT_MSG(atomic_read(&spinlock_bugs) == bugs + 1, "recursion not reported");
 	spin_unlock(&l);
-	CHECK(spin_is_locked(&l), "inner unlock of a recursion released the lock");
+	EXPECT_MSG(spin_is_locked(&l), "inner unlock of a recursion released the lock");
 	spin_unlock(&l);
-	CHECK(!spin_is_locked(&l), "outer unlock did not release");
-	CHECK(atomic_read(&spinlock_bugs) == bugs + 1, "spurious report");
+	EXPECT_MSG(!spin_is_locked(&l), "outer unlock did not release");
+	EXPECT_MSG(atomic_read(&spinlock_bugs) == bugs + 1, "spurious report");
 
 	/* unlock of a lock not held: reported, and the lock still works */
 	bugs = atomic_read(&spinlock_bugs);
 	spin_unlock(&l);
-	CHECK(atomic_read(&spinlock_bugs) == bugs + 1, "bad unlock not reported");
-	CHECK(shim_preempt_count == 0, "bad unlock changed preempt_count: %d",
+	EXPECT_MSG(atomic_read(&spinlock_bugs) == bugs + 1, "bad unlock not reported");
+	EXPECT_MSG(shim_preempt_count == 0, "bad unlock changed preempt_count: %d",
 	      shim_preempt_count);
-	CHECK(l.raw.owner == l.raw.next, "bad unlock corrupted the tickets");
+	EXPECT_MSG(l.raw.owner == l.raw.next, "bad unlock corrupted the tickets");
 	spin_lock(&l);
-	CHECK(spin_is_locked(&l), "lock unusable after bad unlock");
+	EXPECT_MSG(spin_is_locked(&l), "lock unusable after bad unlock");
 
 	/* unlock from another CPU while held: reported, not released */
 	bugs = atomic_read(&spinlock_bugs);
 	shim_cpu = 5;
 	spin_unlock(&l);
 	shim_cpu = 0;
-	CHECK(atomic_read(&spinlock_bugs) == bugs + 1, "wrong-CPU unlock not reported");
-	CHECK(shim_preempt_count == 1, "wrong-CPU unlock dropped preempt_count: %d",
+	EXPECT_MSG(atomic_read(&spinlock_bugs) == bugs + 1, "wrong-CPU unlock not reported");
+	EXPECT_MSG(shim_preempt_count == 1, "wrong-CPU unlock dropped preempt_count: %d",
 	      shim_preempt_count);
-	CHECK(spin_is_locked(&l), "wrong-CPU unlock released the lock");
+	EXPECT_MSG(spin_is_locked(&l), "wrong-CPU unlock released the lock");
 	spin_unlock(&l);
-	CHECK(!spin_is_locked(&l), "lock stuck");
+	EXPECT_MSG(!spin_is_locked(&l), "lock stuck");
 
 	/* a freed (0x6b-poisoned) lock is refused */
 	spinlock_t *p = malloc(sizeof(*p));
 	memset(p, 0x6b, sizeof(*p));
 	bugs = atomic_read(&spinlock_bugs);
 	spin_lock(p);
-	CHECK(atomic_read(&spinlock_bugs) == bugs + 1, "poisoned lock not reported");
+	EXPECT_MSG(atomic_read(&spinlock_bugs) == bugs + 1, "poisoned lock not reported");
 	spin_unlock(p);
-	CHECK(atomic_read(&spinlock_bugs) == bugs + 2, "poisoned unlock not reported");
-	CHECK(shim_preempt_count == 0, "poisoned lock unbalanced preempt_count: %d",
+	EXPECT_MSG(atomic_read(&spinlock_bugs) == bugs + 2, "poisoned unlock not reported");
+	EXPECT_MSG(shim_preempt_count == 0, "poisoned lock unbalanced preempt_count: %d",
 	      shim_preempt_count);
 	free(p);
 
@@ -325,8 +317,8 @@ static void test_spinlock_debug(void)
 	bugs = atomic_read(&spinlock_bugs);
 	spin_lock(&z);
 	spin_unlock(&z);
-	CHECK(atomic_read(&spinlock_bugs) == bugs, "zeroed lock reported");
-	CHECK(shim_preempt_count == 0, "preempt_count %d", shim_preempt_count);
+	EXPECT_MSG(atomic_read(&spinlock_bugs) == bugs, "zeroed lock reported");
+	EXPECT_MSG(shim_preempt_count == 0, "preempt_count %d", shim_preempt_count);
 	quiet = 0;
 	printf("spinlock debug: recursion, bad unlock, wrong CPU, poison checked\n");
 }
@@ -368,14 +360,83 @@ static void test_spinlock_lockup(void)
 	run_workers(5, lockup_pair, ws);	/* CPU 3 holds, 1, 2 and 4 wait */
 	spinlock_timeout_ms = 5000;
 	quiet = 0;
-	CHECK(atomic_read(&spinlock_lockups) == before + 3,
+	EXPECT_MSG(atomic_read(&spinlock_lockups) == before + 3,
 	      "%d lockup reports, expected 3", atomic_read(&spinlock_lockups) - before);
-	CHECK(spinlock_last_lockup_holder == 3, "named holder CPU %d, expected 3",
+	EXPECT_MSG(spinlock_last_lockup_holder == 3, "named holder CPU %d, expected 3",
 	      spinlock_last_lockup_holder);
-	CHECK(backtrace_asked == 3, "asked CPU %d for a backtrace, expected 3",
+	EXPECT_MSG(backtrace_asked == 3, "asked CPU %d for a backtrace, expected 3",
 	      backtrace_asked);
 	printf("spinlock lockup: reported %d times, holder CPU#%d named\n",
 	       atomic_read(&spinlock_lockups) - before, spinlock_last_lockup_holder);
+}
+
+/* The rwlock lockup report names the writer CPU and asks it for its
+ * backtrace: CPU 2 write-holds each kind in turn, CPUs 1 and 3 wait to
+ * read.  Both wait on rwlock_t; on rwlock_fair_t only the queue head does
+ * (the other waits on wait_lock, an arch spinlock with no watchdog). */
+static DEFINE_RWLOCK(held_rw);
+static DEFINE_RWLOCK_FAIR(held_rwf);
+static int rw_holder_ready, rw_fair;
+
+static void *rw_lockup_pair(struct worker *w)
+{
+	if (w->cpu == 0)
+		return NULL;
+	if (w->cpu == 2) {
+		if (rw_fair)
+			write_lock(&held_rwf);
+		else
+			write_lock(&held_rw);
+		__atomic_store_n(&rw_holder_ready, 1, __ATOMIC_RELEASE);
+		usleep(400 * 1000);
+		if (rw_fair)
+			write_unlock(&held_rwf);
+		else
+			write_unlock(&held_rw);
+		return NULL;
+	}
+	while (!__atomic_load_n(&rw_holder_ready, __ATOMIC_ACQUIRE))
+		usleep(1000);
+	if (rw_fair) {
+		read_lock(&held_rwf);
+		read_unlock(&held_rwf);
+	} else {
+		read_lock(&held_rw);
+		read_unlock(&held_rw);
+	}
+	return NULL;
+}
+
+static void test_rwlock_lockup(void)
+{
+	struct worker ws[4];
+
+	for (rw_fair = 0; rw_fair < 2; rw_fair++) {
+		int before = atomic_read(&rwlock_lockups);
+		const char *kind = rw_fair ? "rwlock_fair" : "rwlock";
+
+		quiet = 1;
+		spinlock_timeout_ms = 100;
+		rw_holder_ready = 0;
+		backtrace_asked = -1;
+		rwlock_last_lockup_writer = -1;
+		run_workers(4, rw_lockup_pair, ws);
+		spinlock_timeout_ms = 5000;
+		quiet = 0;
+		int want = rw_fair ? 1 : 2;
+
+		EXPECT_MSG(atomic_read(&rwlock_lockups) == before + want,
+			   "%s: %d lockup reports, expected %d", kind,
+			   atomic_read(&rwlock_lockups) - before, want);
+		EXPECT_MSG(rwlock_last_lockup_writer == 2, "%s: named writer CPU %d, expected 2",
+			   kind, rwlock_last_lockup_writer);
+		EXPECT_MSG(backtrace_asked == 2, "%s: asked CPU %d for a backtrace, expected 2",
+			   kind, backtrace_asked);
+		EXPECT_MSG(rw_owner_cpu(rw_fair ? &held_rwf.owner : &held_rw.owner) == -1,
+			   "%s: writer still recorded after write_unlock", kind);
+		printf("%s lockup: reported %d times, writer CPU#%d named\n", kind,
+		       atomic_read(&rwlock_lockups) - before, rwlock_last_lockup_writer);
+	}
 }
 
 /* ---- rwlocks ----------------------------------------------------------- */
@@ -430,14 +491,14 @@ static void check_rw(const char *what, struct worker *ws)
 	long writes = 0;
 
 	for (int i = 0; i < NTHREADS; i++)
-		CHECK(ws[i].result == 0, "%s worker %d result %ld", what, i, ws[i].result);
+		EXPECT_MSG(ws[i].result == 0, "%s worker %d result %ld", what, i, ws[i].result);
 	for (int i = 0; i < NTHREADS; i++)
 		writes += (iters / 4 + 7 - i) / 8;
 	writes = total_done(ws, NTHREADS, writes, what);
-	CHECK(writes > 0, "%s: no write finished", what);
-	CHECK(pair_a == writes && pair_b == writes, "%s: %ld/%ld writes, expected %ld",
+	EXPECT_MSG(writes > 0, "%s: no write finished", what);
+	EXPECT_MSG(pair_a == writes && pair_b == writes, "%s: %ld/%ld writes, expected %ld",
 	      what, pair_a, pair_b, writes);
-	CHECK(bad_overlap == 0, "%s: %d overlaps of a writer with anyone", what, bad_overlap);
+	EXPECT_MSG(bad_overlap == 0, "%s: %d overlaps of a writer with anyone", what, bad_overlap);
 	printf("%s: %ld writes exact, max %d readers inside together\n",
 	       what, writes, max_readers);
 }
@@ -508,39 +569,39 @@ static void test_rwlocks(void)
 
 	arrived = gather_timeouts = 0;
 	run_workers(NTHREADS, rw_gather, ws);
-	CHECK(gather_timeouts == 0 && arrived == NTHREADS,
+	EXPECT_MSG(gather_timeouts == 0 && arrived == NTHREADS,
 	      "rwlock: only %d readers got in together", arrived);
 	arrived = gather_timeouts = 0;
 	run_workers(NTHREADS, rwf_gather, ws);
-	CHECK(gather_timeouts == 0 && arrived == NTHREADS,
+	EXPECT_MSG(gather_timeouts == 0 && arrived == NTHREADS,
 	      "rwlock_fair: only %d readers got in together", arrived);
 	printf("rwlocks: %d readers held each lock at once\n", NTHREADS);
 
 	stop_readers = 0; writer_got_in = 0;
 	run_workers(NTHREADS, fair_stream, ws);
-	CHECK(writer_got_in == 1, "fair writer never got in");
+	EXPECT_MSG(writer_got_in == 1, "fair writer never got in");
 	for (int i = 0; i < NTHREADS; i++)
-		CHECK(ws[i].result == 0, "fair stream worker %d: %s", i,
+		EXPECT_MSG(ws[i].result == 0, "fair stream worker %d: %s", i,
 		      ws[i].result == -3 ? "the writer did not get in within the budget" : "?");
 	printf("rwlock_fair: writer got in past streaming readers\n");
 
 	/* trylock semantics */
-	CHECK(write_trylock(&rw), "write_trylock free rwlock");
-	CHECK(!read_trylock(&rw), "read_trylock while write-held");
-	CHECK(!write_trylock(&rw), "write_trylock while write-held");
+	EXPECT_MSG(write_trylock(&rw), "write_trylock free rwlock");
+	EXPECT_MSG(!read_trylock(&rw), "read_trylock while write-held");
+	EXPECT_MSG(!write_trylock(&rw), "write_trylock while write-held");
 	write_unlock(&rw);
-	CHECK(read_trylock(&rw), "read_trylock free rwlock");
-	CHECK(!write_trylock(&rw), "write_trylock while read-held");
+	EXPECT_MSG(read_trylock(&rw), "read_trylock free rwlock");
+	EXPECT_MSG(!write_trylock(&rw), "write_trylock while read-held");
 	read_unlock(&rw);
-	CHECK(atomic_read(&rw.cnt) == RW_LOCK_BIAS, "rwlock count %x", atomic_read(&rw.cnt));
-	CHECK(write_trylock(&rwf), "fair write_trylock free");
-	CHECK(!read_trylock(&rwf), "fair read_trylock while write-held");
+	EXPECT_MSG(atomic_read(&rw.cnt) == RW_LOCK_BIAS, "rwlock count %x", atomic_read(&rw.cnt));
+	EXPECT_MSG(write_trylock(&rwf), "fair write_trylock free");
+	EXPECT_MSG(!read_trylock(&rwf), "fair read_trylock while write-held");
 	write_unlock(&rwf);
-	CHECK(read_trylock(&rwf), "fair read_trylock free");
-	CHECK(!write_trylock(&rwf), "fair write_trylock while read-held");
+	EXPECT_MSG(read_trylock(&rwf), "fair read_trylock free");
+	EXPECT_MSG(!write_trylock(&rwf), "fair write_trylock while read-held");
 	read_unlock(&rwf);
-	CHECK(atomic_read(&rwf.cnts) == 0, "fair count %x", atomic_read(&rwf.cnts));
-	CHECK(shim_preempt_count == 0, "preempt_count %d", shim_preempt_count);
+	EXPECT_MSG(atomic_read(&rwf.cnts) == 0, "fair count %x", atomic_read(&rwf.cnts));
+	EXPECT_MSG(shim_preempt_count == 0, "preempt_count %d", shim_preempt_count);
 }
 
 /* ---- seqlock ----------------------------------------------------------- */
@@ -594,12 +655,12 @@ static void test_seqlock(void)
 	memset(sdata, 0, sizeof(sdata));
 	run_workers(NTHREADS, seq_worker, ws);
 	for (int i = 0; i < NTHREADS; i++)
-		CHECK(ws[i].result == 0, "seqlock reader %d accepted a torn value", i);
+		EXPECT_MSG(ws[i].result == 0, "seqlock reader %d accepted a torn value", i);
 	long writes = ws[0].done + ws[1].done;
 	total_done(ws, 2, 2l * (iters / 10), "seqlock");
-	CHECK(sdata[0] == (u64)writes && sdata[3] == (u64)writes,
+	EXPECT_MSG(sdata[0] == (u64)writes && sdata[3] == (u64)writes,
 	      "seqlock writers lost updates: %llu of %ld", (unsigned long long)sdata[0], writes);
-	CHECK((sl.seqcount.sequence & 1) == 0, "sequence left odd");
+	EXPECT_MSG((sl.seqcount.sequence & 1) == 0, "sequence left odd");
 	printf("seqlock: %ld writes, no torn value accepted\n", writes);
 }
 
@@ -609,7 +670,7 @@ static void timed(const char *what, void (*fn)(void))
 	struct timespec a, b;
 
 	clock_gettime(CLOCK_MONOTONIC, &a);
-	fn();
+	ktest_run(what, fn);
 	clock_gettime(CLOCK_MONOTONIC, &b);
 	printf("  (%s: %ld ms)\n", what,
 	       (long)((b.tv_sec - a.tv_sec) * 1000 + (b.tv_nsec - a.tv_nsec) / 1000000));
@@ -633,14 +694,10 @@ int main(int argc, char **argv)
 	timed("spinlock debug", test_spinlock_debug);
 	timed("spinlock lockup", test_spinlock_lockup);
 	timed("rwlocks", test_rwlocks);
+	timed("rwlock lockup", test_rwlock_lockup);
 	timed("seqlock", test_seqlock);
 	if (parts_cut_short)
 		printf("test_locks: %d parts cut short by the time budget (a loaded host)\n",
 		       parts_cut_short);
-	if (failures) {
-		printf("test_locks: %d FAILED\n", failures);
-		return 1;
-	}
-	printf("test_locks: all passed\n");
-	return 0;
+	return ktest_summary();
 }

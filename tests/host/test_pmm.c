@@ -16,6 +16,7 @@
 #include "kernel/slab.h"
 #include "kernel/printk.h"
 #include "asm/page.h"
+#include "ktest.h"
 
 #define MiB (1ul << 20)
 #define GiB (1ul << 30)
@@ -25,7 +26,6 @@ u64 host_phys_size = 8 * GiB;	/* reserved address space, touched lazily */
 __thread int shim_in_nmi;
 __thread int shim_cpu;
 
-static int failures, checks;
 static unsigned long warnings;
 static bool quiet = true;
 
@@ -60,13 +60,6 @@ void panic(const char *fmt, ...)
 	va_end(ap);
 	exit(2);
 }
-
-#define CHECK(cond) do {                                                     \
-	checks++;                                                            \
-	if (!(cond)) {                                                       \
-		failures++;                                                  \
-		printf("    FAILED %s:%d: %s\n", __FILE__, __LINE__, #cond);     \
-	} } while (0)
 
 static void reset(void)
 {
@@ -106,15 +99,15 @@ static void test_ranges(void)
 	pmm_add_range(70 * MiB, 4 * MiB);	/* inside an existing range */
 	pmm_add_range(200 * MiB + 123, 3 * PAGE_SIZE);	/* shrinks to 2 pages */
 	pmm_add_range(300 * MiB + 1, PAGE_SIZE);	/* shrinks to nothing */
-	CHECK(pmm_usable_bytes() == 47 * MiB + 16 * MiB + 2 * PAGE_SIZE);
-	CHECK(pmm_usable_end() == 200 * MiB + 3 * PAGE_SIZE);
+	EXPECT(pmm_usable_bytes() == 47 * MiB + 16 * MiB + 2 * PAGE_SIZE);
+	EXPECT(pmm_usable_end() == 200 * MiB + 3 * PAGE_SIZE);
 
 	/* overflowing and out-of-range entries are clamped or dropped */
 	pmm_add_range(~0ul - PAGE_SIZE, 10 * PAGE_SIZE);
 	pmm_add_range(PHYS_ADDR_MAX - PAGE_SIZE, ~0ul);
 	pmm_note_physical(3 * GiB, ~0ul);
-	CHECK(pmm_physical_end() == PHYS_ADDR_MAX);
-	CHECK(pmm_usable_bytes() == 47 * MiB + 16 * MiB + 3 * PAGE_SIZE);
+	EXPECT(pmm_physical_end() == PHYS_ADDR_MAX);
+	EXPECT(pmm_usable_bytes() == 47 * MiB + 16 * MiB + 3 * PAGE_SIZE);
 }
 
 /* The direct map's ranges: every noted range covered, sorted, disjoint,
@@ -131,9 +124,9 @@ static void test_cover(void)
 	pmm_note_physical(0, 640 * 1024);
 	pmm_note_physical(0, 0);
 	n = pmm_physical_ranges(&c);
-	CHECK(n == 2);
-	CHECK(c[0].start == 0 && c[0].end == 256 * MiB);
-	CHECK(c[1].start == 0xfd00000000ul && c[1].end == 0xfd00000000ul + 12 * GiB);
+	EXPECT(n == 2);
+	EXPECT(c[0].start == 0 && c[0].end == 256 * MiB);
+	EXPECT(c[1].start == 0xfd00000000ul && c[1].end == 0xfd00000000ul + 12 * GiB);
 
 	srand(99);
 	for (int i = 0; i < 300; i++) {
@@ -142,7 +135,7 @@ static void test_cover(void)
 		pmm_note_physical(base[i], len[i]);
 	}
 	n = pmm_physical_ranges(&c);
-	CHECK(n <= 64);
+	EXPECT(n <= 64);
 	bool sorted = true, covered = true;
 	for (unsigned int i = 0; i + 1 < n; i++)
 		if (c[i].end >= c[i + 1].start || c[i].start >= c[i].end)
@@ -154,8 +147,8 @@ static void test_cover(void)
 		if (!in)
 			covered = false;
 	}
-	CHECK(sorted);
-	CHECK(covered);
+	EXPECT(sorted);
+	EXPECT(covered);
 }
 
 /* The usual boot: ranges, reservations, early pages, bitmap; then every
@@ -182,20 +175,20 @@ static void test_alloc_all(void)
 	u64 early[8];
 	for (int i = 0; i < 8; i++) {
 		early[i] = pmm_early_alloc(1, 2 * GiB);
-		CHECK(early[i] && early[i] < 2 * GiB && allowed[early[i] >> PAGE_SHIFT]);
+		EXPECT(early[i] && early[i] < 2 * GiB && allowed[early[i] >> PAGE_SHIFT]);
 		allowed[early[i] >> PAGE_SHIFT] = 0;
 	}
-	CHECK(pmm_early_alloc(1, 1 * MiB) == 0);	/* nothing free below 1 MiB */
+	EXPECT(pmm_early_alloc(1, 1 * MiB) == 0);	/* nothing free below 1 MiB */
 	pmm_late_init();
-	CHECK(pmm_ready());
-	CHECK(pmm_early_alloc(1, 2 * GiB) == 0);	/* only before the bitmap */
+	EXPECT(pmm_ready());
+	EXPECT(pmm_early_alloc(1, 2 * GiB) == 0);	/* only before the bitmap */
 
 	unsigned long expect = 0;
 	for (u64 p = 0; p < host_phys_size; p += PAGE_SIZE)
 		expect += allowed[p >> PAGE_SHIFT];
 	/* the bitmap took some pages: free count is a little below */
 	unsigned long nfree = pmm_free_count();
-	CHECK(nfree <= expect && nfree + 512 > expect);
+	EXPECT(nfree <= expect && nfree + 512 > expect);
 
 	unsigned long got = 0;
 	bool bad = false;
@@ -211,10 +204,10 @@ static void test_alloc_all(void)
 		if (got > expect)
 			break;
 	}
-	CHECK(!bad);
-	CHECK(got == nfree);
-	CHECK(pmm_free_count() == 0);
-	CHECK(pmm_alloc_pages(2) == 0);
+	EXPECT(!bad);
+	EXPECT(got == nfree);
+	EXPECT(pmm_free_count() == 0);
+	EXPECT(pmm_alloc_pages(2) == 0);
 
 	/* free every other owned page: no run of 2 can exist... */
 	unsigned long freed = 0;
@@ -225,13 +218,13 @@ static void test_alloc_all(void)
 			owned[q >> PAGE_SHIFT] = 0;
 			freed++;
 		}
-	CHECK(pmm_free_count() == freed);
-	CHECK(pmm_alloc_pages(2) == 0);
+	EXPECT(pmm_free_count() == freed);
+	EXPECT(pmm_alloc_pages(2) == 0);
 	/* ...and freed memory is poisoned */
 	for (u64 q = 0; q < host_phys_size; q += PAGE_SIZE)
 		if (allowed[q >> PAGE_SHIFT] && !owned[q >> PAGE_SHIFT] && q >= 256 * MiB) {
 			const u8 *v = phys_to_virt(q);
-			CHECK(v[0] == 0x6b && v[PAGE_SIZE - 1] == 0x6b);
+			EXPECT(v[0] == 0x6b && v[PAGE_SIZE - 1] == 0x6b);
 			break;
 		}
 
@@ -241,15 +234,15 @@ static void test_alloc_all(void)
 			pmm_free_page(q);
 			owned[q >> PAGE_SHIFT] = 0;
 		}
-	CHECK(pmm_free_count() == nfree);
-	CHECK(pmm_bad_free_count() == 0);
+	EXPECT(pmm_free_count() == nfree);
+	EXPECT(pmm_bad_free_count() == 0);
 	u64 run = pmm_alloc_pages(1000);
-	CHECK(run != 0);
+	EXPECT(run != 0);
 	for (u64 q = run; q < run + 1000 * PAGE_SIZE; q += PAGE_SIZE)
-		CHECK(allowed[q >> PAGE_SHIFT]);
-	CHECK(pmm_free_count() == nfree - 1000);
+		EXPECT(allowed[q >> PAGE_SHIFT]);
+	EXPECT(pmm_free_count() == nfree - 1000);
 	pmm_free_pages(run, 1000);
-	CHECK(pmm_free_count() == nfree);
+	EXPECT(pmm_free_count() == nfree);
 }
 
 static void test_bad_frees(void)
@@ -260,21 +253,21 @@ static void test_bad_frees(void)
 	unsigned long nfree = pmm_free_count();
 	u64 p = pmm_alloc_page();
 
-	CHECK(p);
+	EXPECT(p);
 	pmm_free_page(p);
-	CHECK(pmm_bad_free_count() == 0);
+	EXPECT(pmm_bad_free_count() == 0);
 	pmm_free_page(p);			/* double free */
-	CHECK(pmm_bad_free_count() == 1);
+	EXPECT(pmm_bad_free_count() == 1);
 	pmm_free_page(p + 5);			/* unaligned */
-	CHECK(pmm_bad_free_count() == 2);
+	EXPECT(pmm_bad_free_count() == 2);
 	pmm_free_page(1 * GiB);			/* outside managed memory */
-	CHECK(pmm_bad_free_count() == 3);
+	EXPECT(pmm_bad_free_count() == 3);
 	pmm_free_pages(15 * MiB, ~0ul);		/* length overflow */
-	CHECK(pmm_bad_free_count() == 4);
-	CHECK(pmm_free_count() == nfree);
-	CHECK(warnings == 4);
-	CHECK(pmm_alloc_pages(0) == 0);
-	CHECK(pmm_alloc_pages(nfree + 1) == 0);
+	EXPECT(pmm_bad_free_count() == 4);
+	EXPECT(pmm_free_count() == nfree);
+	EXPECT(warnings == 4);
+	EXPECT(pmm_alloc_pages(0) == 0);
+	EXPECT(pmm_alloc_pages(nfree + 1) == 0);
 }
 
 /* More entries than the range table holds: memory is lost, never misused. */
@@ -298,8 +291,8 @@ static void test_too_many_ranges(void)
 		if (p < 1 * MiB)
 			bad = true;
 	}
-	CHECK(!bad);
-	CHECK(n > 1000);
+	EXPECT(!bad);
+	EXPECT(n > 1000);
 }
 
 /* Random allocations and frees against the shadow. */
@@ -336,13 +329,13 @@ static void test_random(void)
 			live[k] = live[--nlive];
 		}
 	}
-	CHECK(!bad);
+	EXPECT(!bad);
 	while (nlive) {
 		nlive--;
 		pmm_free_pages(live[nlive].p, live[nlive].n);
 	}
-	CHECK(pmm_free_count() == nfree);
-	CHECK(pmm_bad_free_count() == 0);
+	EXPECT(pmm_free_count() == nfree);
+	EXPECT(pmm_bad_free_count() == 0);
 }
 
 static void boot_small(void)
@@ -362,19 +355,19 @@ static void test_kmalloc_classes(void)
 
 	for (size_t i = 0; i < ARRAY_SIZE(sizes); i++) {
 		p[i] = kmalloc(sizes[i], GFP_KERNEL);
-		CHECK(p[i] != NULL);
+		EXPECT(p[i] != NULL);
 		if (!p[i])
 			continue;
 		size_t ks = ksize(p[i]);
-		CHECK(ks >= sizes[i]);
+		EXPECT(ks >= sizes[i]);
 		size_t align = ks < 64 ? ks : 64;
-		CHECK(((u64)p[i] & (align - 1)) == 0);
+		EXPECT(((u64)p[i] & (align - 1)) == 0);
 		/* fresh memory is poison, not zero and not garbage */
 		bool poisoned = true;
 		for (size_t b = 0; b < sizes[i]; b++)
 			if (((u8 *)p[i])[b] != 0x6b)
 				poisoned = false;
-		CHECK(poisoned);
+		EXPECT(poisoned);
 		memset(p[i], (int)i, sizes[i]);
 	}
 	/* no two allocations overlap: each still holds its own pattern */
@@ -383,41 +376,41 @@ static void test_kmalloc_classes(void)
 		for (size_t b = 0; p[i] && b < sizes[i]; b++)
 			if (((u8 *)p[i])[b] != (u8)i)
 				ok = false;
-		CHECK(ok);
+		EXPECT(ok);
 	}
 	struct kmalloc_class_stats st;
 	kmalloc_class_stats(0, &st);
-	CHECK(st.size == 16 && st.in_use == 5);	/* 0, 1, 8, 15, 16 */
+	EXPECT(st.size == 16 && st.in_use == 5);	/* 0, 1, 8, 15, 16 */
 	kmalloc_class_stats(7, &st);
-	CHECK(st.size == 2048 && st.in_use == 3);	/* 1025, 2047, 2048 */
-	CHECK(kmalloc_large_in_use() == 7);
+	EXPECT(st.size == 2048 && st.in_use == 3);	/* 1025, 2047, 2048 */
+	EXPECT(kmalloc_large_in_use() == 7);
 	for (size_t i = 0; i < ARRAY_SIZE(sizes); i++)
 		kfree(p[i]);
 	for (unsigned int c = 0; c < KMALLOC_NR_CLASSES; c++) {
 		kmalloc_class_stats(c, &st);
-		CHECK(st.in_use == 0);
+		EXPECT(st.in_use == 0);
 	}
-	CHECK(kmalloc_large_in_use() == 0);
-	CHECK(kmalloc_poison_errors() == 0 && kmalloc_bad_frees() == 0);
+	EXPECT(kmalloc_large_in_use() == 0);
+	EXPECT(kmalloc_poison_errors() == 0 && kmalloc_bad_frees() == 0);
 
 	u8 *z = kzalloc(777, GFP_KERNEL);
 	bool zero = z != NULL;
 	for (int b = 0; z && b < 777; b++)
 		if (z[b])
 			zero = false;
-	CHECK(zero);
+	EXPECT(zero);
 	kfree(z);
 	z = kzalloc(50000, GFP_ATOMIC);
 	zero = z != NULL;
 	for (int b = 0; z && b < 50000; b++)
 		if (z[b])
 			zero = false;
-	CHECK(zero);
+	EXPECT(zero);
 	kfree(z);
-	CHECK(kcalloc(~0ul / 2, 4, GFP_KERNEL) == NULL);	/* overflow */
-	CHECK(kmalloc(1ul << 50, GFP_KERNEL) == NULL);
+	EXPECT(kcalloc(~0ul / 2, 4, GFP_KERNEL) == NULL);	/* overflow */
+	EXPECT(kmalloc(1ul << 50, GFP_KERNEL) == NULL);
 	kfree(NULL);
-	CHECK(kmalloc_bad_frees() == 0);
+	EXPECT(kmalloc_bad_frees() == 0);
 }
 
 static void test_kmalloc_poison(void)
@@ -427,13 +420,13 @@ static void test_kmalloc_poison(void)
 	u8 *p = kmalloc(64, GFP_KERNEL);
 	memset(p, 0x11, 64);
 	kfree(p);
-	CHECK(p[8] == 0x6b && p[63] == 0x6b);
+	EXPECT(p[8] == 0x6b && p[63] == 0x6b);
 
 	/* a write after free is caught when the object is handed out again */
 	p[20] = 0x42;
 	u8 *q = kmalloc(64, GFP_KERNEL);
-	CHECK(q == p);			/* LIFO: the same object */
-	CHECK(kmalloc_poison_errors() == 1);
+	EXPECT(q == p);			/* LIFO: the same object */
+	EXPECT(kmalloc_poison_errors() == 1);
 	kfree(q);
 
 	/* the object's first word (a list link, on the shared list) written
@@ -452,10 +445,10 @@ static void test_kmalloc_poison(void)
 		objs[i] = kmalloc(128, GFP_KERNEL);
 		all &= objs[i] != NULL && objs[i] != (void *)0x1234;
 	}
-	CHECK(all);
+	EXPECT(all);
 	/* each cached object reports; the list reports once and is dropped */
-	CHECK(kmalloc_poison_errors() > errs);
-	CHECK(kmalloc_poison_errors() <= errs + 200);
+	EXPECT(kmalloc_poison_errors() > errs);
+	EXPECT(kmalloc_poison_errors() <= errs + 200);
 	for (int i = 0; i < 200; i++)
 		kfree(objs[i]);
 
@@ -468,13 +461,13 @@ static void test_kmalloc_poison(void)
 		for (int i = 0; i < 300; i++)
 			kfree(many[i]);
 	}
-	CHECK(kmalloc_poison_errors() == before);
+	EXPECT(kmalloc_poison_errors() == before);
 
 	/* large allocations are poisoned too on free (the pages are) */
 	u8 *big = kmalloc(3 * PAGE_SIZE, GFP_KERNEL);
 	memset(big, 0, 3 * PAGE_SIZE);
 	kfree(big);
-	CHECK(big[100] == 0x6b && big[3 * PAGE_SIZE - 1] == 0x6b);
+	EXPECT(big[100] == 0x6b && big[3 * PAGE_SIZE - 1] == 0x6b);
 }
 
 static void test_kfree_errors(void)
@@ -483,26 +476,26 @@ static void test_kfree_errors(void)
 	void *p = kmalloc(32, GFP_KERNEL);
 	kfree(p);
 	kfree(p);				/* double free (head of list) */
-	CHECK(kmalloc_bad_frees() == 1);
+	EXPECT(kmalloc_bad_frees() == 1);
 	void *q = kmalloc(32, GFP_KERNEL);
 	kfree((char *)q + 4);			/* interior pointer */
-	CHECK(kmalloc_bad_frees() == 2);
+	EXPECT(kmalloc_bad_frees() == 2);
 	int on_stack;
 	kfree(&on_stack);			/* not kmalloc memory */
-	CHECK(kmalloc_bad_frees() == 3);
+	EXPECT(kmalloc_bad_frees() == 3);
 	u64 page = pmm_alloc_page();
 	kfree(phys_to_virt(page));		/* a page, not kmalloc's */
-	CHECK(kmalloc_bad_frees() == 4);
+	EXPECT(kmalloc_bad_frees() == 4);
 	u8 *big = kmalloc(10000, GFP_KERNEL);
 	kfree(big + 64);
-	CHECK(kmalloc_bad_frees() == 5);
+	EXPECT(kmalloc_bad_frees() == 5);
 	kfree(big);
 	kfree(big);				/* large double free */
-	CHECK(kmalloc_bad_frees() == 6);
+	EXPECT(kmalloc_bad_frees() == 6);
 	kfree(q);
-	CHECK(kmalloc_bad_frees() == 6);
+	EXPECT(kmalloc_bad_frees() == 6);
 	shim_in_nmi = 1;
-	CHECK(kmalloc(16, GFP_ATOMIC) == NULL);
+	EXPECT(kmalloc(16, GFP_ATOMIC) == NULL);
 	shim_in_nmi = 0;
 }
 
@@ -554,18 +547,18 @@ static void test_kmalloc_threads(void)
 		pthread_join(t[i], &r);
 		bad += (long)r;
 	}
-	CHECK(bad == 0);
-	CHECK(kmalloc_poison_errors() == 0 && kmalloc_bad_frees() == 0);
-	CHECK(kmalloc_large_in_use() == 0);
+	EXPECT(bad == 0);
+	EXPECT(kmalloc_poison_errors() == 0 && kmalloc_bad_frees() == 0);
+	EXPECT(kmalloc_large_in_use() == 0);
 	struct kmalloc_class_stats st;
 	unsigned long class_pages = 0;
 	for (unsigned int c = 0; c < KMALLOC_NR_CLASSES; c++) {
 		kmalloc_class_stats(c, &st);
-		CHECK(st.in_use == 0);
+		EXPECT(st.in_use == 0);
 		class_pages += st.pages;
 	}
 	/* every page not now in a class came back to pmm */
-	CHECK(pmm_free_count() + class_pages == nfree_before);
+	EXPECT(pmm_free_count() + class_pages == nfree_before);
 }
 
 int main(int argc, char **argv)
@@ -582,7 +575,6 @@ int main(int argc, char **argv)
 		{ "kfree_errors", test_kfree_errors },
 		{ "kmalloc_threads", test_kmalloc_threads },
 	};
-	int failed_tests = 0;
 
 	if (argc > 1 && !strcmp(argv[1], "-v"))
 		quiet = false;
@@ -592,15 +584,7 @@ int main(int argc, char **argv)
 		perror("test_pmm: mmap");
 		return 1;
 	}
-	for (size_t i = 0; i < ARRAY_SIZE(tests); i++) {
-		int before = failures;
-
-		tests[i].fn();
-		printf("%s %s\n", failures == before ? "PASS" : "FAIL", tests[i].name);
-		if (failures != before)
-			failed_tests++;
-	}
-	printf("test_pmm: %zu tests, %d failed (%d checks, %d failed)\n",
-	       ARRAY_SIZE(tests), failed_tests, checks, failures);
-	return failed_tests ? 1 : 0;
+	for (size_t i = 0; i < ARRAY_SIZE(tests); i++)
+		ktest_run(tests[i].name, tests[i].fn);
+	return ktest_summary();
 }

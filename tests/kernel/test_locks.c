@@ -616,6 +616,69 @@ static void locks_spinlock_lockup_names_holder(void)
 	KTAP_EXPECT_EQ(spinlock_last_lockup_holder, holder);
 }
 
+/* The rwlock lockup report names the writer CPU, which then prints its
+ * NMI backtrace: CPU 1 write-holds each kind for 1 s, this CPU reads. */
+static DEFINE_RWLOCK(held_rw);
+static DEFINE_RWLOCK_FAIR(held_rwf);
+
+static int hold_rw(void *p)
+{
+	bool fair = p != NULL;
+
+	if (fair)
+		write_lock(&held_rwf);
+	else
+		write_lock(&held_rw);
+	holder_in = 1;
+	mdelay(1000);
+	if (fair)
+		write_unlock(&held_rwf);
+	else
+		write_unlock(&held_rw);
+	return 0;
+}
+
+static void locks_rwlock_lockup_names_writer(void)
+{
+	unsigned int saved = spinlock_timeout_ms;
+	int holder = 1;
+
+	if (!sched_provoke_bugs) {
+		ktap_skip("provokes BUG reports: boot with sched.provoke_bugs");
+		return;
+	}
+	if (nr_cpu_ids < 2 || smp_processor_id() == holder) {
+		ktap_skip("needs 2 CPUs");
+		return;
+	}
+	spinlock_timeout_ms = 200;
+	for (long fair = 0; fair < 2; fair++) {
+		int before = atomic_read(&rwlock_lockups);
+		struct task *t;
+
+		holder_in = 0;
+		rwlock_last_lockup_writer = -1;
+		t = kthread_create_on_cpu(hold_rw, (void *)fair, holder, "rw_holder");
+		KTAP_ASSERT(t);
+		wake_up_process(t);
+		u64 end = ktime_get_ns() + 10000000000ull;
+		while (!holder_in && ktime_get_ns() < end)
+			msleep(1);
+		if (fair) {	/* waits ~1 s: past the 200 ms watchdog */
+			read_lock(&held_rwf);
+			read_unlock(&held_rwf);
+		} else {
+			read_lock(&held_rw);
+			read_unlock(&held_rw);
+		}
+		kthread_join(t);
+		KTAP_EXPECT(holder_in);
+		KTAP_EXPECT_EQ(atomic_read(&rwlock_lockups), before + 1);
+		KTAP_EXPECT_EQ(rwlock_last_lockup_writer, holder);
+	}
+	spinlock_timeout_ms = saved;
+}
+
 /* ---- uncontended cost -------------------------------------------------- */
 
 #define BENCH_RUNS 10
@@ -701,5 +764,6 @@ KTAP_SUITE(locks,
 	   KTAP_CASE(locks_seqlock_irq_writer),
 	   KTAP_CASE(locks_spinlock_debug_reports),
 	   KTAP_CASE(locks_spinlock_lockup_names_holder),
+	   KTAP_CASE(locks_rwlock_lockup_names_writer),
 	   KTAP_CASE(locks_mutex_debug_reports),
 	   KTAP_CASE(locks_bench_uncontended));
