@@ -4,7 +4,8 @@
  * Two layers, as in Linux:
  *  - arch_spinlock_t: the bare ticket algorithm on __atomic builtins (FIFO:
  *    a CPU takes a ticket from `next` and waits for `owner` to reach it),
- *    taken as a test-and-set lock under a hypervisor (virt_spin_lock()).
+ *    taken as a test-and-set lock under a hypervisor (as Linux's
+ *    virt_spin_lock()), and with a watchdog on the wait.
  *    No preemption or irq handling; used where those are already off (the
  *    run queues) and by the host tests.
  *  - spinlock_t: adds preempt_disable() (so holding a lock is an RCU-sched
@@ -69,26 +70,27 @@ static inline bool arch_spin_trylock(arch_spinlock_t *l)
  */
 extern bool virt_spin_lock_enabled;
 
-/* Test-and-test-and-set: wait reading until it looks free, then try. */
-static inline void virt_spin_lock(arch_spinlock_t *l)
-{
-	while (!arch_spin_trylock(l))
-		while (arch_spin_is_locked(l))
-			cpu_relax();
-}
+/*
+ * The slow path (kernel/spinlock.c): waits for `ticket`, or with ticket
+ * -1 test-and-test-and-sets (reads until the lock looks free, then
+ * tries).  A wait past spinlock.timeout_ms with the lock not moving is
+ * reported, with every CPU's backtrace: no silent hang on a run queue.
+ */
+void arch_spin_lock_wait(arch_spinlock_t *l, int ticket);
 
 static inline void arch_spin_lock(arch_spinlock_t *l)
 {
 	u16 t;
 
 	if (__atomic_load_n(&virt_spin_lock_enabled, __ATOMIC_RELAXED)) {
-		virt_spin_lock(l);
+		if (!arch_spin_trylock(l))
+			arch_spin_lock_wait(l, -1);
 		return;
 	}
 	t = __atomic_fetch_add(&l->next, 1, __ATOMIC_RELAXED);
 	/* Acquire: the critical section cannot start before we own it. */
-	while (__atomic_load_n(&l->owner, __ATOMIC_ACQUIRE) != t)
-		cpu_relax();
+	if (__atomic_load_n(&l->owner, __ATOMIC_ACQUIRE) != t)
+		arch_spin_lock_wait(l, t);
 }
 
 static inline void arch_spin_unlock(arch_spinlock_t *l)
@@ -127,6 +129,7 @@ static inline bool spin_is_locked(spinlock_t *l)
 /* Debug counters and knobs, read by the lock tests (kernel/spinlock.c). */
 extern atomic_t spinlock_bugs;		/* recursion, bad unlock, bad magic */
 extern atomic_t spinlock_lockups;	/* "held far too long" reports */
+extern atomic_t raw_spinlock_lockups;	/* the same for a bare arch_spinlock_t */
 extern int spinlock_last_lockup_holder;	/* holder CPU named by the last one */
 extern unsigned int spinlock_timeout_ms;	/* spinlock.timeout_ms= */
 
