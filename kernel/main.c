@@ -17,6 +17,7 @@
 #include "kernel/string.h"
 #include "kernel/pmm.h"
 #include "kernel/sched.h"
+#include "kernel/spinlock.h"
 #include "asm/pgtable.h"
 #include "asm/desc.h"
 #include "asm/irq.h"
@@ -69,6 +70,7 @@ void kmain(unsigned long magic, unsigned long info_phys)
 	       boot_info.loader_name[0] ? boot_info.loader_name : "?",
 	       (unsigned long)(pmm_usable_bytes() >> 20), boot_info.cmdline);
 	cmdline_parse(boot_info.cmdline, __start___param, __stop___param);
+	spin_lock_setup(arch_under_hypervisor());	/* before any other CPU runs */
 	sched_init();		/* kmain becomes a task; CPU 0's idle; preempt= */
 	rcu_init();		/* the node tree; CPU 0 reports from now on */
 	x86_platform_init();	/* ACPI, APICs, TSC, this CPU's tick; irqs on */

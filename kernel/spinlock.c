@@ -14,6 +14,7 @@
 
 atomic_t spinlock_bugs = ATOMIC_INIT(0);
 atomic_t spinlock_lockups = ATOMIC_INIT(0);
+atomic_t raw_spinlock_lockups = ATOMIC_INIT(0);
 int spinlock_last_lockup_holder = -1;
 
 /*
@@ -83,24 +84,87 @@ bool spin_bug_unlock(spinlock_t *l)
 }
 
 /*
- * Wait for our ticket.  The clock is read only every 1024 spins, and a
- * clock that does not run yet (early boot) just disables the watchdog.
- * The clock restarts whenever the ticket being served moves on: a long
- * queue of waiters that each hold it briefly is contention, not a lockup
- * (with more vCPUs than host cores every handoff waits for the host to
- * run the next waiter, and 16 of them took a waiter past 5 s).  What is
- * reported is one holder keeping it for spinlock.timeout_ms.  One report
- * per wait; the wait goes on, since giving up the ticket would wedge
- * every later waiter.
+ * Whether this machine's spinlocks are test-and-set (virt_spin_lock()):
+ * -1 (auto) means so under a hypervisor.  Off until spin_lock_setup(), so
+ * the host tests and early boot use the tickets.
  */
-void spin_lock_wait(spinlock_t *l, u16 ticket)
+bool virt_spin_lock_enabled;
+static int spinlock_virt = -1;
+core_param(spinlock.virt, spinlock_virt, int,
+	   "spinlocks test-and-set (1) or FIFO tickets (0); -1: test-and-set under a hypervisor");
+
+void spin_lock_setup(bool under_hypervisor)
+{
+	bool on = spinlock_virt < 0 ? under_hypervisor : spinlock_virt != 0;
+
+	__atomic_store_n(&virt_spin_lock_enabled, on, __ATOMIC_RELAXED);
+	printk(KERN_INFO "spinlock: %s\n", on ? "test-and-set (virt_spin_lock: hypervisor)"
+					      : "FIFO tickets");
+}
+
+/* One report per wait: the spinlock_t names its holder and asks it alone. */
+static void spin_lockup_report(spinlock_t *l)
+{
+	int holder = spin_owner_cpu(l);
+
+	__atomic_store_n(&spinlock_last_lockup_holder, holder, __ATOMIC_RELAXED);
+	printk(KERN_ERR "BUG: spinlock lockup suspected on CPU#%d, "
+	       "lock %s (%p) held by CPU#%d for more than %u ms\n",
+	       smp_processor_id(), l->name ? l->name : "?",
+	       (void *)l, holder, spinlock_timeout_ms);
+	dump_stack();
+	if (holder >= 0 && holder != smp_processor_id())
+		trigger_cpu_backtrace(holder);
+	atomic_inc(&spinlock_lockups);
+}
+
+/*
+ * A bare arch_spinlock_t (a run queue's, a timer base's) records no
+ * holder: every CPU is asked for its backtrace, one of them holds it.
+ */
+static void raw_spin_lockup_report(arch_spinlock_t *raw)
+{
+	printk(KERN_ERR "BUG: raw spinlock lockup suspected on CPU#%d, lock %p "
+	       "(ticket owner/next %u/%u) not free for more than %u ms; "
+	       "backtraces of all CPUs follow\n", smp_processor_id(), (void *)raw,
+	       (unsigned)__atomic_load_n(&raw->owner, __ATOMIC_RELAXED),
+	       (unsigned)__atomic_load_n(&raw->next, __ATOMIC_RELAXED),
+	       spinlock_timeout_ms);
+	dump_stack();
+	trigger_all_cpu_backtrace();
+	atomic_inc(&raw_spinlock_lockups);
+}
+
+/* Our turn: the ticket is being served, or (ticket < 0) the lock was free and we took it. */
+static bool lock_got(arch_spinlock_t *raw, int ticket, u16 served)
+{
+	if (ticket >= 0)
+		return served == (u16)ticket;
+	return served == __atomic_load_n(&raw->next, __ATOMIC_RELAXED) &&
+	       arch_spin_trylock(raw);
+}
+
+/*
+ * Wait for our ticket, or for a free lock to take.  The clock is read
+ * only every 1024 spins, and a clock that does not run yet (early boot)
+ * just disables the watchdog.  The clock restarts whenever the ticket
+ * being served moves on: a long queue of waiters that each hold it
+ * briefly is contention, not a lockup (with more vCPUs than host cores
+ * every ticket handoff waits for the host to run the next waiter, and 16
+ * of them took a waiter past 5 s).  What is reported is one holder
+ * keeping it for spinlock.timeout_ms.  One report per wait; the wait goes
+ * on, since giving up a ticket would wedge every later waiter.  l is the
+ * spinlock_t around raw, or NULL for a bare one.
+ */
+static void lock_wait(arch_spinlock_t *raw, int ticket, spinlock_t *l)
 {
 	u64 start = 0, limit = (u64)spinlock_timeout_ms * 1000000ull;
 	unsigned long spins = 0;
 	bool reported = false;
 	u16 served = 0, now_served;
 
-	while ((now_served = __atomic_load_n(&l->raw.owner, __ATOMIC_ACQUIRE)) != ticket) {
+	while (!lock_got(raw, ticket,
+			 now_served = __atomic_load_n(&raw->owner, __ATOMIC_ACQUIRE))) {
 		cpu_relax();
 		if (reported || (++spins & 1023))
 			continue;
@@ -111,19 +175,21 @@ void spin_lock_wait(spinlock_t *l, u16 ticket)
 			continue;
 		}
 		if (limit && now - start > limit) {
-			int holder = spin_owner_cpu(l);
-
 			reported = true;
-			__atomic_store_n(&spinlock_last_lockup_holder, holder,
-					 __ATOMIC_RELAXED);
-			printk(KERN_ERR "BUG: spinlock lockup suspected on CPU#%d, "
-			       "lock %s (%p) held by CPU#%d for more than %u ms\n",
-			       smp_processor_id(), l->name ? l->name : "?",
-			       (void *)l, holder, spinlock_timeout_ms);
-			dump_stack();
-			if (holder >= 0 && holder != smp_processor_id())
-				trigger_cpu_backtrace(holder);
-			atomic_inc(&spinlock_lockups);
+			if (l)
+				spin_lockup_report(l);
+			else
+				raw_spin_lockup_report(raw);
 		}
 	}
+}
+
+void spin_lock_wait(spinlock_t *l, int ticket)
+{
+	lock_wait(&l->raw, ticket, l);
+}
+
+void arch_spin_lock_wait(arch_spinlock_t *l, int ticket)
+{
+	lock_wait(l, ticket, NULL);
 }

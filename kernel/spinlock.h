@@ -3,7 +3,9 @@
  *
  * Two layers, as in Linux:
  *  - arch_spinlock_t: the bare ticket algorithm on __atomic builtins (FIFO:
- *    a CPU takes a ticket from `next` and waits for `owner` to reach it).
+ *    a CPU takes a ticket from `next` and waits for `owner` to reach it),
+ *    taken as a test-and-set lock under a hypervisor (as Linux's
+ *    virt_spin_lock()), and with a watchdog on the wait.
  *    No preemption or irq handling; used where those are already off (the
  *    run queues) and by the host tests.
  *  - spinlock_t: adds preempt_disable() (so holding a lock is an RCU-sched
@@ -34,15 +36,6 @@ static inline bool arch_spin_is_locked(arch_spinlock_t *l)
 	       __atomic_load_n(&l->next, __ATOMIC_RELAXED);
 }
 
-static inline void arch_spin_lock(arch_spinlock_t *l)
-{
-	u16 t = __atomic_fetch_add(&l->next, 1, __ATOMIC_RELAXED);
-
-	/* Acquire: the critical section cannot start before we own it. */
-	while (__atomic_load_n(&l->owner, __ATOMIC_ACQUIRE) != t)
-		cpu_relax();
-}
-
 /*
  * Free means owner == next.  A stale `owner` read is harmless: `owner`
  * never passes `next`, so if `next` still equals the value we read, the
@@ -59,6 +52,45 @@ static inline bool arch_spin_trylock(arch_spinlock_t *l)
 
 	return __atomic_compare_exchange_n(&l->next, &o, (u16)(o + 1), false,
 					   __ATOMIC_ACQUIRE, __ATOMIC_RELAXED);
+}
+
+/*
+ * A ticket handoff needs the next waiter to be running.  Under a
+ * hypervisor it may not be: the host has descheduled its vCPU, and every
+ * later waiter then waits for it too (lock-waiter preemption).  16 vCPUs
+ * on 2 host cores handed a leaf rcu_node lock on 27 times a second while
+ * its users asked for it thousands of times: torture=rcu made no progress
+ * for ten minutes and no watchdog fired, since the queue did move.  As
+ * Linux's virt_spin_lock() does without paravirt spinlocks, such a machine
+ * takes the same word as a test-and-set lock instead: whichever waiter
+ * runs when it is free gets it.  That is unfair, so bare metal keeps the
+ * FIFO tickets.  Chosen once at boot (spin_lock_setup(), spinlock.virt=);
+ * the two ways mix safely, since the trylock wins only when no ticket is
+ * outstanding.
+ */
+extern bool virt_spin_lock_enabled;
+
+/*
+ * The slow path (kernel/spinlock.c): waits for `ticket`, or with ticket
+ * -1 test-and-test-and-sets (reads until the lock looks free, then
+ * tries).  A wait past spinlock.timeout_ms with the lock not moving is
+ * reported, with every CPU's backtrace: no silent hang on a run queue.
+ */
+void arch_spin_lock_wait(arch_spinlock_t *l, int ticket);
+
+static inline void arch_spin_lock(arch_spinlock_t *l)
+{
+	u16 t;
+
+	if (__atomic_load_n(&virt_spin_lock_enabled, __ATOMIC_RELAXED)) {
+		if (!arch_spin_trylock(l))
+			arch_spin_lock_wait(l, -1);
+		return;
+	}
+	t = __atomic_fetch_add(&l->next, 1, __ATOMIC_RELAXED);
+	/* Acquire: the critical section cannot start before we own it. */
+	if (__atomic_load_n(&l->owner, __ATOMIC_ACQUIRE) != t)
+		arch_spin_lock_wait(l, t);
 }
 
 static inline void arch_spin_unlock(arch_spinlock_t *l)
@@ -97,11 +129,13 @@ static inline bool spin_is_locked(spinlock_t *l)
 /* Debug counters and knobs, read by the lock tests (kernel/spinlock.c). */
 extern atomic_t spinlock_bugs;		/* recursion, bad unlock, bad magic */
 extern atomic_t spinlock_lockups;	/* "held far too long" reports */
+extern atomic_t raw_spinlock_lockups;	/* the same for a bare arch_spinlock_t */
 extern int spinlock_last_lockup_holder;	/* holder CPU named by the last one */
 extern unsigned int spinlock_timeout_ms;	/* spinlock.timeout_ms= */
 
 /* Out of line: the slow paths and the reports. */
-void spin_lock_wait(spinlock_t *l, u16 ticket);
+void spin_lock_wait(spinlock_t *l, int ticket);	/* -1: test-and-set */
+void spin_lock_setup(bool under_hypervisor);	/* after the command line */
 bool spin_bug_magic(spinlock_t *l);
 bool spin_bug_recursion(spinlock_t *l);
 bool spin_bug_unlock(spinlock_t *l);
@@ -134,9 +168,14 @@ static inline void do_raw_spin_lock(spinlock_t *l)
 	if (unlikely(spin_owner_cpu(l) == smp_processor_id()) &&
 	    spin_bug_recursion(l))
 		return;
-	t = __atomic_fetch_add(&l->raw.next, 1, __ATOMIC_RELAXED);
-	if (unlikely(__atomic_load_n(&l->raw.owner, __ATOMIC_ACQUIRE) != t))
-		spin_lock_wait(l, t);
+	if (__atomic_load_n(&virt_spin_lock_enabled, __ATOMIC_RELAXED)) {
+		if (unlikely(!arch_spin_trylock(&l->raw)))
+			spin_lock_wait(l, -1);
+	} else {
+		t = __atomic_fetch_add(&l->raw.next, 1, __ATOMIC_RELAXED);
+		if (unlikely(__atomic_load_n(&l->raw.owner, __ATOMIC_ACQUIRE) != t))
+			spin_lock_wait(l, t);
+	}
 	spin_set_owner(l, smp_processor_id());
 }
 

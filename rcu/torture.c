@@ -362,15 +362,13 @@ static void rcu_read_delay(struct torture_random *r)
  * stands in for a long preemption (the same path: the context switch
  * queues the reader on its leaf).  preempt=none has no forced switches.
  */
-static unsigned int torture_preempt_div = 1;	/* rarer with more CPUs */
-
 static void rcu_read_preempt_delay(struct torture_random *r)
 {
 	u32 x = torture_random(r);
 
-	if (!(x % (2048 * torture_preempt_div))) {
+	if (!(x % 1024)) {
 		schedule_timeout_uninterruptible(1 + (x >> 20) % 3);
-	} else if (!(x % (512 * torture_preempt_div)) && preempt_full) {
+	} else if (!(x % 128) && preempt_full) {
 		preempt_disable();
 		resched_cpu(smp_processor_id());
 		preempt_enable();	/* switches here if anyone else is ready */
@@ -662,13 +660,6 @@ int rcu_torture_run(const char *type, unsigned int duration_ms,
 	printk(KERN_INFO "rcu-torture:--- Start of test: torture_type=%s duration=%ums "
 	       "nreaders=%d nfakewriters=%u stat_interval=%u\n", cur_ops->name,
 	       duration_ms, num_online_cpus(), nfake, torture_stat_interval);
-	/*
-	 * Every switch of a preempted reader and its unlock take the leaf
-	 * lock: above 4 CPUs, switch far fewer readers on purpose, or TCG's vCPUs
-	 * convoy on that ticket lock (seen at 8 and 16: no progress in minutes;
-	 * not understood further, see the issue-8 note).
-	 */
-	torture_preempt_div = num_online_cpus() <= 4 ? 1 : 16 * num_online_cpus();
 	blocked0 = atomic_long_read(&rcu_preempt_blocked_total);
 	boosts0 = atomic_read(&rcu_boosts);
 	gp0 = torture_completed();
@@ -678,14 +669,8 @@ int rcu_torture_run(const char *type, unsigned int duration_ms,
 		readers[cpu] = kthread_create(rcu_torture_reader, (void *)(long)cpu, "rcu_torture_reader");
 		if (readers[cpu]) {
 			kthread_bind(readers[cpu], cpu);
-			/*
-			 * SRCU readers below the writers, so their every wake-up
-			 * preempts one.  Not preemptible RCU's: every such switch
-			 * and unlock takes the leaf lock, and with 8 or more vCPUs
-			 * on one leaf TCG then spends whole host time slices
-			 * handing that ticket lock to descheduled vCPUs.
-			 */
-			if (cur_ops->flavor == TF_SRCU)
+			/* Below the writers, so their every wake-up preempts a reader. */
+			if (cur_ops->flavor != TF_SCHED)
 				set_task_prio(readers[cpu], PRIO_LOW);
 			wake_up_process(readers[cpu]);
 		}

@@ -11,13 +11,13 @@
 #include "asm/cpu.h"
 #include "asm/irq.h"
 #include "asm/nmi.h"
-#include "arch/x86_64/paging.h"
 #include "asm/smp.h"
 #include "kernel/atomic.h"
 #include "kernel/kallsyms.h"
 #include "kernel/preempt.h"
 #include "kernel/printk.h"
 #include "kernel/smp.h"
+#include "kernel/stacktrace.h"
 #include "kernel/time.h"
 
 DEFINE_PER_CPU(u64, nmi_count);
@@ -151,39 +151,24 @@ struct bt_snapshot {
 	struct pt_regs regs;
 	int depth;
 	unsigned long ips[BT_DEPTH];
+	u64 guess;		/* bit i: ips[i] is a guess ("?") */
 };
 
 static struct bt_snapshot bt_snap[NR_CPUS];
 static bool bt_registered;
 
-static bool frame_readable(unsigned long fp)
-{
-	int level;
-
-	return fp >= 0xffff800000000000ul && !(fp & 7) &&
-	       paging_lookup(fp, &level) && paging_lookup(fp + 15, &level);
-}
-
+/* The same walk as a panic backtrace (save_stack_trace_regs): a frameless
+ * function's caller, read from the interrupted stack, is not skipped. */
 static int backtrace_nmi(struct pt_regs *regs, void *data)
 {
 	struct bt_snapshot *s = &bt_snap[smp_processor_id()];
-	unsigned long fp = regs->rbp;
 
 	(void)data;
 	if (__atomic_load_n(&s->state, __ATOMIC_ACQUIRE) != 1)
 		return NMI_DONE;
 	s->regs = *regs;
-	s->depth = 0;
-	while (s->depth < BT_DEPTH && frame_readable(fp)) {
-		unsigned long *f = (unsigned long *)fp;
-
-		if (!f[1])
-			break;
-		s->ips[s->depth++] = f[1];
-		if (f[0] <= fp || f[0] - fp > 65536)
-			break;
-		fp = f[0];
-	}
+	s->depth = save_stack_trace_regs(regs->rbp, regs->rip, regs->rsp,
+					 s->ips, &s->guess, BT_DEPTH);
 	__atomic_store_n(&s->state, 2, __ATOMIC_RELEASE);
 	return NMI_HANDLED;
 }
@@ -204,7 +189,8 @@ static void print_snapshot(int cpu, struct bt_snapshot *s)
 	printk(KERN_WARNING "Call Trace:\n");
 	for (int i = 0; i < s->depth; i++) {
 		sprint_symbol(sym, sizeof(sym), s->ips[i]);
-		printk(KERN_WARNING " [<%016lx>] %s\n", s->ips[i], sym);
+		printk(KERN_WARNING " [<%016lx>] %s%s\n", s->ips[i],
+		       s->guess >> i & 1 ? "? " : "", sym);
 	}
 }
 

@@ -10,9 +10,12 @@
  * its `ret`), or never makes one (an asm leaf), rbp still points at its
  * caller's frame, and the plain walk would skip the caller.  Then the
  * return address is on the stack itself, at [rsp] (or [rsp+8] once `push
- * %rbp` ran), and show_stack_sp() prints it after RIP.  For a function
- * without the standard prologue, [rsp] is only a guess: it is printed
- * (marked "?", as Linux does) when a call instruction precedes it. */
+ * %rbp` ran), and save_stack_trace_regs() puts it first, after RIP.  For
+ * a function without the standard prologue, [rsp] is only a guess: it is
+ * kept (marked "?" when printed, as Linux does) when a call instruction
+ * precedes it.  The panic backtrace (show_stack_sp) and the NMI backtrace
+ * snapshot of another CPU (arch/x86_64/nmi.c) both walk with it; it only
+ * reads checked memory and the symbol table, so it is safe in NMI. */
 #include "kernel/stacktrace.h"
 #include "kernel/kallsyms.h"
 #include "kernel/printk.h"
@@ -104,12 +107,15 @@ static int own_frame_state(unsigned long ip)
 	return 3;				/* no frame of its own */
 }
 
-void show_stack_sp(unsigned long fp, unsigned long ip, unsigned long sp)
+int save_stack_trace_regs(unsigned long fp, unsigned long ip, unsigned long sp,
+			  unsigned long *ips, u64 *guess, int max)
 {
-	printk(KERN_EMERG "Call Trace:\n");
-	if (ip)
-		print_frame(ip, false);
-	if (ip && sp) {
+	int n = 0;
+
+	*guess = 0;
+	if (max > 64)
+		max = 64;
+	if (ip && sp && n < max) {
 		int state = own_frame_state(ip);
 		unsigned long slot = state == 2 ? sp + 8 : sp;
 
@@ -117,20 +123,37 @@ void show_stack_sp(unsigned long fp, unsigned long ip, unsigned long sp)
 			unsigned long ret = *(const unsigned long *)slot;
 			unsigned long next = frame_ok(fp, 0) ? ((unsigned long *)fp)[1] : 0;
 
-			if (ret != next && in_text(ret, 1) && (state != 3 || after_call(ret)))
-				print_frame(ret, state == 3);
+			if (ret != next && in_text(ret, 1) && (state != 3 || after_call(ret))) {
+				if (state == 3)
+					*guess |= 1ull << n;
+				ips[n++] = ret;
+			}
 		}
 	}
-	for (int i = 0; i < MAX_FRAMES && frame_ok(fp, 0); i++) {
+	for (int i = 0; i < MAX_FRAMES && n < max && frame_ok(fp, 0); i++) {
 		unsigned long *frame = (unsigned long *)fp;
 		unsigned long ret = frame[1];
 		if (!ret)
 			break;
-		print_frame(ret, false);
+		ips[n++] = ret;
 		if (!frame_ok(frame[0], fp))
 			break;
 		fp = frame[0];
 	}
+	return n;
+}
+
+void show_stack_sp(unsigned long fp, unsigned long ip, unsigned long sp)
+{
+	unsigned long ips[MAX_FRAMES + 1];
+	u64 guess;
+	int n = save_stack_trace_regs(fp, ip, sp, ips, &guess, MAX_FRAMES + 1);
+
+	printk(KERN_EMERG "Call Trace:\n");
+	if (ip)
+		print_frame(ip, false);
+	for (int i = 0; i < n; i++)
+		print_frame(ips[i], guess >> i & 1);
 }
 
 void show_stack(unsigned long fp, unsigned long ip)

@@ -63,6 +63,13 @@ bool trigger_cpu_backtrace(int cpu)
 	return true;
 }
 
+static int all_backtraces_asked;
+
+void trigger_all_cpu_backtrace(void)
+{
+	__atomic_add_fetch(&all_backtraces_asked, 1, __ATOMIC_RELAXED);
+}
+
 #define NTHREADS 8
 #ifndef LOCKS_ITERS
 #define LOCKS_ITERS 50000
@@ -157,11 +164,16 @@ static void enter_cs(void)
 
 static void leave_cs(void) { __atomic_sub_fetch(&inside, 1, __ATOMIC_RELAXED); }
 
+/* CPU 0 flips tickets <-> test-and-set as it goes: the two must mix. */
+static bool mix_lock_modes;
+
 static void *spin_hammer(struct worker *w)
 {
 	unsigned long flags;
 
 	for (int i = 0; i < iters && !out_of_time(i); i++, w->done++) {
+		if (mix_lock_modes && w->cpu == 0 && !(i & 15))
+			__atomic_store_n(&virt_spin_lock_enabled, !(i & 16), __ATOMIC_RELAXED);
 		switch (i % 4) {
 		case 0: spin_lock(&test_lock); break;
 		case 1: spin_lock_irq(&test_lock); break;
@@ -339,6 +351,48 @@ static void *wait_long(struct worker *w)
 	return NULL;
 }
 
+/* The same with a bare arch_spinlock_t: no holder recorded, all CPUs asked. */
+static arch_spinlock_t held_raw = __ARCH_SPIN_LOCK_UNLOCKED;
+
+static void *raw_lockup_pair(struct worker *w)
+{
+	if (w->cpu == 0)
+		return NULL;
+	if (w->cpu == 3) {
+		arch_spin_lock(&held_raw);
+		__atomic_store_n(&holder_ready, 1, __ATOMIC_RELEASE);
+		usleep(400 * 1000);
+		arch_spin_unlock(&held_raw);
+		return NULL;
+	}
+	while (!__atomic_load_n(&holder_ready, __ATOMIC_ACQUIRE))
+		usleep(1000);
+	arch_spin_lock(&held_raw);
+	arch_spin_unlock(&held_raw);
+	return NULL;
+}
+
+static void test_raw_spinlock_lockup(void)
+{
+	struct worker ws[4];
+	int before = atomic_read(&raw_spinlock_lockups), asked = all_backtraces_asked;
+
+	quiet = 1;
+	spinlock_timeout_ms = 100;
+	holder_ready = 0;
+	run_workers(4, raw_lockup_pair, ws);	/* CPU 3 holds, 1 and 2 wait */
+	spinlock_timeout_ms = 5000;
+	quiet = 0;
+	EXPECT_MSG(atomic_read(&raw_spinlock_lockups) == before + 2,
+		   "%d raw lockup reports, expected 2", atomic_read(&raw_spinlock_lockups) - before);
+	EXPECT_MSG(all_backtraces_asked == asked + 2, "all CPUs' backtraces asked %d times, expected 2",
+		   all_backtraces_asked - asked);
+	EXPECT_MSG(!arch_spin_is_locked(&held_raw), "raw lock left held");
+	printf("raw spinlock lockup (%s): reported %d times, every CPU asked\n",
+	       virt_spin_lock_enabled ? "test-and-set" : "tickets",
+	       atomic_read(&raw_spinlock_lockups) - before);
+}
+
 static void *lockup_pair(struct worker *w)
 {
 	return w->cpu == 0 ? NULL : w->cpu == 3 ? hold_long(w) : wait_long(w);
@@ -368,7 +422,7 @@ static void test_spinlock_lockup(void)
 /* The rwlock lockup report names the writer CPU and asks it for its
  * backtrace: CPU 2 write-holds each kind in turn, CPUs 1 and 3 wait to
  * read.  Both wait on rwlock_t; on rwlock_fair_t only the queue head does
- * (the other waits on wait_lock, an arch spinlock with no watchdog). */
+ * (the other waits on wait_lock, an arch spinlock: a raw report). */
 static DEFINE_RWLOCK(held_rw);
 static DEFINE_RWLOCK_FAIR(held_rwf);
 static int rw_holder_ready, rw_fair;
@@ -407,7 +461,7 @@ static void test_rwlock_lockup(void)
 	struct worker ws[4];
 
 	for (rw_fair = 0; rw_fair < 2; rw_fair++) {
-		int before = atomic_read(&rwlock_lockups);
+		int before = atomic_read(&rwlock_lockups), raw_before = atomic_read(&raw_spinlock_lockups);
 		const char *kind = rw_fair ? "rwlock_fair" : "rwlock";
 
 		quiet = 1;
@@ -418,11 +472,15 @@ static void test_rwlock_lockup(void)
 		run_workers(4, rw_lockup_pair, ws);
 		spinlock_timeout_ms = 5000;
 		quiet = 0;
-		int want = rw_fair ? 1 : 2;
+		/* rwlock_fair's second reader waits on wait_lock: a raw report. */
+		int want = rw_fair ? 1 : 2, want_raw = rw_fair ? 1 : 0;
 
 		EXPECT_MSG(atomic_read(&rwlock_lockups) == before + want,
 			   "%s: %d lockup reports, expected %d", kind,
 			   atomic_read(&rwlock_lockups) - before, want);
+		EXPECT_MSG(atomic_read(&raw_spinlock_lockups) == raw_before + want_raw,
+			   "%s: %d raw lockup reports, expected %d", kind,
+			   atomic_read(&raw_spinlock_lockups) - raw_before, want_raw);
 		EXPECT_MSG(rwlock_last_lockup_writer == 2, "%s: named writer CPU %d, expected 2",
 			   kind, rwlock_last_lockup_writer);
 		EXPECT_MSG(backtrace_asked == 2, "%s: asked CPU %d for a backtrace, expected 2",
@@ -678,9 +736,18 @@ int main(int argc, char **argv)
 	(void)argc; (void)argv;
 	setvbuf(stdout, NULL, _IOLBF, 0);
 	timed("spinlock exclusion", test_spinlock_exclusion);
+	virt_spin_lock_enabled = true;		/* test-and-set, as under a hypervisor */
+	timed("spinlock exclusion, test-and-set", test_spinlock_exclusion);
+	timed("spinlock lockup, test-and-set", test_spinlock_lockup);
+	timed("raw spinlock lockup, test-and-set", test_raw_spinlock_lockup);
+	mix_lock_modes = true;
+	timed("spinlock exclusion, tickets and test-and-set mixed", test_spinlock_exclusion);
+	mix_lock_modes = false;
+	virt_spin_lock_enabled = false;
 	timed("spin_trylock", test_spinlock_trylock);
 	timed("spinlock debug", test_spinlock_debug);
 	timed("spinlock lockup", test_spinlock_lockup);
+	timed("raw spinlock lockup", test_raw_spinlock_lockup);
 	timed("rwlocks", test_rwlocks);
 	timed("rwlock lockup", test_rwlock_lockup);
 	timed("seqlock", test_seqlock);

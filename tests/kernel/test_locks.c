@@ -616,6 +616,52 @@ static void locks_spinlock_lockup_names_holder(void)
 	KTAP_EXPECT_EQ(spinlock_last_lockup_holder, holder);
 }
 
+/* A bare arch_spinlock_t records no holder: the report asks every CPU. */
+static arch_spinlock_t held_raw = __ARCH_SPIN_LOCK_UNLOCKED;
+
+static int hold_raw(void *p)
+{
+	preempt_disable();
+	arch_spin_lock(&held_raw);
+	holder_in = 1;
+	mdelay((unsigned long)p);
+	arch_spin_unlock(&held_raw);
+	preempt_enable();
+	return 0;
+}
+
+static void locks_raw_spinlock_lockup_reported(void)
+{
+	unsigned int saved = spinlock_timeout_ms;
+	int before = atomic_read(&raw_spinlock_lockups), holder = 1;
+	struct task *t;
+
+	if (!sched_provoke_bugs) {
+		ktap_skip("provokes BUG reports: boot with sched.provoke_bugs");
+		return;
+	}
+	if (nr_cpu_ids < 2 || smp_processor_id() == holder) {
+		ktap_skip("needs 2 CPUs");
+		return;
+	}
+	holder_in = 0;
+	spinlock_timeout_ms = 200;
+	t = kthread_create_on_cpu(hold_raw, (void *)1000ul, holder, "raw_holder");
+	KTAP_ASSERT(t);
+	wake_up_process(t);
+	u64 end = ktime_get_ns() + 10000000000ull;
+	while (!holder_in && ktime_get_ns() < end)
+		msleep(1);
+	preempt_disable();
+	arch_spin_lock(&held_raw);	/* waits ~1 s: past the 200 ms watchdog */
+	arch_spin_unlock(&held_raw);
+	preempt_enable();
+	kthread_join(t);
+	spinlock_timeout_ms = saved;
+	KTAP_EXPECT(holder_in);
+	KTAP_EXPECT_EQ(atomic_read(&raw_spinlock_lockups), before + 1);
+}
+
 /* The rwlock lockup report names the writer CPU, which then prints its
  * NMI backtrace: CPU 1 write-holds each kind for 1 s, this CPU reads. */
 static DEFINE_RWLOCK(held_rw);
@@ -765,5 +811,6 @@ KTAP_SUITE(locks,
 	   KTAP_CASE(locks_spinlock_debug_reports),
 	   KTAP_CASE(locks_spinlock_lockup_names_holder),
 	   KTAP_CASE(locks_rwlock_lockup_names_writer),
+	   KTAP_CASE(locks_raw_spinlock_lockup_reported),
 	   KTAP_CASE(locks_mutex_debug_reports),
 	   KTAP_CASE(locks_bench_uncontended));

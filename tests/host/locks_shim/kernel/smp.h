@@ -8,5 +8,6 @@ extern __thread int shim_cpu;
 extern int nr_cpu_ids;
 static inline int smp_processor_id(void) { return shim_cpu; }
 bool trigger_cpu_backtrace(int cpu);	/* the test records who was asked */
+void trigger_all_cpu_backtrace(void);
 
 #endif

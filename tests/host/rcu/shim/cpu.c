@@ -849,6 +849,14 @@ bool trigger_cpu_backtrace(int cpu)
 	return true;
 }
 
+void trigger_all_cpu_backtrace(void)
+{
+	int cpu;
+
+	for_each_online_cpu(cpu)
+		trigger_cpu_backtrace(cpu);
+}
+
 /* ---- boot and shutdown ---- */
 
 static struct shim_task boot_task;
