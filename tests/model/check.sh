@@ -14,7 +14,7 @@
 #   plain 3 CPUs: CPU 0 nested irq/NMI and idle, CPUs 1-2 readers, ticks
 #         and idle; two grace periods (not run: over 37.5M states, 3 GB)
 # short (make test, ~30 s): one, all2, the mutants in one; long (make
-# verify, ~10 min, ~7.5 GB): one, all2, all3, the mutants in one and all2
+# verify, ~6 min, ~7.5 GB): one, all2, all3, the mutants in one and all2
 # (in all3 each ran past 12M states without a verdict in 3 minutes).
 mode=${1:-short}
 here=$(cd "$(dirname "$0")" && pwd)
