@@ -232,8 +232,10 @@ static int rs_one_run(const struct rs_ops *ops, const int *online, int cpus,
 /*
  * The loop count that makes one run last about the run budget per
  * reader, at most `loops`.  Under QEMU TCG with more vCPUs than host
- * cores a contended ticket lock hands over only when the host happens to
- * run the next waiter's vCPU, so one section can cost milliseconds
+ * cores a contended FIFO lock (rwlock_fair's queue, or spinlocks with
+ * spinlock.virt=0) hands over only when the host happens to run the next
+ * waiter's vCPU, and even a test-and-set lock's holder may be
+ * descheduled, so one section can cost milliseconds
  * instead of tens of ns: a fixed count would then run for minutes.  The
  * probe runs grow, as Go's testing.B's do, until one lasts an eighth of
  * the budget or shows that `loops` fits four times over; a probe stops

@@ -237,8 +237,10 @@ bool scen_start_barrier(struct scen_worker *w)
 }
 
 /*
- * Lock convoys under a hypervisor.  A contended ticket lock (or the
- * 2007 rwlock) hands over only when the host runs the next waiter's vCPU:
+ * Lock convoys under a hypervisor.  A contended FIFO lock (rwlock_fair's
+ * queue, spinlocks with spinlock.virt=0) hands over only when the host
+ * runs the next waiter's vCPU, and any lock whose holder the host
+ * deschedules (the 2007 rwlock's writer, say) stays held meanwhile:
  * with 16 vCPUs on a 2-core host a waiter behind 15 others can wait many
  * seconds, and the lock debug code's "lockup suspected" report (after
  * spinlock.timeout_ms, 5 s) would call that a bug.  The scenarios that
