@@ -156,7 +156,11 @@ static void quarantine_scan(void)
 {
 	synchronize_rcu();
 	for (int i = 0; i < quarantine_n; i++) {
-		if (!poison_intact((const u8 *)quarantine[i], quarantine_len[i]))
+		struct guarded_buffer *g = quarantine[i];
+
+		/* The header was kept for late readers (profile_free()); no reader writes it. */
+		memset(&g->b, POISON_BYTE, offsetof(struct profile_buffer, entry));
+		if (!poison_intact((const u8 *)g, quarantine_len[i]))
 			quarantine_dirty++;
 		kfree(quarantine[i]);
 	}
@@ -193,7 +197,17 @@ static void profile_free(struct profile_buffer *p)
 	}
 	if (quarantine_n == QUARANTINE_MAX)
 		quarantine_scan();
-	memset(g, POISON_BYTE, n);
+	/*
+	 * All but the header: a reader the busted grace period lets in late
+	 * then computes a sane index and its write lands in the poisoned
+	 * entries, where the scan sees it.  A poisoned shift would make it
+	 * shift by 0x6b6b6b6b instead, undefined behaviour that UBSan reports
+	 * as a crash of its own (seen at 16 CPUs).
+	 */
+	size_t head = offsetof(struct guarded_buffer, b.entry);
+
+	memset(&g->guard_lo, POISON_BYTE, sizeof(g->guard_lo));
+	memset((u8 *)g + head, POISON_BYTE, n - head);
 	quarantine[quarantine_n] = g;
 	quarantine_len[quarantine_n++] = n;
 }
