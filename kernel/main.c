@@ -18,6 +18,7 @@
 #include "kernel/pmm.h"
 #include "kernel/sched.h"
 #include "kernel/spinlock.h"
+#include "kernel/timer.h"
 #include "asm/pgtable.h"
 #include "asm/desc.h"
 #include "asm/irq.h"
@@ -71,6 +72,7 @@ void kmain(unsigned long magic, unsigned long info_phys)
 	       (unsigned long)(pmm_usable_bytes() >> 20), boot_info.cmdline);
 	cmdline_parse(boot_info.cmdline, __start___param, __stop___param);
 	spin_lock_setup(arch_under_hypervisor());	/* before any other CPU runs */
+	timers_init();		/* the per-CPU timer bases, before anyone sleeps */
 	sched_init();		/* kmain becomes a task; CPU 0's idle; preempt= */
 	rcu_init();		/* the node tree; CPU 0 reports from now on */
 	x86_platform_init();	/* ACPI, APICs, TSC, this CPU's tick; irqs on */

@@ -21,7 +21,14 @@ struct timer_base {
 static struct timer_base timer_bases[NR_CPUS];
 static bool bases_ready;
 
-static void init_bases(void)
+/*
+ * Once, by the boot CPU before any other runs (kmain()).  It used to be
+ * done by the first timer_setup(), which two CPUs could reach at once:
+ * the second reset a base's lock under the tick that held it, leaving
+ * owner one past next, and every later taker waited for ever (seen in
+ * torture-exp-4: the raw spinlock watchdog reported owner/next 1/0).
+ */
+void timers_init(void)
 {
 	for (int i = 0; i < NR_CPUS; i++) {
 		timer_bases[i].lock = (arch_spinlock_t)__ARCH_SPIN_LOCK_UNLOCKED;
@@ -34,8 +41,6 @@ static void init_bases(void)
 void timer_setup(struct timer_list *t, void (*fn)(struct timer_list *), unsigned flags)
 {
 	(void)flags;
-	if (unlikely(!bases_ready))
-		init_bases();	/* first user is the boot CPU, before the APs */
 	INIT_LIST_HEAD(&t->entry);
 	t->function = fn;
 	t->cpu = -1;

@@ -18,6 +18,7 @@ struct timer_list {
 	int cpu;		/* whose list it is on, -1 if none */
 };
 
+void timers_init(void);	/* the boot CPU, before any timer is set up (kmain()) */
 void timer_setup(struct timer_list *t, void (*fn)(struct timer_list *), unsigned flags);
 void add_timer(struct timer_list *t);		/* on this CPU */
 void add_timer_on(struct timer_list *t, int cpu);
