@@ -585,35 +585,62 @@ static int hold_lock(void *p)
 	return 0;
 }
 
-static void locks_spinlock_lockup_names_holder(void)
+/*
+ * The lockup cases' common start: skip unless bugs may be provoked and a
+ * second CPU can hold the lock; then a 200 ms watchdog and fn holding its
+ * lock for 1 s on CPU LOCKUP_HOLDER.  NULL if skipped.  The caller waits
+ * for the lock, then lockup_end().
+ */
+#define LOCKUP_HOLDER 1
+static unsigned int lockup_saved_ms;
+
+static struct task *lockup_begin(int (*fn)(void *), void *arg, const char *name)
 {
-	unsigned int saved = spinlock_timeout_ms;
-	int before = atomic_read(&spinlock_lockups), holder = 1;
 	struct task *t;
 
 	if (!sched_provoke_bugs) {
 		ktap_skip("provokes BUG reports: boot with sched.provoke_bugs");
-		return;
+		return NULL;
 	}
-	if (nr_cpu_ids < 2 || smp_processor_id() == holder) {
+	if (nr_cpu_ids < 2 || smp_processor_id() == LOCKUP_HOLDER) {
 		ktap_skip("needs 2 CPUs");
-		return;
+		return NULL;
 	}
 	holder_in = 0;
+	lockup_saved_ms = spinlock_timeout_ms;
 	spinlock_timeout_ms = 200;
-	t = kthread_create_on_cpu(hold_lock, (void *)1000ul, holder, "holder");
-	KTAP_ASSERT(t);
+	t = kthread_create_on_cpu(fn, arg, LOCKUP_HOLDER, name);
+	if (!t)
+		return NULL;
 	wake_up_process(t);
 	u64 end = ktime_get_ns() + 10000000000ull;
 	while (!holder_in && ktime_get_ns() < end)
 		msleep(1);
+	return t;
+}
+
+static void lockup_end(struct task *t)
+{
+	kthread_join(t);
+	spinlock_timeout_ms = lockup_saved_ms;
+}
+
+static void locks_spinlock_lockup_names_holder(void)
+{
+	int before = atomic_read(&spinlock_lockups);
+	struct task *t = lockup_begin(hold_lock, (void *)1000ul, "holder");
+
+	if (!t) {
+		KTAP_EXPECT(!sched_provoke_bugs || nr_cpu_ids < 2 ||
+			    smp_processor_id() == LOCKUP_HOLDER);	/* skipped, not failed to start */
+		return;
+	}
 	spin_lock(&held_lock);	/* waits ~1 s: past the 200 ms watchdog */
 	spin_unlock(&held_lock);
-	kthread_join(t);
-	spinlock_timeout_ms = saved;
+	lockup_end(t);
 	KTAP_EXPECT(holder_in);
 	KTAP_EXPECT_EQ(atomic_read(&spinlock_lockups), before + 1);
-	KTAP_EXPECT_EQ(spinlock_last_lockup_holder, holder);
+	KTAP_EXPECT_EQ(spinlock_last_lockup_holder, LOCKUP_HOLDER);
 }
 
 /* A bare arch_spinlock_t records no holder: the report asks every CPU. */
@@ -632,32 +659,19 @@ static int hold_raw(void *p)
 
 static void locks_raw_spinlock_lockup_reported(void)
 {
-	unsigned int saved = spinlock_timeout_ms;
-	int before = atomic_read(&raw_spinlock_lockups), holder = 1;
-	struct task *t;
+	int before = atomic_read(&raw_spinlock_lockups);
+	struct task *t = lockup_begin(hold_raw, (void *)1000ul, "raw_holder");
 
-	if (!sched_provoke_bugs) {
-		ktap_skip("provokes BUG reports: boot with sched.provoke_bugs");
+	if (!t) {
+		KTAP_EXPECT(!sched_provoke_bugs || nr_cpu_ids < 2 ||
+			    smp_processor_id() == LOCKUP_HOLDER);	/* skipped, not failed to start */
 		return;
 	}
-	if (nr_cpu_ids < 2 || smp_processor_id() == holder) {
-		ktap_skip("needs 2 CPUs");
-		return;
-	}
-	holder_in = 0;
-	spinlock_timeout_ms = 200;
-	t = kthread_create_on_cpu(hold_raw, (void *)1000ul, holder, "raw_holder");
-	KTAP_ASSERT(t);
-	wake_up_process(t);
-	u64 end = ktime_get_ns() + 10000000000ull;
-	while (!holder_in && ktime_get_ns() < end)
-		msleep(1);
 	preempt_disable();
 	arch_spin_lock(&held_raw);	/* waits ~1 s: past the 200 ms watchdog */
 	arch_spin_unlock(&held_raw);
 	preempt_enable();
-	kthread_join(t);
-	spinlock_timeout_ms = saved;
+	lockup_end(t);
 	KTAP_EXPECT(holder_in);
 	KTAP_EXPECT_EQ(atomic_read(&raw_spinlock_lockups), before + 1);
 }
