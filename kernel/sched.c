@@ -247,9 +247,15 @@ void yield(void)
 	schedule();
 }
 
+/*
+ * A voluntary preemption point.  Its context switch is a quiescent state,
+ * so it must not switch inside a reader: with preemption, bh or irqs
+ * disabled (irqs count too, rcu/rcupdate.h).
+ */
 void cond_resched(void)
 {
-	if (need_resched() && preempt_count() == 0 && !is_idle_task(current))
+	if (need_resched() && preempt_count() == 0 && !irqs_disabled() &&
+	    !is_idle_task(current))
 		schedule();
 }
 
