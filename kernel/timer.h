@@ -5,8 +5,7 @@
  * context), at the first tick at or after `expires` (in jiffies).  Used by
  * schedule_timeout()/msleep(); resolution is one tick.
  */
-#ifndef KERNEL_TIMER_H
-#define KERNEL_TIMER_H
+#pragma once
 
 #include "kernel/types.h"
 #include "kernel/list.h"
@@ -28,5 +27,3 @@ bool del_timer(struct timer_list *t);
 bool del_timer_sync(struct timer_list *t);
 bool timer_pending(const struct timer_list *t);
 void run_local_timers(void);	/* from sched_tick() */
-
-#endif /* KERNEL_TIMER_H */

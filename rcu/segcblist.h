@@ -15,8 +15,7 @@
  * stores to ->len and ->tails[] are WRITE_ONCE: tree.c peeks at them
  * without the lock (rcu_cbs_ready_lockless()).
  */
-#ifndef RCU_SEGCBLIST_H
-#define RCU_SEGCBLIST_H
+#pragma once
 
 #include "rcu/rcupdate.h"
 
@@ -84,5 +83,3 @@ long rcu_segcblist_extract_done_cbs(struct rcu_segcblist *l,
 bool rcu_segcblist_nextgp(const struct rcu_segcblist *l, unsigned long *seq);
 /* The earliest one: when it ends, some callback is ready (false if none). */
 bool rcu_segcblist_firstgp(const struct rcu_segcblist *l, unsigned long *seq);
-
-#endif /* RCU_SEGCBLIST_H */
