@@ -107,9 +107,17 @@ static inline struct task *get_current(void)
 }
 #define current get_current()
 
+/*
+ * A sleeping state (TASK_INTERRUPTIBLE, TASK_UNINTERRUPTIBLE) or
+ * TASK_RUNNING: a concurrent wake-up may overwrite it with TASK_RUNNING,
+ * which only makes the next schedule() return at once.
+ */
 #define set_current_state(s)						\
 	do { WRITE_ONCE(current->state, (s)); smp_mb(); } while (0)
 #define __set_current_state(s)	WRITE_ONCE(current->state, (s))
+/* A state no wake-up may overwrite (TASK_DEAD): stored under the
+ * run-queue lock wake_up_state() holds between its load and its store. */
+void set_special_state(long state);
 
 /* Threads.  Created asleep: wake_up_process() (or kthread_run) starts it. */
 struct task *kthread_create(int (*fn)(void *), void *arg, const char *name);
@@ -155,6 +163,12 @@ __noreturn void cpu_idle_loop(void);	/* each CPU's boot context becomes its idle
 bool need_resched(void);
 void preempt_schedule_irq(void);
 void resched_cpu(int cpu);
+
+#ifdef CONFIG_SANITIZE
+/* Test build: the next wake_up_state() of this task stalls between its
+ * load and its store of ->state until the task changes it (200 ms at most). */
+extern struct task *sched_inject_wake_stall;
+#endif
 
 /* Introspection for tests and reports. */
 extern atomic_t sched_atomic_bugs;	/* "scheduling while atomic" reports */
