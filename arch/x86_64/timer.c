@@ -21,6 +21,8 @@ DEFINE_PER_CPU(u64, timer_ticks);
 DEFINE_PER_CPU(const char *, timer_mode);
 DEFINE_PER_CPU(u64, timer_next_deadline);
 DEFINE_PER_CPU(u64, timer_early);
+DEFINE_PER_CPU(u64, timer_rearms);
+DEFINE_PER_CPU(u64, timer_last_tick);	/* TSC of the last tick or restart */
 
 static bool use_deadline;
 static u32 lapic_ticks_per_tick;	/* periodic initial count */
@@ -69,6 +71,7 @@ static void timer_interrupt(struct pt_regs *regs)
 		arm_deadline();
 	}
 	this_cpu_inc(timer_ticks);
+	this_cpu_write(timer_last_tick, rdtsc());
 	if (smp_processor_id() == 0)
 		jiffies++;	/* the only writer */
 	/* What NMI handlers printed on this CPU reaches the console here. */
@@ -78,6 +81,7 @@ static void timer_interrupt(struct pt_regs *regs)
 
 static void start_this_cpu(void)
 {
+	this_cpu_write(timer_last_tick, rdtsc());
 	if (use_deadline) {
 		lapic_write(APIC_LVTT, LOCAL_TIMER_VECTOR | APIC_LVT_TIMER_TSCDEADLINE);
 		/* SDM 10.5.4.1: order the LVT write before the deadline write. */
@@ -228,6 +232,45 @@ void timer_init(void)
 	else
 		pr_info("timer: periodic mode, %u Hz, LAPIC timer %llu kHz (/16), count %u\n",
 			hz, (unsigned long long)lapic_khz, lapic_ticks_per_tick);
+}
+
+void timer_test_lose_tick(void)
+{
+	if (use_deadline)
+		wrmsr(MSR_IA32_TSC_DEADLINE, 0);
+	else
+		lapic_write(APIC_TMICT, 0);
+}
+
+/* Is this CPU's timer counting toward its next interrupt?  A deadline
+ * that fired reads 0 until it is written again (SDM 10.5.4.1); a
+ * periodic timer's current count is 0 only when it was stopped. */
+static bool timer_armed(void)
+{
+	if (use_deadline)
+		return rdmsr(MSR_IA32_TSC_DEADLINE) != 0;
+	return lapic_read(APIC_TMCCT) != 0;
+}
+
+void timer_check_tick(bool idle)
+{
+	u64 now;
+
+	if (!this_cpu_read(timer_mode))
+		return;			/* not ticking on this CPU yet */
+	now = rdtsc();
+	if (now - this_cpu_read(timer_last_tick) <= 2 * tsc_per_tick &&
+	    (!idle || timer_armed()))
+		return;
+	/* A deadline already past fires at once; should its interrupt be
+	 * pending already, the two are one in the IRR.  Periodic mode
+	 * restarts its count. */
+	this_cpu_inc(timer_rearms);
+	this_cpu_write(timer_last_tick, now);
+	if (use_deadline)
+		wrmsr(MSR_IA32_TSC_DEADLINE, this_cpu_read(timer_next_deadline));
+	else
+		lapic_write(APIC_TMICT, lapic_ticks_per_tick);
 }
 
 void timer_init_ap(void)

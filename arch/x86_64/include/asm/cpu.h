@@ -93,21 +93,14 @@ static inline void arch_local_irq_restore(unsigned long f)
 
 static inline bool arch_irqs_disabled_flags(unsigned long f) { return !(f & X86_EFLAGS_IF); }
 
-/* Set on AMD CPUs with erratum 400 whose firmware enabled C1E, which
- * stops the LAPIC timer once every core halts: amd_c1e_clear() (timer.c)
- * then turns C1E off again before each halt, since firmware (SMM, ACPI)
- * may turn it back on. */
-extern bool amd_c1e_clear_on_halt;
-void amd_c1e_clear(void);
-
 /* sti;hlt: the one-instruction interrupt shadow of sti means no interrupt
  * can slip in between, so a wake-up interrupt cannot be lost before hlt. */
-static inline void arch_safe_halt(void)
-{
-	if (__builtin_expect(amd_c1e_clear_on_halt, 0))
-		amd_c1e_clear();
-	__asm__ __volatile__("sti; hlt" ::: "memory");
-}
+static inline void arch_safe_halt(void) { __asm__ __volatile__("sti; hlt" ::: "memory"); }
+
+/* The idle loop's halt (arch/x86_64/process.c): called with irqs off,
+ * returns with them on, after an interrupt.  Before halting it makes sure
+ * the CPU's tick will wake it, and that C1E will not stop it. */
+void arch_cpu_idle(void);
 static inline void arch_halt(void) { __asm__ __volatile__("hlt" ::: "memory"); }
 static inline void arch_cpu_relax(void) { __asm__ __volatile__("pause" ::: "memory"); }
 
