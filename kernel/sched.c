@@ -653,7 +653,7 @@ static __noreturn void idle_loop(void)
 			rcu_idle_enter();
 			stat_inc(idle_halts);
 			t0 = get_cycles();
-			arch_safe_halt();
+			arch_cpu_idle();
 			local_irq_disable();
 			stat_add(idle_halt_cycles, get_cycles() - t0);
 			rcu_idle_exit();
