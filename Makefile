@@ -6,6 +6,8 @@
 #   make report     build/report/report.md with tables and plots (LOG=file: from a saved log)
 #   make verify     long host torture and model checking
 #   make fuzz       libFuzzer targets over the parsers
+#   make peer       Linux 6.1 (Debian's linux-source-6.1) in two images for
+#                   `make bench` to compare with, into build/peer (not in make test)
 # The test build (build/test, SANITIZE=1) adds UBSan and the stack protector.
 # Every .c/.asm file in the kernel directories is built: adding a file needs
 # no edit here.
@@ -41,7 +43,7 @@ KCFLAGS += -fno-stack-protector
 endif
 KLDFLAGS := -nostdlib -z max-page-size=4096 -z noexecstack --no-warn-rwx-segments -T linker.ld
 
-.PHONY: all iso test host-test qemu-test bench report verify fuzz clean deps
+.PHONY: all iso test host-test qemu-test bench report verify fuzz clean deps peer
 all: iso
 
 iso: $(BUILD)/rcukern.iso
@@ -121,6 +123,11 @@ verify: deps
 
 fuzz:
 	$(MAKE) -C tests/host fuzz
+
+# Minutes on two cores; tools/deps.sh --peer installs the source package.
+peer:
+	bash tools/deps.sh --peer
+	bash tools/peer/build.sh
 
 clean:
 	rm -rf build

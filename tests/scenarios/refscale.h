@@ -11,7 +11,10 @@
  * (a vCPU descheduled by the host under QEMU) are counted without a TSC
  * read per section (DESIGN.md, "Measurement"), and so that the readers'
  * median batch gives the cost of a section while the host lets the vCPU
- * run (batch_ns=).
+ * run (batch_ns=).  About RS_BATCHES batches per run: few enough that a
+ * batch's TSC reads and bookkeeping, inside the gross figure, are
+ * amortised over thousands of sections (the readside_harness row prints
+ * what they still cost per section), many enough for a median.
  *
  * Bounded: `loops` is cut to fit a per-run time budget (refscale.run_ms)
  * after probe runs, and a run that still outlasts 20 budgets (a lock
@@ -38,6 +41,8 @@ struct rs_ops {
 };
 
 extern const struct rs_ops rs_ops_table[];
+/* Not a reader type: the harness timing batches of nothing (readers.c). */
+extern const struct rs_ops rs_ops_harness;
 extern const int rs_ops_count;
 const struct rs_ops *rs_ops_find(const char *type);
 
@@ -72,6 +77,9 @@ void refscale_print_row(const char *name, const struct rs_ops *ops,
  * fastest batch is a host gap (timer ticks and cache misses are far
  * shorter; a descheduled vCPU is gone for milliseconds). */
 #define RS_GAP_NS 500000
+
+/* Full-size batches per run (after the ramp from one section up). */
+#define RS_BATCHES 64
 
 /* The loop count per reader for a quick run (bench=quick), and the run
  * count; the full sweep's come from refscale.loops= / refscale.runs=. */
