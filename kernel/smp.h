@@ -55,7 +55,10 @@ typedef void (*smp_call_func_t)(void *info);
 
 /*
  * Runs fn(info) on cpu, in its interrupt context (irqs off there), or
- * directly (irqs off) when cpu is this CPU.  wait: return only after fn
+ * directly (irqs off) when cpu is this CPU.  Interrupt context holds when
+ * cpu runs it from its own wait with irqs off too (see below): fn sees
+ * in_irq(), on top of a preempt_count that shows the waiter as the
+ * RCU-sched reader it is.  wait: return only after fn
  * has returned.  Returns 0, -EINVAL for a CPU that is not online,
  * -ETIMEDOUT if a waited-for CPU never ran it (it is named on the console).
  * May be called with irqs off: while waiting this CPU keeps running calls

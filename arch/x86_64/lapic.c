@@ -6,11 +6,15 @@
 #include "arch/x86_64/acpi.h"
 #include "arch/x86_64/mmio.h"
 #include "asm/cpu.h"
+#include "asm/cpufeature.h"
 #include "asm/irq.h"
 #include "kernel/atomic.h"
 #include "kernel/cmdline.h"
 #include "kernel/printk.h"
 #include "kernel/string.h"
+#include "kernel/time.h"
+
+#define ICR_BUSY_TIMEOUT_NS (100ull * 1000 * 1000)
 
 bool x2apic_mode;
 static volatile u32 *lapic_mmio;
@@ -70,11 +74,17 @@ bool lapic_send_ipi(u32 apic_id, u32 low)
 
 	lapic_mmio[APIC_ICR2 / 4] = apic_id << 24;
 	lapic_mmio[APIC_ICR / 4] = low;
-	for (int i = 0; i < 1000000; i++) {
+	/* Linux's safe_apic_wait_icr_idle(): 100 ms, on the TSC (before
+	 * calibration ns_to_cycles() assumes a fast TSC: longer, not shorter). */
+	u64 t0 = rdtsc(), limit = ns_to_cycles(ICR_BUSY_TIMEOUT_NS);
+
+	for (;;) {
 		if (!(lapic_mmio[APIC_ICR / 4] & APIC_ICR_BUSY)) {
 			ok = true;
 			break;
 		}
+		if (rdtsc() - t0 > limit)
+			break;
 		arch_cpu_relax();
 	}
 	lapic_mmio[APIC_ICR2 / 4] = old_dest;
@@ -173,16 +183,14 @@ u32 acpi_uid_of(u32 apic_id)
 
 int lapic_init_bsp(void)
 {
-	u32 a, b, c, d;
 	u64 base;
 	bool has_x2, fw_x2, need_x2 = false;
 
-	cpuid(1, &a, &b, &c, &d);
-	if (!(d & (1u << 9))) {
+	if (!boot_cpu_has(X86_FEATURE_APIC)) {
 		pr_err("lapic: this CPU has no local APIC\n");
 		return -ENODEV;
 	}
-	has_x2 = c & (1u << 21);
+	has_x2 = boot_cpu_has(X86_FEATURE_X2APIC);
 	base = rdmsr(MSR_IA32_APIC_BASE);
 	fw_x2 = (base & (APIC_BASE_ENABLE | APIC_BASE_EXTD)) ==
 		(APIC_BASE_ENABLE | APIC_BASE_EXTD);

@@ -15,6 +15,7 @@
 #include "arch/x86_64/timer.h"
 #include "arch/x86_64/tsc.h"
 #include "asm/cpu.h"
+#include "asm/cpufeature.h"
 #include "asm/irqflags.h"
 #include "asm/desc.h"
 #include "asm/irq.h"
@@ -124,6 +125,10 @@ void x86_platform_init(void)
 {
 	if (ist_stacks_guard(0))
 		pr_warn("gdt: the boot CPU keeps its IST stacks without guard pages\n");
+	cpu_identify(&boot_cpu_data);
+	pr_info("cpu: %s family 0x%x model 0x%x stepping %u microcode 0x%x\n",
+		x86_vendor_name(&boot_cpu_data), boot_cpu_data.x86, boot_cpu_data.x86_model,
+		boot_cpu_data.x86_stepping, boot_cpu_data.microcode);
 	acpi_setup();
 	pic_disable();
 	nmi_init();

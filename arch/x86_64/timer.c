@@ -6,6 +6,7 @@
 #include "arch/x86_64/timer.h"
 #include "arch/x86_64/lapic.h"
 #include "asm/cpu.h"
+#include "asm/cpufeature.h"
 #include "asm/irq.h"
 #include "kernel/cmdline.h"
 #include "kernel/printk.h"
@@ -136,14 +137,11 @@ static u64 calibrate_lapic(void)
 
 void timer_init(void)
 {
-	u32 a, b, c, d;
-
 	if (hz < 10 || hz > 10000) {
 		pr_warn("timer: hz=%u out of range, using 1000\n", hz);
 		hz = 1000;
 	}
-	cpuid(1, &a, &b, &c, &d);
-	use_deadline = (c & (1u << 24)) && !no_deadline;
+	use_deadline = boot_cpu_has(X86_FEATURE_TSC_DEADLINE_TIMER) && !no_deadline;
 	tsc_per_tick = tsc_khz * 1000 / hz;
 	if (!use_deadline) {
 		lapic_khz = calibrate_lapic();
