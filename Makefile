@@ -110,10 +110,21 @@ qemu-test:
 	RCUKERN_ISO=build/test/rcukern.iso $(PYTHON) tests/runner.py
 
 # The sweeps' rows go to build/bench-logs/bench.txt; the report is made
-# from them even when a run failed (its rows so far are kept).
+# from them even when a run failed (its rows so far are kept).  The Linux
+# peer (make peer) runs after them, when built, into build/bench-logs/peer.txt;
+# ONLY=peer runs the peer alone, ONLY=names without peer leaves it out.
 bench: deps iso
-	-$(PYTHON) tests/runner.py --config tests/bench-configs --log-dir build/bench-logs $(if $(ONLY),--only $(ONLY))
-	$(PYTHON) tools/report.py build/bench-logs/bench.txt
+	@only="$(ONLY)"; configs=$$(echo "$$only" | tr , '\n' | grep -vx peer | paste -sd, -); \
+	if [ -z "$$only" ] || [ -n "$$configs" ]; then \
+		$(PYTHON) tests/runner.py --config tests/bench-configs --log-dir build/bench-logs \
+			$${configs:+--only $$configs} || true; \
+	fi; \
+	if [ -z "$$only" ] || echo ",$$only," | grep -q ",peer,"; then \
+		$(PYTHON) tools/peer/bench.py || true; \
+	fi; \
+	logs=$$(ls build/bench-logs/bench.txt build/bench-logs/peer.txt 2>/dev/null); \
+	[ -n "$$logs" ] || { echo "bench: no rows in build/bench-logs" >&2; exit 1; }; \
+	$(PYTHON) tools/report.py $$logs
 
 report: deps iso
 	$(PYTHON) tools/report.py $(LOG)

@@ -375,8 +375,8 @@ void refscale_print_row(const char *name, const struct rs_ops *ops,
 			 scen_fmt_ps(b, sizeof(b), (s64)r->ps.mean - (s64)empty->ps.mean));
 	}
 	/* millicycles print like picoseconds: three decimals. */
-	ktap_log("bench name=%s type=%s cpus=%d cs_ns=%u ns_per_op=%s stddev=%s runs=%d median_ns=%s cycles_per_op=%s host_gaps=%lu loops=%ld cut_runs=%d batch_ns=%s%s",
-		 name, ops->type, r->cpus, r->cs_ns,
+	ktap_log("bench name=%s type=%s cpus=%d vcpus=%d cs_ns=%u ns_per_op=%s stddev=%s runs=%d median_ns=%s cycles_per_op=%s host_gaps=%lu loops=%ld cut_runs=%d batch_ns=%s%s",
+		 name, ops->type, r->cpus, num_online_cpus(), r->cs_ns,
 		 scen_fmt_ps(mean, sizeof(mean), (s64)r->ps.mean),
 		 scen_fmt_ps(sd, sizeof(sd), (s64)r->ps.stddev), r->runs,
 		 scen_fmt_ps(med, sizeof(med), (s64)r->ps.median),
