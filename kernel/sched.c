@@ -247,9 +247,15 @@ void yield(void)
 	schedule();
 }
 
+/*
+ * A voluntary preemption point.  Its context switch is a quiescent state,
+ * so it must not switch inside a reader: with preemption, bh or irqs
+ * disabled (irqs count too, rcu/rcupdate.h).
+ */
 void cond_resched(void)
 {
-	if (need_resched() && preempt_count() == 0 && !is_idle_task(current))
+	if (need_resched() && preempt_count() == 0 && !irqs_disabled() &&
+	    !is_idle_task(current))
 		schedule();
 }
 
@@ -647,7 +653,7 @@ static __noreturn void idle_loop(void)
 			rcu_idle_enter();
 			stat_inc(idle_halts);
 			t0 = get_cycles();
-			arch_safe_halt();
+			arch_cpu_idle();
 			local_irq_disable();
 			stat_add(idle_halt_cycles, get_cycles() - t0);
 			rcu_idle_exit();

@@ -19,8 +19,7 @@
  * qs saying the tick interrupted a task other than idle that ran with
  * preempt_count 0.  struct sched_cpu_stats counts each for the tests.
  */
-#ifndef KERNEL_SCHED_H
-#define KERNEL_SCHED_H
+#pragma once
 
 #include "kernel/types.h"
 #include "kernel/list.h"
@@ -185,5 +184,3 @@ static inline bool is_idle_task(const struct task *t) { return t->flags & PF_IDL
 /* The arch's context switch (arch/x86_64/switch.asm). */
 struct task *__switch_to_asm(struct task *prev, struct task *next);
 void ret_from_kthread(void);
-
-#endif /* KERNEL_SCHED_H */

@@ -5,8 +5,7 @@
  * context), at the first tick at or after `expires` (in jiffies).  Used by
  * schedule_timeout()/msleep(); resolution is one tick.
  */
-#ifndef KERNEL_TIMER_H
-#define KERNEL_TIMER_H
+#pragma once
 
 #include "kernel/types.h"
 #include "kernel/list.h"
@@ -45,5 +44,3 @@ enum timer_inject_point {
 };
 extern void (*timer_inject_hook)(enum timer_inject_point where, struct timer_list *t);
 #endif
-
-#endif /* KERNEL_TIMER_H */
