@@ -5,6 +5,8 @@
  *  - kthread_stop() of a thread inside wait_event_timeout(): the waker's
  *    wake-up read the sleeping state and stalls before its store while
  *    the thread exits; the dead thread must stay dead.
+ *  - A cross-CPU call run from the poll of a CPU waiting with irqs off
+ *    sees what it would from the IPI: hardirq, over a reader.
  *  - A nested smp_call_function_single() from an IPI handler (3 CPUs)
  *    or a timer handler (2) while an expedited RCU-sched grace period
  *    runs: the handler is a reader, and the grace period must not end
@@ -110,6 +112,63 @@ static void kthread_stop_from_wait_event(void)
 	ktap_log("no wake-up stall in this build: the window was not forced");
 #endif
 	put_task_struct(t);
+}
+
+/* ---- the context a cross-CPU call runs in ---- */
+
+static struct {
+	int in_irq;
+	int count;	/* preempt_count() minus the call's own hardirq level */
+	int ran;
+} probe;
+
+static void ctx_probe(void *unused)
+{
+	(void)unused;
+	probe.in_irq = in_irq() != 0;
+	probe.count = preempt_count() - HARDIRQ_OFFSET;
+	smp_store_release(&probe.ran, 1);
+}
+
+/* On CPU 1: a call back to CPU 0, which is waiting for this one. */
+static void ctx_outer(void *unused)
+{
+	(void)unused;
+	smp_call_function_single(0, ctx_probe, NULL, 1);
+}
+
+/*
+ * CPU 0 runs ctx_probe once from the call IPI (it waits with irqs on) and
+ * once from its own wait's poll (irqs off).  Both are hardirq context;
+ * the code under the call had preempt_count 0 and irqs on the first time
+ * (no reader), irqs off the second (a reader), and the count says so.
+ */
+static void polled_call_sees_irq_context(void)
+{
+	unsigned long flags;
+	int ret;
+
+	if (num_online_cpus() < 2) {
+		ktap_skip("needs 2 CPUs");
+		return;
+	}
+	memset(&probe, 0, sizeof(probe));
+	KTAP_EXPECT_EQ(smp_call_function_single(1, ctx_outer, NULL, 1), 0);
+	KTAP_ASSERT(smp_load_acquire(&probe.ran));
+	KTAP_EXPECT(probe.in_irq);
+	KTAP_EXPECT_EQ(probe.count, 0);
+
+	memset(&probe, 0, sizeof(probe));
+	local_irq_save(flags);
+	ret = smp_call_function_single(1, ctx_outer, NULL, 1);
+	local_irq_restore(flags);
+	KTAP_EXPECT_EQ(ret, 0);
+	KTAP_ASSERT(smp_load_acquire(&probe.ran));
+	if (!probe.in_irq)
+		ktap_fail("a call run from the poll of a waiter with irqs off was not in irq context");
+	if (probe.count <= 0)
+		ktap_fail("a call run from the poll of a waiter with irqs off saw no reader under it "
+			  "(preempt_count %d over its hardirq level)", probe.count);
 }
 
 /* ---- a nested call from an IPI handler during an expedited GP ---- */
@@ -247,5 +306,6 @@ static void nested_call_from_timer_during_expedited_gp(void)
 
 KTAP_SUITE(core_races,
 	   KTAP_CASE(kthread_stop_from_wait_event),
+	   KTAP_CASE(polled_call_sees_irq_context),
 	   KTAP_CASE(nested_call_from_ipi_during_expedited_gp),
 	   KTAP_CASE(nested_call_from_timer_during_expedited_gp));
