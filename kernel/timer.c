@@ -198,6 +198,7 @@ bool del_timer_sync(struct timer_list *t)
 		local_irq_restore(flags);
 		if (!running)
 			return was;
+		timer_inject(TIMER_INJECT_SYNC_WAIT, t);
 		cpu_relax();
 	}
 }
