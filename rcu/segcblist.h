@@ -15,8 +15,7 @@
  * stores to ->len and ->tails[] are WRITE_ONCE: tree.c peeks at them
  * without the lock (rcu_cbs_ready_lockless()).
  */
-#ifndef RCU_SEGCBLIST_H
-#define RCU_SEGCBLIST_H
+#pragma once
 
 #include "rcu/rcupdate.h"
 
@@ -106,5 +105,3 @@ static inline void rcu_segcblist_add_len(struct rcu_segcblist *l, long v)
 bool rcu_segcblist_nextgp(const struct rcu_segcblist *l, unsigned long *seq);
 /* The earliest one: when it ends, some callback is ready (false if none). */
 bool rcu_segcblist_firstgp(const struct rcu_segcblist *l, unsigned long *seq);
-
-#endif /* RCU_SEGCBLIST_H */
