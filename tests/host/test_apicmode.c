@@ -30,7 +30,7 @@ int main(void)
 		       in.need_x2apic, out.x2apic, out.ids_unreachable, out.param_ignored);
 		failures += !ok;
 	}
-	/* The case the issue names: firmware enabled x2APIC, ids past 255. */
+	/* Firmware enabled x2APIC, ids past 255. */
 	struct apic_mode_in fw = { .has_x2apic = true, .fw_x2apic = true, .need_x2apic = true };
 	struct apic_mode_out out;
 
