@@ -79,7 +79,8 @@ struct task {
 	struct list_head rcu_node_entry;	/* on a leaf's blkd_tasks */
 	void *rcu_blocked_node;			/* that leaf, or NULL */
 	int rcu_boost_saved_prio;		/* prio before a boost */
-	/* SRCU's Quick Quiz 3 check (rcu/srcu.c): structs this task reads. */
+	/* SRCU's check of the article's Quick Quiz 3 (rcu/srcu.c,
+	 * docs/article.md): the srcu_structs this task reads. */
 	void *srcu_held[4];
 	int srcu_held_depth;
 };

@@ -41,11 +41,8 @@ void (*timer_inject_hook)(enum timer_inject_point where, struct timer_list *t);
 #endif
 
 /*
- * Once, by the boot CPU before any other runs (kmain()).  It used to be
- * done by the first timer_setup(), which two CPUs could reach at once:
- * the second reset a base's lock under the tick that held it, leaving
- * owner one past next, and every later taker waited for ever (seen in
- * torture-exp-4: the raw spinlock watchdog reported owner/next 1/0).
+ * Once, by the boot CPU before any other runs (kmain()): a base's lock
+ * must never be re-initialised while a tick may hold it.
  */
 void timers_init(void)
 {

@@ -94,8 +94,8 @@ void rcu_mutex_unlock(struct rcu_mutex *m)
 }
 
 /*
- * Quick Quiz 3: a synchronize call inside its own reader can never
- * return.  Say so, with a backtrace, and return instead of hanging.
+ * The article's Quick Quiz 3 (docs/article.md): a synchronize call inside
+ * its own reader can never return.  Say so, with a backtrace, and return instead of hanging.
  */
 bool rcu_misuse_check(const char *what)
 {
@@ -163,8 +163,7 @@ bool rcu_blocking_is_gp(void)
 unsigned long rcu_batches_completed_sched(void)
 {
 	/* Counted from boot: gp_seq starts near the wrap (rcu_init). */
-	return rcu_seq_ctr(__atomic_load_n(&rcu_state.gp_seq, __ATOMIC_ACQUIRE) -
-			   ((0UL - 300UL) << RCU_SEQ_CTR_SHIFT));
+	return rcu_seq_completed(&rcu_state.gp_seq);
 }
 
 /* ---------------- dynticks: idle is an extended quiescent state ---------------- */
@@ -499,7 +498,7 @@ static bool rcu_gp_init(void)
 		return false;
 	}
 	/* Start: readers that began before this store may hold old data. */
-	__atomic_store_n(&rcu_state.gp_seq, rcu_state.gp_seq + 1, __ATOMIC_RELEASE);
+	rcu_seq_start(&rcu_state.gp_seq);
 	gps = rcu_state.gp_seq;
 	WRITE_ONCE(rcu_state.gp_start, jiffies);	/* read locklessly: stall.c, preempt.c boosting */
 	rcu_stall_gp_start();
@@ -654,7 +653,7 @@ static void rcu_gp_cleanup(void)
 
 	spin_lock_irqsave(&root->lock, flags);
 	/* The release pairs with rcu_seq_done()'s acquire (contract (1)). */
-	__atomic_store_n(&rcu_state.gp_seq, new_gp_seq, __ATOMIC_RELEASE);
+	rcu_seq_end(&rcu_state.gp_seq);
 	if (ULONG_CMP_LT(rcu_state.gp_seq, rcu_state.gp_seq_needed))
 		WRITE_ONCE(rcu_state.gp_flags, rcu_state.gp_flags | RCU_GP_FLAG_INIT);
 	spin_unlock_irqrestore(&root->lock, flags);
@@ -1015,7 +1014,7 @@ void rcu_init(void)
 {
 	rcu_inject_init();
 	/* Start near the wrap, as Linux does, so wrap bugs show at once. */
-	rcu_state.gp_seq = (0UL - 300UL) << RCU_SEQ_CTR_SHIFT;
+	rcu_state.gp_seq = RCU_SEQ_INITIAL_VAL;
 	rcu_state.gp_seq_needed = rcu_state.gp_seq;
 	rcu_init_geometry(rcu_geometry_cpus ? (int)MIN(rcu_geometry_cpus, NR_CPUS) : NR_CPUS);
 	init_waitqueue_head(&rcu_state.gp_wq);

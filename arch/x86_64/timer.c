@@ -48,8 +48,8 @@ static void arm_deadline(void)
 	wrmsr(MSR_IA32_TSC_DEADLINE, next);
 }
 
-/* A deadline interrupt before its deadline (seen under nested KVM) is
- * not a tick: re-arm the same deadline, or the next ones would be set
+/* A deadline interrupt before its deadline (a hypervisor may deliver
+ * one early) is not a tick: re-arm the same deadline, or the next ones would be set
  * from an early base and ticks would come in bursts, faster than hz. */
 static bool deadline_due(void)
 {
