@@ -1,10 +1,12 @@
 /* arch/x86_64/tsc.c: how fast the TSC runs, and whether the CPUs' TSCs
- * agree.  The frequency comes from CPUID leaf 0x15 (crystal ratio) or
- * 0x16 (base MHz) when the CPU states it; otherwise it is measured against
- * the HPET, the ACPI PM timer or the PIT, in that order: PCs without
- * legacy devices gate the PIT, and hardware-reduced ACPI has no PM timer.
- * Each measurement is repeated and the median kept, so that one run
- * stretched by an SMI (or, under QEMU, by the host) does not decide. */
+ * agree.  The frequency comes from CPUID leaf 0x15 when it states the
+ * crystal (exact); otherwise it is measured against the HPET, the ACPI PM
+ * timer or the PIT, in that order (PCs without legacy devices gate the
+ * PIT, and hardware-reduced ACPI has no PM timer), and CPUID 0x16's base
+ * frequency, which the SDM says is not the TSC rate, only bounds the
+ * measurement (arch/x86_64/tsc_pick.c).  Each measurement is repeated and
+ * the median kept, so that one run stretched by an SMI (or, under QEMU,
+ * by the host) does not decide; every wait is bounded by TSC time. */
 #include "arch/x86_64/tsc.h"
 #include "arch/x86_64/acpi.h"
 #include "arch/x86_64/mmio.h"
@@ -77,19 +79,20 @@ static u64 read_ref_tsc(u64 (*read)(void), u64 *tsc)
 
 /* Counts TSC cycles over ms of a reference counter that ticks at ref_hz
  * with `bits` significant bits.  Returns kHz, or 0 if the reference did
- * not move (gated, absent) within a generous bound. */
+ * not reach its count (gated, absent) within 20 times the wait. */
 static u64 measure(u64 (*read)(void), u64 ref_hz, unsigned int bits, unsigned int ms)
 {
 	u64 mask = bits >= 64 ? ~0ull : (1ull << bits) - 1;
 	u64 want = ref_hz * ms / 1000, r0, r1, t0, t1;
-	u64 spins = 0;
+	/* 20 times the wait, on the TSC: before calibration ns_to_cycles()
+	 * assumes an 8 GHz TSC, so this errs long, never short. */
+	u64 limit = ns_to_cycles((u64)ms * 20 * 1000000);
 
 	r0 = read_ref_tsc(read, &t0);
 	do {
 		r1 = read();
-		/* 50 M reads without reaching the target: it is not counting. */
-		if (++spins > 50000000ull)
-			return 0;
+		if (rdtsc() - t0 > limit)
+			return 0;	/* the reference is not counting */
 	} while (((r1 - r0) & mask) < want);
 	r1 = read_ref_tsc(read, &t1);
 	return (t1 - t0) * ref_hz / ((r1 - r0) & mask) / 1000;
@@ -176,37 +179,35 @@ static u64 median_of_runs(u64 (*fn)(unsigned int))
 	return v[CAL_RUNS / 2];
 }
 
-static u64 cpuid_khz(void)
+static u64 leaf15_khz(void)
 {
-	u32 max, a, b, c, d;
+	u32 a, b, c, d;
 
-	cpuid(0, &max, &b, &c, &d);
-	if (max >= 0x15) {
-		cpuid(0x15, &a, &b, &c, &d);
-		if (a && b && c) {
-			tsc_method = "cpuid-15h";
-			return (u64)c * b / a / 1000;
-		}
-	}
-	if (max >= 0x16) {
-		cpuid(0x16, &a, &b, &c, &d);
-		if (a & 0xffff) {
-			tsc_method = "cpuid-16h";
-			return (u64)(a & 0xffff) * 1000;
-		}
-	}
-	return 0;
+	if (cpuid_max_leaf(0) < 0x15)
+		return 0;
+	cpuid(0x15, &a, &b, &c, &d);
+	return tsc_leaf15_khz(a, b, c);
+}
+
+static u64 leaf16_khz(void)
+{
+	u32 a, b, c, d;
+
+	if (cpuid_max_leaf(0) < 0x16)
+		return 0;
+	cpuid(0x16, &a, &b, &c, &d);
+	return (u64)(a & 0xffff) * 1000;
 }
 
 static char *calibrate_param = "auto";
 core_param(tsc.calibrate, calibrate_param, charp,
-	   "how to find the TSC rate: auto (cpuid, hpet, pmtimer, pit: the first that works), or one of those (falls back to auto if it fails)");
+	   "how to find the TSC rate: auto (CPUID 0x15, else hpet, pmtimer, pit: the first that works, bounded by CPUID 0x16), or one of cpuid, hpet, pmtimer, pit (falls back to auto if it fails)");
 
-/* One method by name; 0 if it is unknown or does not work here. */
-static u64 calibrate_by(const char *m)
+static const char *const measured_by[] = { "hpet", "pmtimer", "pit" };
+
+/* One measurement by name; 0 if that clock does not work here. */
+static u64 measure_by(const char *m)
 {
-	if (!strcmp(m, "cpuid"))
-		return cpuid_khz();
 	if (!strcmp(m, "hpet"))
 		return median_of_runs(tsc_measure_khz_hpet);
 	if (!strcmp(m, "pmtimer"))
@@ -218,42 +219,69 @@ static u64 calibrate_by(const char *m)
 
 void tsc_init(void)
 {
-	static const char *const order[] = { "cpuid", "hpet", "pmtimer", "pit" };
-	const char *forced = NULL;
-	u64 khz = 0;
+	const char *forced = NULL, *method = NULL;
+	u64 l15 = leaf15_khz(), l16 = leaf16_khz(), measured = 0, khz;
+	enum tsc_pick why;
 
 	tsc_invariant = boot_cpu_has(X86_FEATURE_CONSTANT_TSC);
-	for (unsigned i = 0; i < ARRAY_SIZE(order); i++)
-		if (!strcmp(calibrate_param, order[i]))
-			forced = order[i];
+	if (!strcmp(calibrate_param, "cpuid"))
+		forced = "cpuid";
+	for (unsigned i = 0; i < ARRAY_SIZE(measured_by); i++)
+		if (!strcmp(calibrate_param, measured_by[i]))
+			forced = measured_by[i];
 	if (!forced && strcmp(calibrate_param, "auto"))
 		pr_err("tsc: tsc.calibrate=%s is not one of auto, cpuid, hpet, pmtimer, pit; using auto\n",
 		       calibrate_param);
-	if (forced) {
-		khz = calibrate_by(forced);
-		if (khz && strcmp(forced, "cpuid"))
-			tsc_method = forced;	/* cpuid_khz names its leaf */
-		else if (!khz)
-			pr_warn("tsc: tsc.calibrate=%s: that clock is absent or does not count here; trying the others\n",
-				forced);
+
+	if (forced && !strcmp(forced, "cpuid")) {
+		/* Asked for: 0x16 alone is then believed as well. */
+		khz = l15 ? l15 : l16;
+		tsc_method = l15 ? "cpuid-15h" : "cpuid-16h";
+		if (khz)
+			goto done;
+		pr_warn("tsc: tsc.calibrate=cpuid: CPUID states no TSC rate; trying the others\n");
+	} else if (forced) {
+		measured = measure_by(forced);
+		if (measured) {
+			/* Asked for: used as measured, 0x16 only reported. */
+			khz = measured;
+			tsc_method = forced;
+			goto done;
+		}
+		pr_warn("tsc: tsc.calibrate=%s: that clock is absent or does not count here; trying the others\n",
+			forced);
 	}
-	for (unsigned i = 0; i < ARRAY_SIZE(order) && !khz; i++) {
-		if (order[i] == forced)
+	for (unsigned i = 0; i < ARRAY_SIZE(measured_by) && !l15 && !measured; i++) {
+		if (forced && !strcmp(measured_by[i], forced))
 			continue;
-		khz = calibrate_by(order[i]);
-		if (khz && i > 0)
-			tsc_method = order[i];
+		measured = measure_by(measured_by[i]);
+		method = measured_by[i];
 	}
-	if (!khz) {
+	khz = tsc_pick_khz(l15, l16, measured, &why);
+	switch (why) {
+	case TSC_PICK_LEAF15:	tsc_method = "cpuid-15h"; break;
+	case TSC_PICK_MEASURED:	tsc_method = method; break;
+	case TSC_PICK_LEAF16:	tsc_method = "cpuid-16h"; break;
+	case TSC_PICK_LEAF16_BOUND:
+		tsc_method = "cpuid-16h";
+		pr_warn("tsc: measured %llu kHz by %s, more than 2%% off CPUID 0x16's %llu kHz: %s is not trusted\n",
+			(unsigned long long)measured, method, (unsigned long long)l16, method);
+		break;
+	case TSC_PICK_NONE:
+		khz = tsc_khz;
+		tsc_method = "guess";
 		pr_err("tsc: no HPET, PM timer or PIT answered; assuming %llu MHz\n",
 		       (unsigned long long)(tsc_khz / 1000));
-		tsc_method = "guess";
-		khz = tsc_khz;
+		break;
 	}
+done:
 	time_set_tsc_khz(khz);
 	pr_info("tsc: %llu.%03llu MHz by %s, %sinvariant\n",
 		(unsigned long long)(khz / 1000), (unsigned long long)(khz % 1000),
 		tsc_method, tsc_invariant ? "" : "NOT ");
+	if (l16 && strcmp(tsc_method, "cpuid-16h"))
+		pr_info("tsc: CPUID 0x16 base frequency %llu MHz (a bound only)\n",
+			(unsigned long long)(l16 / 1000));
 }
 
 /* ---- cross-CPU sync check (Linux's check_tsc_warp, for two CPUs) ---- */
