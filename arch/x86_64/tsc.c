@@ -21,6 +21,7 @@
 #include "kernel/time.h"
 
 bool tsc_invariant;
+static void tsc_adjust_init_boot(void);
 const char *tsc_method = "none";
 
 #define CAL_RUNS 5
@@ -224,6 +225,7 @@ void tsc_init(void)
 	enum tsc_pick why;
 
 	tsc_invariant = boot_cpu_has(X86_FEATURE_CONSTANT_TSC);
+	tsc_adjust_init_boot();
 	if (!strcmp(calibrate_param, "cpuid"))
 		forced = "cpuid";
 	for (unsigned i = 0; i < ARRAY_SIZE(measured_by); i++)
@@ -284,11 +286,49 @@ done:
 			(unsigned long long)(l16 / 1000));
 }
 
+/* ---- IA32_TSC_ADJUST: one value on every CPU (Linux's tsc_sync.c) ----
+ * EFI firmware can leave the CPUs' adjust registers different, which
+ * offsets their TSCs.  The boot CPU's value is kept (writing it would
+ * move the clock the boot has been timed by) and copied to each AP as it
+ * starts, before it reads any time; a nonzero boot value is reported. */
+
+#define MSR_IA32_TSC_ADJUST 0x0000003b
+
+static bool have_tsc_adjust;
+static s64 tsc_adjust_boot;
+static atomic_t tsc_adjust_fixed;	/* APs whose value was rewritten */
+
+static void tsc_adjust_init_boot(void)
+{
+	have_tsc_adjust = boot_cpu_has(X86_FEATURE_TSC_ADJUST);
+	if (!have_tsc_adjust)
+		return;
+	tsc_adjust_boot = (s64)rdmsr(MSR_IA32_TSC_ADJUST);
+	if (tsc_adjust_boot)
+		pr_warn("tsc: the boot CPU's TSC_ADJUST is %lld (firmware); every CPU gets the same\n",
+			(long long)tsc_adjust_boot);
+}
+
+void tsc_adjust_init_ap(void)
+{
+	if (!have_tsc_adjust)
+		return;
+	if ((s64)rdmsr(MSR_IA32_TSC_ADJUST) != tsc_adjust_boot) {
+		wrmsr(MSR_IA32_TSC_ADJUST, (u64)tsc_adjust_boot);
+		atomic_inc(&tsc_adjust_fixed);
+	}
+}
+
+int tsc_adjust_fixed_cpus(void)
+{
+	return atomic_read(&tsc_adjust_fixed);
+}
+
 /* ---- cross-CPU sync check (Linux's check_tsc_warp, for two CPUs) ---- */
 
 static arch_spinlock_t warp_lock = __ARCH_SPIN_LOCK_UNLOCKED;
 static u64 warp_last;
-static s64 warp_max;
+static s64 warp_max[2];		/* [0]: seen by CPU 0, [1]: by the other */
 static atomic_t warp_arrived, warp_done;
 
 #define WARP_LOOPS 2000
@@ -296,7 +336,7 @@ static atomic_t warp_arrived, warp_done;
 
 /* Each turn takes the lock, so a TSC read is ordered after the previous
  * holder's: a later read that is smaller is a real backwards step. */
-static void warp_loop(void)
+static void warp_loop(int side)
 {
 	u64 end = rdtsc() + ns_to_cycles(WARP_MS * 1000000ull);
 
@@ -305,8 +345,8 @@ static void warp_loop(void)
 		u64 prev = warp_last, now = rdtsc_ordered();
 
 		warp_last = now;
-		if (prev > now && (s64)(prev - now) > warp_max)
-			warp_max = prev - now;
+		if (prev > now && (s64)(prev - now) > warp_max[side])
+			warp_max[side] = prev - now;
 		arch_spin_unlock(&warp_lock);
 		if (now > end)
 			break;
@@ -319,35 +359,66 @@ static void warp_remote(void *unused)
 	atomic_inc(&warp_arrived);
 	while (atomic_read(&warp_arrived) < 2)
 		cpu_relax();
-	warp_loop();
+	warp_loop(1);
 	atomic_inc(&warp_done);
 }
 
-s64 tsc_check_sync(int cpu)
+/* One run of the warp check; false if cpu did not join.  *mine and
+ * *theirs: the largest backwards step CPU 0 and cpu saw. */
+static bool warp_check(int cpu, s64 *mine, s64 *theirs)
 {
 	u64 t0;
 
 	warp_last = 0;
-	warp_max = 0;
+	warp_max[0] = warp_max[1] = 0;
 	atomic_set(&warp_arrived, 0);
 	atomic_set(&warp_done, 0);
 	smp_mb();
 	if (smp_call_function_single(cpu, warp_remote, NULL, 0))
-		return -1;
+		return false;
 	t0 = rdtsc();
 	while (atomic_read(&warp_arrived) < 1) {
 		if (rdtsc() - t0 > ns_to_cycles(2000000000ull)) {
 			pr_err("tsc: CPU %d did not join the sync check\n", cpu);
 			/* Let it through whenever it arrives. */
 			atomic_inc(&warp_arrived);
-			return -1;
+			return false;
 		}
 		cpu_relax();
 	}
 	atomic_inc(&warp_arrived);
-	warp_loop();
+	warp_loop(0);
 	t0 = rdtsc();
 	while (atomic_read(&warp_done) < 1 && rdtsc() - t0 < ns_to_cycles(2000000000ull))
 		cpu_relax();
-	return warp_max;
+	*mine = warp_max[0];
+	*theirs = warp_max[1];
+	return true;
+}
+
+static void adjust_by(void *delta)
+{
+	s64 d = *(s64 *)delta;
+
+	wrmsr(MSR_IA32_TSC_ADJUST, rdmsr(MSR_IA32_TSC_ADJUST) + (u64)d);
+}
+
+s64 tsc_check_sync(int cpu)
+{
+	s64 mine, theirs, d;
+
+	if (!warp_check(cpu, &mine, &theirs))
+		return -1;
+	d = tsc_adjust_correction(theirs, mine);
+	if (!d || !have_tsc_adjust)
+		return MAX(mine, theirs);
+	/* Linux's check_tsc_sync_target(): move cpu's TSC by the warp
+	 * seen, once, and measure again. */
+	pr_warn("tsc: CPU %d is %lld cycles %s CPU 0: TSC_ADJUST compensates\n", cpu,
+		(long long)(d > 0 ? d : -d), d > 0 ? "behind" : "ahead of");
+	if (smp_call_function_single(cpu, adjust_by, &d, 1))
+		return MAX(mine, theirs);
+	if (!warp_check(cpu, &mine, &theirs))
+		return -1;
+	return MAX(mine, theirs);
 }

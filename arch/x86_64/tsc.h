@@ -13,9 +13,17 @@ extern const char *tsc_method;	/* "cpuid-15h", "cpuid-16h", "hpet", "pmtimer", "
 void tsc_init(void);
 
 /* Runs the warp check between CPU 0 (the caller) and cpu: both read the
- * TSC in turns under a lock; returns the largest backwards step seen, in
- * cycles (0: in sync as far as can be seen).  -1 if cpu did not join. */
+ * TSC in turns under a lock.  Where a step backwards is seen and the CPU
+ * has IA32_TSC_ADJUST, cpu's TSC is moved by it once and the check run
+ * again (Linux's tsc_sync.c).  Returns the largest backwards step seen
+ * in the last run, in cycles (0: in sync as far as can be seen), -1 if
+ * cpu did not join. */
 s64 tsc_check_sync(int cpu);
+
+/* Each AP, before it reads any time: its TSC_ADJUST set to the boot
+ * CPU's.  tsc_adjust_fixed_cpus(): how many needed it. */
+void tsc_adjust_init_ap(void);
+int tsc_adjust_fixed_cpus(void);
 
 /* Reference clocks, exposed for the tests: elapsed time in ns of a busy
  * wait of about ms milliseconds on each, or 0 if that clock is absent. */
@@ -36,3 +44,7 @@ enum tsc_pick {
  * all three are given. */
 u64 tsc_leaf15_khz(u32 denom, u32 numer, u32 crystal_hz);
 u64 tsc_pick_khz(u64 leaf15_khz, u64 leaf16_khz, u64 measured_khz, enum tsc_pick *why);
+/* The TSC_ADJUST change for a target CPU whose warp check saw
+ * target_warp (its reads behind CPU 0's) and source_warp (CPU 0's behind
+ * its): positive moves it forward. */
+s64 tsc_adjust_correction(s64 target_warp, s64 source_warp);

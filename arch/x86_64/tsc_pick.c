@@ -5,7 +5,8 @@
  * frequency is a marketing figure the SDM says not to use as the TSC
  * rate: the TSC is measured against the HPET, PM timer or PIT, and 0x16
  * only bounds that measurement, as Linux's tsc_refine_calibration_work()
- * keeps the early value when the refined one is more than 1% off. */
+ * keeps the early value when the refined one is more than 1% off.
+ * Also the TSC_ADJUST correction an AP's warp asks for. */
 #include "arch/x86_64/tsc.h"
 
 #define LEAF16_BOUND_DIV 50	/* 2%: a laptop's 0x16 is ~0.3% off */
@@ -42,5 +43,14 @@ u64 tsc_pick_khz(u64 leaf15_khz, u64 leaf16_khz, u64 measured_khz,
 		return leaf16_khz;
 	}
 	*why = TSC_PICK_NONE;
+	return 0;
+}
+
+s64 tsc_adjust_correction(s64 target_warp, s64 source_warp)
+{
+	if (target_warp > 0)
+		return target_warp;	/* the target read smaller: it is behind */
+	if (source_warp > 0)
+		return -source_warp;	/* CPU 0 read smaller: the target is ahead */
 	return 0;
 }

@@ -1,7 +1,8 @@
 /* tests/host/test_tsc.c: arch/x86_64/tsc_pick.c, which TSC rate the boot
  * believes: CPUID 0x15 with a crystal is exact; otherwise the measured
  * rate, bounded by CPUID 0x16's base frequency, which is never used as
- * the rate while a measurement within 2% of it exists.  Uses ktest.h. */
+ * the rate while a measurement within 2% of it exists; and the
+ * TSC_ADJUST correction a warp asks for.  Uses ktest.h. */
 #include <stdio.h>
 #include "arch/x86_64/tsc.h"
 #include "ktest.h"
@@ -40,9 +41,20 @@ static void tsc_leaf16_is_only_a_bound(void)
 	EXPECT_EQ(why, TSC_PICK_NONE);
 }
 
+/* Linux's check_tsc_sync_target(): the side that saw time go backwards
+ * is the one behind; the target moves toward CPU 0 by that much. */
+static void tsc_adjust_follows_the_warp(void)
+{
+	EXPECT_EQ(tsc_adjust_correction(0, 0), 0);
+	EXPECT_EQ(tsc_adjust_correction(1500, 0), 1500);	/* target behind */
+	EXPECT_EQ(tsc_adjust_correction(0, 900), -900);		/* target ahead */
+	EXPECT_EQ(tsc_adjust_correction(300, 900), 300);	/* both: its own first */
+}
+
 int main(void)
 {
 	RUN(tsc_leaf15_exact);
 	RUN(tsc_leaf16_is_only_a_bound);
+	RUN(tsc_adjust_follows_the_warp);
 	return ktest_summary();
 }
