@@ -133,6 +133,7 @@ void x86_platform_init(void)
 	if (ist_stacks_guard(0))
 		pr_warn("gdt: the boot CPU keeps its IST stacks without guard pages\n");
 	cpu_identify(&boot_cpu_data);
+	cpu_init_this();
 	pr_info("cpu: %s family 0x%x model 0x%x stepping %u microcode 0x%x\n",
 		x86_vendor_name(&boot_cpu_data), boot_cpu_data.x86, boot_cpu_data.x86_model,
 		boot_cpu_data.x86_stepping, boot_cpu_data.microcode);
@@ -258,6 +259,8 @@ void smp_ap_entry(int cpu)
 	percpu_load(cpu);
 	write_cr0(bsp_cr0);
 	write_cr4(bsp_cr4);
+	cpu_init_this();
+	tsc_adjust_init_ap();
 	paging_load_cpu();
 	gdt_init_cpu(cpu);
 	idt_load();
@@ -340,6 +343,10 @@ void smp_boot_cpus(void)
 		if (cpu_tsc_skew[cpu] > worst)
 			worst = cpu_tsc_skew[cpu];
 	}
+	if (tsc_adjust_fixed_cpus())
+		pr_warn("tsc: %d CPUs had a TSC_ADJUST other than the boot CPU's; set to it\n",
+			tsc_adjust_fixed_cpus());
+	tsc_sync_skew = worst > 0 ? (u64)worst : 0;
 	if (num_online_cpus() > 1)
 		pr_info("tsc: largest cross-CPU skew seen %lld cycles (%llu ns)%s\n",
 			(long long)worst, (unsigned long long)cycles_to_ns(worst > 0 ? worst : 0),
