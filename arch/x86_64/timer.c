@@ -9,6 +9,7 @@
 #include "asm/cpufeature.h"
 #include "asm/irq.h"
 #include "kernel/cmdline.h"
+#include "kernel/cpu.h"
 #include "kernel/printk.h"
 #include "kernel/smp.h"
 #include "kernel/time.h"
@@ -159,6 +160,17 @@ void timer_init(void)
 	else
 		pr_info("timer: periodic mode, %u Hz, LAPIC timer %llu kHz (/16), count %u\n",
 			hz, (unsigned long long)lapic_khz, lapic_ticks_per_tick);
+}
+
+/* CPU hotplug: this CPU is going down; its tick stops for good (until
+ * timer_init_ap() when it comes back). */
+void arch_cpu_stop_timer(void)
+{
+	lapic_write(APIC_LVTT, APIC_LVT_MASKED);
+	if (use_deadline)
+		wrmsr(MSR_IA32_TSC_DEADLINE, 0);
+	else
+		lapic_write(APIC_TMICT, 0);
 }
 
 void timer_init_ap(void)
