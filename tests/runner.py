@@ -666,7 +666,8 @@ def judge(cfg, lines, rc=None, timed_out=False, stderr_text="",
     if rc == EXIT_QEMU and not timed_out:
         # Nothing ran: the log says nothing about the kernel.
         said = [x.strip() for x in stderr_text.splitlines() if x.strip()]
-        qemu = [x for x in said if x.startswith("qemu")] or said[-3:]
+        qemu = list(dict.fromkeys(x for x in said if x.startswith("qemu"))) \
+            or said[-3:]
         case = Case("FAIL", "qemu", "QEMU did not start: "
                     + (" / ".join(qemu) or "it gave no reason"))
         return Verdict(cfg.name, [case], [], False, [], [])

@@ -155,26 +155,19 @@ static void rt_worker(struct scen_worker *w)
 
 static void rt_run(enum rt_type type)
 {
-	int cpus[NR_CPUS], n = scen_online_cpus(cpus, NR_CPUS);
+	int cpus[NR_CPUS], n;
 	unsigned int ms = rt_ms ? rt_ms : scen_full() ? 2000 : 200;
 	const char *name = rt_names[type];
+	struct scen_group *g;
+	struct rt_ctx *x = scen_setup(cpus, &n, sizeof(*x), &g, "readers beside the updater");
 
-	if (n < 2) {
-		ktap_skip("needs 2 CPUs (readers beside the updater)");
+	if (!x)
 		return;
-	}
-	if (type == RT_RCU && scen_rcu_update_missing()) {
-		ktap_skip("%s", scen_rcu_update_missing());
-		return;
-	}
-	struct rt_ctx *x = kzalloc(sizeof(*x), GFP_KERNEL);
-	struct scen_group *g = scen_group_alloc();
 	struct rec *first = kmalloc(sizeof(*first), GFP_KERNEL);
 
-	if (!x || !g || !first) {
+	if (!first) {
 		kfree(x);
 		kfree(g);
-		kfree(first);
 		ktap_fail("out of memory");
 		return;
 	}

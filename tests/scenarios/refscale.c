@@ -296,8 +296,6 @@ int refscale_measure(const struct rs_ops *ops, int cpus, unsigned int cs_ns,
 	res->cpus = cpus;
 	res->cs_ns = cs_ns;
 	res->loops = loops;
-	if (ops->missing)
-		return -ENOSYS;
 	if (cpus < 1 || cpus > n || loops < 1 || runs < 1)
 		return -EINVAL;
 	runs = MIN(runs, (int)ARRAY_SIZE(per_run_ps));
@@ -386,4 +384,60 @@ void refscale_print_row(const char *name, const struct rs_ops *ops,
 	if (r->cut_runs)
 		ktap_log("%s cpus=%d cs_ns=%u: %d of %d runs cut short at their time limit (a lock convoy on the host): figures from the sections done",
 			 ops->type, r->cpus, r->cs_ns, r->cut_runs, r->runs);
+}
+
+/* ---- the empty loop beside each row, for net_ns ---- */
+
+/* Results at cs_ns=0 by type and CPU count, for net_ns and the goals. */
+static struct rs_result rs_zero[16][NR_CPUS + 1];
+
+static int ops_index(const struct rs_ops *ops)
+{
+	return (int)(ops - rs_ops_table);
+}
+
+struct rs_result *refscale_zero(const struct rs_ops *ops, int cpus)
+{
+	return &rs_zero[ops_index(ops)][cpus];
+}
+
+/* The empty loop at cs_ns > 0, measured once per point. */
+static struct empty_at_cs {
+	int cpus;
+	unsigned int cs_ns;
+	struct rs_result r;
+} empty_cs[32];
+
+void refscale_empty_keep(int cpus, unsigned int cs_ns, const struct rs_result *r)
+{
+	for (unsigned int i = 0; cs_ns && i < ARRAY_SIZE(empty_cs); i++)
+		if (!empty_cs[i].r.runs) {
+			empty_cs[i].cpus = cpus;
+			empty_cs[i].cs_ns = cs_ns;
+			empty_cs[i].r = *r;
+			return;
+		}
+}
+
+const struct rs_result *refscale_empty_at(int cpus, unsigned int cs_ns, struct rs_result *tmp)
+{
+	const struct rs_ops *e = rs_ops_find("empty");
+	struct empty_at_cs *slot = NULL;
+
+	if (cs_ns == 0 && rs_zero[ops_index(e)][cpus].runs)
+		return &rs_zero[ops_index(e)][cpus];
+	for (unsigned int i = 0; cs_ns && i < ARRAY_SIZE(empty_cs); i++) {
+		if (empty_cs[i].r.runs && empty_cs[i].cpus == cpus && empty_cs[i].cs_ns == cs_ns)
+			return &empty_cs[i].r;
+		if (!slot && !empty_cs[i].r.runs)
+			slot = &empty_cs[i];
+	}
+	if (refscale_measure(e, cpus, cs_ns, refscale_loops(cs_ns), refscale_runs(), tmp))
+		return NULL;
+	if (slot) {
+		slot->cpus = cpus;
+		slot->cs_ns = cs_ns;
+		slot->r = *tmp;
+	}
+	return tmp;
 }

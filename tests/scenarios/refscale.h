@@ -36,7 +36,6 @@ struct rs_ops {
 	/* After a measurement: the primitive is back in its idle state
 	 * (lock free, count zero).  NULL: nothing to check. */
 	bool (*idle)(void);
-	const char *missing;		/* non-NULL: not in this build (why) */
 	const char *note;		/* printed beside the row (e.g. QQ1) */
 };
 
@@ -80,6 +79,15 @@ void refscale_print_row(const char *name, const struct rs_ops *ops,
 
 /* Full-size batches per run (after the ramp from one section up). */
 #define RS_BATCHES 64
+
+/* The cs_ns=0 result of ops at cpus, kept for net_ns and the goals (zero
+ * runs: not measured). */
+struct rs_result *refscale_zero(const struct rs_ops *ops, int cpus);
+/* The empty loop's result at (cpus, cs_ns), measured now into tmp if not
+ * yet kept; NULL if it could not be measured. */
+const struct rs_result *refscale_empty_at(int cpus, unsigned int cs_ns, struct rs_result *tmp);
+/* Keeps an empty row measured at cs_ns > 0 for the other types' net_ns. */
+void refscale_empty_keep(int cpus, unsigned int cs_ns, const struct rs_result *r);
 
 /* The loop count per reader for a quick run (bench=quick), and the run
  * count; the full sweep's come from refscale.loops= / refscale.runs=. */
