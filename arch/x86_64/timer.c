@@ -16,6 +16,7 @@
 #include "kernel/printk.h"
 #include "kernel/smp.h"
 #include "kernel/time.h"
+#include "kernel/watchdog.h"
 
 DEFINE_PER_CPU(u64, timer_ticks);
 DEFINE_PER_CPU(const char *, timer_mode);
@@ -76,6 +77,7 @@ static void timer_interrupt(struct pt_regs *regs)
 		jiffies++;	/* the only writer */
 	/* What NMI handlers printed on this CPU reaches the console here. */
 	printk_nmi_flush();
+	watchdog_tick();	/* counts this tick, watches the next CPU's */
 	sched_tick();
 }
 
