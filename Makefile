@@ -113,7 +113,8 @@ bench: deps iso
 	-$(PYTHON) tests/runner.py --config tests/bench-configs --log-dir build/bench-logs $(if $(ONLY),--only $(ONLY))
 	$(PYTHON) tools/report.py build/bench-logs/bench.txt
 
-report: deps iso
+# With LOG= it only formats a saved log: no packages, no ISO needed.
+report: $(if $(LOG),,deps iso)
 	$(PYTHON) tools/report.py $(LOG)
 
 verify: deps
