@@ -247,9 +247,15 @@ void yield(void)
 	schedule();
 }
 
+/*
+ * A voluntary preemption point.  Its context switch is a quiescent state,
+ * so it must not switch inside a reader: with preemption, bh or irqs
+ * disabled (irqs count too, rcu/rcupdate.h).
+ */
 void cond_resched(void)
 {
-	if (need_resched() && preempt_count() == 0 && !is_idle_task(current))
+	if (need_resched() && preempt_count() == 0 && !irqs_disabled() &&
+	    !is_idle_task(current))
 		schedule();
 }
 
@@ -298,6 +304,39 @@ static struct rq *task_rq_lock(struct task *t, int *cpu)
 	}
 }
 
+#ifdef CONFIG_SANITIZE
+struct task *sched_inject_wake_stall;
+
+/*
+ * Test build: wake_up_state() of the chosen task, between its load and its
+ * store of ->state, waits (up to 200 ms) for the task to store a state
+ * other than the one read and TASK_RUNNING (the task leaving its wait
+ * stores TASK_RUNNING first): the window a waker's vCPU stalled by the
+ * host (or an NMI) opens.
+ */
+static void inject_wake_stall(struct task *t)
+{
+	long seen = READ_ONCE(t->state);
+	u64 end = ktime_get_ns() + 200 * 1000000ull;
+
+	if (t != READ_ONCE(sched_inject_wake_stall))
+		return;
+	WRITE_ONCE(sched_inject_wake_stall, NULL);
+	while ((READ_ONCE(t->state) == seen || READ_ONCE(t->state) == TASK_RUNNING) &&
+	       ktime_get_ns() < end)
+		cpu_relax();
+}
+#else
+static inline void inject_wake_stall(struct task *t) { (void)t; }
+#endif
+
+/*
+ * ->state is read and written under t's run-queue lock.  A task may set
+ * its own sleeping states without it (a wake-up that overwrites one is
+ * only a spurious wake-up, which every wait loop tolerates), but a state
+ * that must never become TASK_RUNNING again goes through
+ * set_special_state().
+ */
 int wake_up_state(struct task *t, unsigned int state)
 {
 	unsigned long flags;
@@ -309,6 +348,7 @@ int wake_up_state(struct task *t, unsigned int state)
 	local_irq_save(flags);
 	rq = task_rq_lock(t, &cpu);
 	if (t->state & state) {
+		inject_wake_stall(t);
 		WRITE_ONCE(t->state, TASK_RUNNING);
 		if (!t->on_rq) {
 			t->on_rq = 1;
@@ -432,6 +472,26 @@ __noreturn void kthread_main(void)
 	kthread_exit(ret);
 }
 
+/*
+ * Linux's set_special_state(): the store is made under the run-queue lock
+ * that wake_up_state() holds from its load of ->state to its store of
+ * TASK_RUNNING, so a wake-up that read an earlier sleeping state cannot
+ * overwrite this one after it.
+ */
+void set_special_state(long state)
+{
+	struct task *t = current;
+	unsigned long flags;
+	struct rq *rq;
+	int cpu;
+
+	local_irq_save(flags);
+	rq = task_rq_lock(t, &cpu);
+	WRITE_ONCE(t->state, state);
+	arch_spin_unlock(&rq->lock);
+	local_irq_restore(flags);
+}
+
 __noreturn void kthread_exit(int code)
 {
 	struct task *t = current;
@@ -440,7 +500,9 @@ __noreturn void kthread_exit(int code)
 	complete_all(&t->exited);	/* the joiner holds its own reference */
 	local_irq_disable();
 	preempt_count_add(1);
-	WRITE_ONCE(t->state, TASK_DEAD);
+	/* A kthread_stop() may still be inside its wake-up of the sleep
+	 * this task just left: see set_special_state(). */
+	set_special_state(TASK_DEAD);
 	__schedule(false);
 	panic("dead task %s was scheduled again", t->name);
 }
@@ -591,7 +653,7 @@ static __noreturn void idle_loop(void)
 			rcu_idle_enter();
 			stat_inc(idle_halts);
 			t0 = get_cycles();
-			arch_safe_halt();
+			arch_cpu_idle();
 			local_irq_disable();
 			stat_add(idle_halt_cycles, get_cycles() - t0);
 			rcu_idle_exit();

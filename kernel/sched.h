@@ -19,8 +19,7 @@
  * qs saying the tick interrupted a task other than idle that ran with
  * preempt_count 0.  struct sched_cpu_stats counts each for the tests.
  */
-#ifndef KERNEL_SCHED_H
-#define KERNEL_SCHED_H
+#pragma once
 
 #include "kernel/types.h"
 #include "kernel/list.h"
@@ -108,9 +107,17 @@ static inline struct task *get_current(void)
 }
 #define current get_current()
 
+/*
+ * A sleeping state (TASK_INTERRUPTIBLE, TASK_UNINTERRUPTIBLE) or
+ * TASK_RUNNING: a concurrent wake-up may overwrite it with TASK_RUNNING,
+ * which only makes the next schedule() return at once.
+ */
 #define set_current_state(s)						\
 	do { WRITE_ONCE(current->state, (s)); smp_mb(); } while (0)
 #define __set_current_state(s)	WRITE_ONCE(current->state, (s))
+/* A state no wake-up may overwrite (TASK_DEAD): stored under the
+ * run-queue lock wake_up_state() holds between its load and its store. */
+void set_special_state(long state);
 
 /* Threads.  Created asleep: wake_up_process() (or kthread_run) starts it. */
 struct task *kthread_create(int (*fn)(void *), void *arg, const char *name);
@@ -157,6 +164,13 @@ bool need_resched(void);
 void preempt_schedule_irq(void);
 void resched_cpu(int cpu);
 
+#ifdef CONFIG_SANITIZE
+/* Test build: the next wake_up_state() of this task stalls between its
+ * load and its store of ->state until the task stores a state other than
+ * the one read and TASK_RUNNING (200 ms at most). */
+extern struct task *sched_inject_wake_stall;
+#endif
+
 /* Introspection for tests and reports. */
 extern atomic_t sched_atomic_bugs;	/* "scheduling while atomic" reports */
 extern atomic_t sched_sleep_bugs;	/* "sleeping function called from invalid context" */
@@ -170,5 +184,3 @@ static inline bool is_idle_task(const struct task *t) { return t->flags & PF_IDL
 /* The arch's context switch (arch/x86_64/switch.asm). */
 struct task *__switch_to_asm(struct task *prev, struct task *next);
 void ret_from_kthread(void);
-
-#endif /* KERNEL_SCHED_H */

@@ -15,6 +15,7 @@
 #include "kernel/printk.h"
 #include "kernel/time.h"
 #include "asm/cpu.h"
+#include "asm/irq.h"
 #include "asm/irqflags.h"
 #include "asm/smp.h"
 
@@ -90,6 +91,26 @@ void smp_call_function_interrupt(void)
 	run_queue();
 }
 
+/*
+ * Runs the calls sent to this CPU from a waiter that has irqs off, in the
+ * context they would have had from the IPI: hardirq, on top of the code
+ * the IPI would have interrupted.  That code is the waiter, and a waiter
+ * with irqs off is inside an RCU-sched read-side critical section (which
+ * preempt_count alone does not show) whether it is an irq handler or a
+ * task, so it counts as one level of disabled preemption too.  A handler
+ * that reports "interrupted no reader" when preempt_count minus its own
+ * hardirq level is zero (rcu_exp_handler()) therefore defers here, as it
+ * must: the waiter's reader is still running.
+ */
+static void run_queue_polled(void)
+{
+	preempt_count_add(PREEMPT_OFFSET);
+	irq_enter();
+	run_queue();
+	irq_exit();
+	preempt_count_sub(PREEMPT_OFFSET);
+}
+
 /* Waits for a slot to come free, running calls sent to us meanwhile (the
  * sender of the call we wait for may itself be waiting on us). */
 static bool wait_slot(struct call_single_data *c, int target)
@@ -97,8 +118,9 @@ static bool wait_slot(struct call_single_data *c, int target)
 	u64 t0 = get_cycles(), limit = ns_to_cycles(call_timeout_ms * 1000000ull);
 
 	while (__atomic_load_n(&c->locked, __ATOMIC_ACQUIRE)) {
-		if (irqs_disabled())
-			run_queue();
+		if (irqs_disabled() && __atomic_load_n(&call_queue[smp_processor_id()],
+						       __ATOMIC_RELAXED))
+			run_queue_polled();
 		if (get_cycles() - t0 > limit) {
 			pr_err("smp: CPU %d did not run a function call from CPU %d within %u ms\n",
 			       target, smp_processor_id(), call_timeout_ms);

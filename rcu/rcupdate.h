@@ -26,8 +26,7 @@
  * lists), rcu/expedited.c, rcu/stall.c, rcu/torture.c.  Built unchanged in
  * the kernel and on the host (tests/host/rcu/shim).
  */
-#ifndef RCU_RCUPDATE_H
-#define RCU_RCUPDATE_H
+#pragma once
 
 #include "kernel/types.h"
 #include "kernel/atomic.h"
@@ -231,5 +230,3 @@ void rcu_sched_clock_irq(int user);	/* the tick, on every CPU */
 void rcu_preempt_deferred_qs(void);	/* preempt_enable() hit 0, flag set */
 /* True unless this CPU is idle with no irq/NMI: rcu_dereference is legal. */
 bool rcu_is_watching(void);
-
-#endif /* RCU_RCUPDATE_H */

@@ -106,7 +106,6 @@ long rcu_segcblist_extract_done_cbs(struct rcu_segcblist *l,
 	for (i = 0; i < RCU_CBLIST_NSEGS; i++)
 		if (l->tails[i] == tail)
 			WRITE_ONCE(l->tails[i], &l->head);
-	WRITE_ONCE(l->len, l->len - n);
 	return n;
 }
 

@@ -15,8 +15,7 @@
  * stores to ->len and ->tails[] are WRITE_ONCE: tree.c peeks at them
  * without the lock (rcu_cbs_ready_lockless()).
  */
-#ifndef RCU_SEGCBLIST_H
-#define RCU_SEGCBLIST_H
+#pragma once
 
 #include "rcu/rcupdate.h"
 
@@ -77,12 +76,32 @@ void rcu_segcblist_enqueue(struct rcu_segcblist *l, struct rcu_head *rhp);
 bool rcu_segcblist_accelerate(struct rcu_segcblist *l, unsigned long seq);
 /* Move every segment whose gp_seq is <= seq (completed) into DONE. */
 void rcu_segcblist_advance(struct rcu_segcblist *l, unsigned long seq);
-/* Take up to max DONE callbacks from the front into dst. */
+/*
+ * Take up to max DONE callbacks from the front into dst.  They stay
+ * counted in ->len until the caller, having invoked them, gives the count
+ * back with rcu_segcblist_add_len(l, -n): rcu_barrier_sched() reads ->len
+ * to decide whether a CPU has callbacks it must wait for, and callbacks
+ * that are being invoked are still callbacks that have not run.
+ */
 long rcu_segcblist_extract_done_cbs(struct rcu_segcblist *l,
 				    struct rcu_cblist *dst, long max);
+
+/* Move every callback of src to the end of dst; src is left empty. */
+static inline void rcu_cblist_splice(struct rcu_cblist *dst, struct rcu_cblist *src)
+{
+	if (!src->head)
+		return;
+	*dst->tail = src->head;
+	dst->tail = src->tail;
+	dst->len += src->len;
+	rcu_cblist_init(src);
+}
+
+static inline void rcu_segcblist_add_len(struct rcu_segcblist *l, long v)
+{
+	WRITE_ONCE(l->len, l->len + v);	/* read locklessly: rcu_cbs_ready_lockless() */
+}
 /* The latest gp_seq any pending callback waits for (false if none). */
 bool rcu_segcblist_nextgp(const struct rcu_segcblist *l, unsigned long *seq);
 /* The earliest one: when it ends, some callback is ready (false if none). */
 bool rcu_segcblist_firstgp(const struct rcu_segcblist *l, unsigned long *seq);
-
-#endif /* RCU_SEGCBLIST_H */

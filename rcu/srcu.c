@@ -29,6 +29,7 @@
  */
 #include "rcu/srcu.h"
 #include "rcu/tree.h"
+#include "rcu/inject.h"
 #include "kernel/printk.h"
 #include "kernel/string.h"
 #include "kernel/time.h"
@@ -149,6 +150,16 @@ static unsigned long srcu_request_gp(struct srcu_struct *ss)
 	return s;
 }
 
+/* ss->lock held: tag the untagged callbacks with a GP, and request it. */
+static void srcu_accelerate_cbs(struct srcu_struct *ss)
+{
+	unsigned long s = rcu_seq_snap(&ss->srcu_gp_seq);
+
+	if (rcu_segcblist_accelerate(&ss->cblist, s) &&
+	    ULONG_CMP_LT(ss->srcu_gp_seq_needed, s))
+		ss->srcu_gp_seq_needed = s;
+}
+
 static void __synchronize_srcu(struct srcu_struct *ss, bool expedited, const char *what)
 {
 	unsigned long s, flags, start = jiffies, next_warn;
@@ -234,10 +245,29 @@ static bool srcu_cb_pass(struct rcu_cblist *done)
 
 		spin_lock(&ss->lock);
 		if (!rcu_segcblist_empty(&ss->cblist)) {
+			struct rcu_cblist ready;
+			long n;
+
 			srcu_gp_advance(ss);
 			rcu_segcblist_advance(&ss->cblist,
 					      __atomic_load_n(&ss->srcu_gp_seq, __ATOMIC_ACQUIRE));
-			rcu_segcblist_extract_done_cbs(&ss->cblist, done, ~0UL >> 1);
+			rcu_cblist_init(&ready);
+			n = rcu_segcblist_extract_done_cbs(&ss->cblist, &ready, ~0UL >> 1);
+			/*
+			 * srcu_barrier() does not read ->len: it waits for its own
+			 * callback, which this kthread invokes after every one
+			 * taken out before it.  So the count goes at once.
+			 */
+			rcu_segcblist_add_len(&ss->cblist, -n);
+			rcu_cblist_splice(done, &ready);
+			/*
+			 * Callbacks call_srcu() could not tag (NEXT_READY was
+			 * taken by an earlier GP) get a GP now that the advance
+			 * freed a segment; otherwise nothing would ever request
+			 * one for them (Linux's srcu_invoke_callbacks()).
+			 */
+			if (!rcu_inject(RCU_INJECT_SRCU_ACCEL))
+				srcu_accelerate_cbs(ss);
 			pending |= rcu_segcblist_pend_cbs(&ss->cblist);
 		}
 		spin_unlock(&ss->lock);

@@ -23,8 +23,7 @@
  * atomic adds.  A grace period waits for the inactive index's sums to
  * match, flips srcu_idx, then waits for the old index's to match.
  */
-#ifndef RCU_SRCU_H
-#define RCU_SRCU_H
+#pragma once
 
 #include "rcu/rcupdate.h"
 #include "rcu/segcblist.h"
@@ -138,5 +137,3 @@ extern atomic_t srcu_misuse_reports;
 
 /* rcu_late_init(): the callback kthread. */
 void srcu_init_late(void);
-
-#endif /* RCU_SRCU_H */

@@ -27,6 +27,7 @@
  */
 #include "rcu/tree.h"
 #include "rcu/srcu.h"
+#include "rcu/inject.h"
 #include "kernel/printk.h"
 #include "kernel/cmdline.h"
 #include "kernel/slab.h"
@@ -667,11 +668,21 @@ static void rcu_gp_cleanup(void)
 	}
 }
 
-/* CPUs that came online after rcu_late_init() get their rcuc kthread here. */
+/*
+ * CPUs that came online after rcu_late_init() get their rcuc kthread here.
+ * rcu_late_init() and the GP kthread both call this, maybe at once: the
+ * mutex makes the check and the creation one step, so a CPU never gets
+ * two rcuc kthreads (two would invoke the same list's batches out of
+ * order whenever one of them is switched out between callbacks).
+ */
 static void rcu_spawn_cb_kthreads(void)
 {
+	static struct rcu_mutex spawn_mutex = {
+		.wq = __WAIT_QUEUE_HEAD_INITIALIZER(spawn_mutex.wq),
+	};
 	int cpu;
 
+	rcu_mutex_lock(&spawn_mutex);
 	for_each_online_cpu(cpu) {
 		struct rcu_data *rdp = per_cpu_ptr(&rcu_data, cpu);
 		struct task *t;
@@ -690,6 +701,7 @@ static void rcu_spawn_cb_kthreads(void)
 		WRITE_ONCE(rdp->cb_kthread, t);
 		wake_up_process(t);
 	}
+	rcu_mutex_unlock(&spawn_mutex);
 }
 
 static int rcu_gp_kthread(void *unused)
@@ -754,8 +766,8 @@ static void rcu_do_batch(struct rcu_data *rdp)
 		rcu_accelerate_cbs(rdp);
 		lim = rdp->blimit;
 		n = rcu_segcblist_extract_done_cbs(&rdp->cblist, &done, lim);
-		if (rdp->blimit == LONG_MAX_BLIMIT && rcu_segcblist_n_cbs(&rdp->cblist) < qlowmark)
-			rdp->blimit = blimit;
+		if (rcu_inject(RCU_INJECT_BARRIER))
+			rcu_segcblist_add_len(&rdp->cblist, -n);
 		spin_unlock_irqrestore(&rdp->lock, flags);
 		if (!n)
 			return;
@@ -766,6 +778,17 @@ static void rcu_do_batch(struct rcu_data *rdp)
 			rhp->func(rhp);
 		}
 		local_bh_enable();
+		/*
+		 * Only now are they no longer waiting: rcu_barrier_sched() must
+		 * find them in ->len until here, or it would skip this CPU and
+		 * return while they run (or before they start).
+		 */
+		spin_lock_irqsave(&rdp->lock, flags);
+		if (!rcu_inject(RCU_INJECT_BARRIER))
+			rcu_segcblist_add_len(&rdp->cblist, -n);
+		if (rdp->blimit == LONG_MAX_BLIMIT && rcu_segcblist_n_cbs(&rdp->cblist) < qlowmark)
+			rdp->blimit = blimit;
+		spin_unlock_irqrestore(&rdp->lock, flags);
 		WRITE_ONCE(rdp->n_cbs_invoked, rdp->n_cbs_invoked + n);
 		if (n < lim)
 			return;
@@ -850,7 +873,10 @@ static void rcu_barrier_callback(struct rcu_head *head)
 /*
  * Queue one callback at the tail of every CPU's list (remote lists are
  * reached through their locks) and wait for all: each list runs in order,
- * so every callback queued before this call has run when it returns.
+ * so every callback queued before this call has run when it returns.  A
+ * CPU whose ->len is 0 has none queued and none being invoked (the count
+ * is given back only after invocation, under the same lock), so it can be
+ * skipped.
  */
 void rcu_barrier_sched(void)
 {
@@ -987,6 +1013,7 @@ void rcu_cpu_online(int cpu)
 
 void rcu_init(void)
 {
+	rcu_inject_init();
 	/* Start near the wrap, as Linux does, so wrap bugs show at once. */
 	rcu_state.gp_seq = (0UL - 300UL) << RCU_SEQ_CTR_SHIFT;
 	rcu_state.gp_seq_needed = rcu_state.gp_seq;

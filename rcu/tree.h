@@ -16,8 +16,7 @@
  * learn a new gp_seq root first, so a CPU that sees a GP at its leaf finds
  * every ancestor already waiting for it.
  */
-#ifndef RCU_TREE_H
-#define RCU_TREE_H
+#pragma once
 
 #include "rcu/rcupdate.h"
 #include "rcu/segcblist.h"
@@ -273,5 +272,3 @@ unsigned long rcu_jiffies_till_stall_check(void);
 void rcu_stall_gp_start(void);
 void rcu_check_cpu_stall(struct rcu_data *rdp);
 void rcu_exp_stall_report(unsigned long mask, unsigned long waited_jiffies);
-
-#endif /* RCU_TREE_H */

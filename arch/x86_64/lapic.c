@@ -1,16 +1,21 @@
 /* arch/x86_64/lapic.c: the local APIC of each CPU, in xAPIC (MMIO) or
- * x2APIC (MSR) mode.  x2APIC is used where the CPU has it: it is the only
- * way to reach APIC ids above 254, and firmware that turned it on cannot
- * be gone back on without a disable/re-enable dance the SDM discourages. */
+ * x2APIC (MSR) mode.  Which one is arch/x86_64/apic_mode.c's decision
+ * (Linux's rule without interrupt remapping: xAPIC on bare metal unless
+ * firmware enabled x2APIC or an APIC id needs it; the DMAR opt-out
+ * honoured); every CPU then runs in the boot CPU's mode. */
 #include "arch/x86_64/lapic.h"
 #include "arch/x86_64/acpi.h"
 #include "arch/x86_64/mmio.h"
 #include "asm/cpu.h"
+#include "asm/cpufeature.h"
 #include "asm/irq.h"
 #include "kernel/atomic.h"
 #include "kernel/cmdline.h"
 #include "kernel/printk.h"
 #include "kernel/string.h"
+#include "kernel/time.h"
+
+#define ICR_BUSY_TIMEOUT_NS (100ull * 1000 * 1000)
 
 bool x2apic_mode;
 static volatile u32 *lapic_mmio;
@@ -70,11 +75,17 @@ bool lapic_send_ipi(u32 apic_id, u32 low)
 
 	lapic_mmio[APIC_ICR2 / 4] = apic_id << 24;
 	lapic_mmio[APIC_ICR / 4] = low;
-	for (int i = 0; i < 1000000; i++) {
+	/* Linux's safe_apic_wait_icr_idle(): 100 ms, on the TSC (before
+	 * calibration ns_to_cycles() assumes a fast TSC: longer, not shorter). */
+	u64 t0 = rdtsc(), limit = ns_to_cycles(ICR_BUSY_TIMEOUT_NS);
+
+	for (;;) {
 		if (!(lapic_mmio[APIC_ICR / 4] & APIC_ICR_BUSY)) {
 			ok = true;
 			break;
 		}
+		if (rdtsc() - t0 > limit)
+			break;
 		arch_cpu_relax();
 	}
 	lapic_mmio[APIC_ICR2 / 4] = old_dest;
@@ -158,6 +169,11 @@ static void enable_mode(void)
 		if ((base & (APIC_BASE_ENABLE | APIC_BASE_EXTD)) !=
 		    (APIC_BASE_ENABLE | APIC_BASE_EXTD))
 			wrmsr(MSR_IA32_APIC_BASE, base | APIC_BASE_ENABLE | APIC_BASE_EXTD);
+	} else if (base & APIC_BASE_EXTD) {
+		/* x2APIC to xAPIC only through the disabled state (SDM
+		 * 10.12.5, Linux's __x2apic_disable()). */
+		wrmsr(MSR_IA32_APIC_BASE, base & ~(APIC_BASE_ENABLE | APIC_BASE_EXTD));
+		wrmsr(MSR_IA32_APIC_BASE, (base & ~APIC_BASE_EXTD) | APIC_BASE_ENABLE);
 	} else if (!(base & APIC_BASE_ENABLE)) {
 		wrmsr(MSR_IA32_APIC_BASE, base | APIC_BASE_ENABLE);
 	}
@@ -173,16 +189,14 @@ u32 acpi_uid_of(u32 apic_id)
 
 int lapic_init_bsp(void)
 {
-	u32 a, b, c, d;
 	u64 base;
 	bool has_x2, fw_x2, need_x2 = false;
 
-	cpuid(1, &a, &b, &c, &d);
-	if (!(d & (1u << 9))) {
+	if (!boot_cpu_has(X86_FEATURE_APIC)) {
 		pr_err("lapic: this CPU has no local APIC\n");
 		return -ENODEV;
 	}
-	has_x2 = c & (1u << 21);
+	has_x2 = boot_cpu_has(X86_FEATURE_X2APIC);
 	base = rdmsr(MSR_IA32_APIC_BASE);
 	fw_x2 = (base & (APIC_BASE_ENABLE | APIC_BASE_EXTD)) ==
 		(APIC_BASE_ENABLE | APIC_BASE_EXTD);
@@ -193,6 +207,8 @@ int lapic_init_bsp(void)
 	struct apic_mode_in in = {
 		.has_x2apic = has_x2, .fw_x2apic = fw_x2,
 		.want_xapic = !strcmp(apic_mode_param, "xapic"), .need_x2apic = need_x2,
+		.hypervisor = boot_cpu_has(X86_FEATURE_HYPERVISOR),
+		.have_dmar = acpi_info.have_dmar, .dmar_flags = acpi_info.dmar_flags,
 	};
 	struct apic_mode_out out;
 
@@ -201,8 +217,8 @@ int lapic_init_bsp(void)
 	if (out.param_ignored)
 		pr_warn("lapic: apic=xapic ignored: the firmware enabled x2APIC mode\n");
 	if (out.ids_unreachable)
-		pr_warn("lapic: %s: CPUs with APIC ids above %d will not start\n",
-			has_x2 ? "apic=xapic" : "no x2APIC", XAPIC_MAX_ID);
+		pr_warn("lapic: xAPIC mode (%s): CPUs with APIC ids above %d will not start\n",
+			out.why, XAPIC_MAX_ID);
 	if (!x2apic_mode) {
 		u64 phys = acpi_info.have_madt && acpi_info.lapic_phys ?
 			acpi_info.lapic_phys : (base & ~0xfffull);
@@ -217,8 +233,8 @@ int lapic_init_bsp(void)
 	lapic_setup(acpi_uid_of(lapic_id()));
 	irq_register(SPURIOUS_APIC_VECTOR, spurious_interrupt);
 	irq_register(ERROR_APIC_VECTOR, error_interrupt);
-	pr_info("lapic: %s mode%s, BSP APIC id %u, version 0x%x\n",
-		x2apic_mode ? "x2APIC" : "xAPIC", fw_x2 ? " (enabled by firmware)" : "",
+	pr_info("lapic: %s mode (%s), BSP APIC id %u, version 0x%x\n",
+		x2apic_mode ? "x2APIC" : "xAPIC", out.why,
 		lapic_id(), lapic_read(APIC_VER) & 0xff);
 	return 0;
 }

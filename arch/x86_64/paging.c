@@ -10,6 +10,7 @@
 #include "arch/x86_64/paging.h"
 #include "arch/x86_64/mmio.h"
 #include "asm/cpu.h"
+#include "asm/cpufeature.h"
 #include "kernel/pmm.h"
 #include "kernel/printk.h"
 #include "kernel/spinlock.h"
@@ -150,19 +151,14 @@ u64 paging_lookup(u64 virt, int *level)
 
 static void detect_features(void)
 {
-	u32 a, b, c, d, max_ext;
+	u32 a, b, c, d;
 
-	cpuid(0x80000000, &max_ext, &b, &c, &d);
-	if (max_ext >= 0x80000001) {
-		cpuid(0x80000001, &a, &b, &c, &d);
-		paging_features.nx = d & (1u << 20);
-		paging_features.gbpages = d & (1u << 26);
-	}
-	cpuid(1, &a, &b, &c, &d);
-	paging_features.pge = d & (1u << 13);
-	paging_features.pat = d & (1u << 16);
+	paging_features.nx = boot_cpu_has(X86_FEATURE_NX);
+	paging_features.gbpages = boot_cpu_has(X86_FEATURE_GBPAGES);
+	paging_features.pge = boot_cpu_has(X86_FEATURE_PGE);
+	paging_features.pat = boot_cpu_has(X86_FEATURE_PAT);
 	paging_features.phys_bits = 36;
-	if (max_ext >= 0x80000008) {
+	if (cpuid_max_leaf(0x80000000) >= 0x80000008) {
 		cpuid(0x80000008, &a, &b, &c, &d);
 		if ((a & 0xff) >= 32 && (a & 0xff) <= 52)
 			paging_features.phys_bits = a & 0xff;

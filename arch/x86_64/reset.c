@@ -17,6 +17,7 @@
 #include "kernel/time.h"
 #include "arch/x86_64/acpi.h"
 #include "asm/cpu.h"
+#include "asm/cpufeature.h"
 #include "asm/io.h"
 
 #define DEBUG_EXIT_PORT 0xf4
@@ -26,9 +27,7 @@
 
 bool arch_under_hypervisor(void)
 {
-	u32 a, b, c, d;
-	cpuid(1, &a, &b, &c, &d);
-	return c & (1u << 31);
+	return boot_cpu_has(X86_FEATURE_HYPERVISOR);
 }
 
 static int qemu_known = -1;

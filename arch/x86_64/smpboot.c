@@ -15,6 +15,7 @@
 #include "arch/x86_64/timer.h"
 #include "arch/x86_64/tsc.h"
 #include "asm/cpu.h"
+#include "asm/cpufeature.h"
 #include "asm/irqflags.h"
 #include "asm/desc.h"
 #include "asm/irq.h"
@@ -113,9 +114,16 @@ static void acpi_setup(void)
 		acpi_info.nr_ioapics, acpi_info.nr_isos, acpi_info.nr_lapic_nmis,
 		acpi_info.have_hpet ? ", HPET" : "",
 		acpi_info.pm_tmr_port ? ", PM timer" : "");
+	if (acpi_info.have_dmar)
+		pr_info("acpi: DMAR flags 0x%x:%s%s\n", acpi_info.dmar_flags,
+			acpi_info.dmar_flags & ACPI_DMAR_INTR_REMAP ? " interrupt remapping" : "",
+			acpi_info.dmar_flags & ACPI_DMAR_X2APIC_OPT_OUT ? ", x2APIC opt-out" : "");
 	if (acpi_info.nr_cpus_dropped)
 		pr_warn("acpi: %d more CPUs than the kernel supports (%d) ignored\n",
 			acpi_info.nr_cpus_dropped, ACPI_MAX_CPUS);
+	if (acpi_info.tables_bad_checksum)
+		pr_warn("acpi: %d tables with a wrong checksum are used anyway (a firmware bug)\n",
+			acpi_info.tables_bad_checksum);
 	if (acpi_info.madt_errors || acpi_info.tables_bad)
 		pr_warn("acpi: %d malformed MADT entries and %d bad tables were skipped\n",
 			acpi_info.madt_errors, acpi_info.tables_bad);
@@ -125,6 +133,10 @@ void x86_platform_init(void)
 {
 	if (ist_stacks_guard(0))
 		pr_warn("gdt: the boot CPU keeps its IST stacks without guard pages\n");
+	cpu_identify(&boot_cpu_data);
+	pr_info("cpu: %s family 0x%x model 0x%x stepping %u microcode 0x%x\n",
+		x86_vendor_name(&boot_cpu_data), boot_cpu_data.x86, boot_cpu_data.x86_model,
+		boot_cpu_data.x86_stepping, boot_cpu_data.microcode);
 	acpi_setup();
 	pic_disable();
 	nmi_init();

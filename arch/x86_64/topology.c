@@ -9,6 +9,7 @@
  * for every CPU: x86 machines do not mix CPU models across sockets. */
 #include "asm/topology.h"
 #include "asm/cpu.h"
+#include "asm/cpufeature.h"
 #include "asm/smp.h"
 #include "kernel/printk.h"
 #include "kernel/smp.h"
@@ -60,9 +61,9 @@ static bool from_leaf_1_4(u32 max)
 	u32 a, b, c, d;
 	unsigned int logical, cores = 1;
 
-	cpuid(1, &a, &b, &c, &d);
-	if (!(d & (1u << 28)))			/* HTT: the count field is valid */
+	if (!boot_cpu_has(X86_FEATURE_HT))	/* the count field is valid */
 		return false;
+	cpuid(1, &a, &b, &c, &d);
 	logical = (b >> 16) & 0xff;
 	if (max >= 4) {
 		cpuid_count(4, 0, &a, &b, &c, &d);

@@ -9,6 +9,7 @@
 #include "arch/x86_64/acpi.h"
 #include "arch/x86_64/mmio.h"
 #include "asm/cpu.h"
+#include "asm/cpufeature.h"
 #include "kernel/atomic.h"
 #include "kernel/cmdline.h"
 #include "kernel/string.h"
@@ -219,14 +220,9 @@ void tsc_init(void)
 {
 	static const char *const order[] = { "cpuid", "hpet", "pmtimer", "pit" };
 	const char *forced = NULL;
-	u32 a, b, c, d;
 	u64 khz = 0;
 
-	cpuid(0x80000000, &a, &b, &c, &d);
-	if (a >= 0x80000007) {
-		cpuid(0x80000007, &a, &b, &c, &d);
-		tsc_invariant = d & (1u << 8);
-	}
+	tsc_invariant = boot_cpu_has(X86_FEATURE_CONSTANT_TSC);
 	for (unsigned i = 0; i < ARRAY_SIZE(order); i++)
 		if (!strcmp(calibrate_param, order[i]))
 			forced = order[i];

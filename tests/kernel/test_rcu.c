@@ -17,7 +17,7 @@
  * where the property is internal (which CPU a stall report named).
  */
 #include "kernel/ktap.h"
-#include "tests/kernel/ktest.h"
+#include "tests/kernel/test_helpers.h"
 #include "kernel/sched.h"
 #include "kernel/smp.h"
 #include "kernel/time.h"

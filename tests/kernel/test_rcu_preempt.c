@@ -12,7 +12,7 @@
  * build, where rcu_read_lock() is RCU-sched's preempt_disable().
  */
 #include "kernel/ktap.h"
-#include "tests/kernel/ktest.h"
+#include "tests/kernel/test_helpers.h"
 #include "kernel/sched.h"
 #include "kernel/smp.h"
 #include "kernel/time.h"

@@ -9,7 +9,7 @@
  * `# bench name=gp type=srcu|srcu-expedited`.  Every wait is bounded.
  */
 #include "kernel/ktap.h"
-#include "tests/kernel/ktest.h"
+#include "tests/kernel/test_helpers.h"
 #include "kernel/sched.h"
 #include "kernel/smp.h"
 #include "kernel/time.h"

@@ -22,9 +22,7 @@
 #include "kernel/spinlock.h"
 #include "kernel/string.h"
 #include "kernel/time.h"
-#if SCEN_HAVE_RCU
 #include "rcu/rculist.h"
-#endif
 
 static unsigned int deadlock_wait_ms = 200;
 core_param(deadlock.wait_ms, deadlock_wait_ms, uint,
@@ -89,7 +87,6 @@ struct dl_stat {
 static struct dl_stat dl_stats[NR_CPUS];
 static long dl_npasses;
 
-#if SCEN_HAVE_RCU
 /* The article's fragment, one upgrade per pass, on each worker's CPU. */
 static void dl_upgrader(struct scen_worker *w)
 {
@@ -152,13 +149,9 @@ static int dl_wait(struct scen_group *g, int n)
 	}
 	return scen_group_wait(g, 10000);
 }
-#endif
 
 static void rcu_read_to_update_upgrade(void)
 {
-#if !SCEN_HAVE_RCU
-	ktap_skip("needs rcu/rcupdate.h (RCU-sched, issue 5)");
-#else
 	int cpus[NR_CPUS], n = scen_online_cpus(cpus, NR_CPUS);
 	long expect = 0;
 	struct scen_group *g = scen_group_alloc();
@@ -211,7 +204,6 @@ static void rcu_read_to_update_upgrade(void)
 	KTAP_EXPECT_EQ(atomic_read(&dl_updates), expect);
 	KTAP_EXPECT_EQ(sum, expect);
 	scen_group_free(g, ret);
-#endif
 }
 
 /* Spins on write_trylock() until the deadline: write_lock() without the
