@@ -1105,6 +1105,12 @@ def main(argv=None):
         r, p = read_log(text, os.path.basename(path))
         rows += r
         platforms += p
+    if not rows:
+        # Nothing to report is an error, and the last report stays.
+        print(f"report: no '# bench' rows in {', '.join(logs)}; "
+              f"{os.path.join(args.out, 'report.md')} is left as it was",
+              file=sys.stderr)
+        return 1
     gnuplot = None if args.gnuplot in (None, "", "none") else args.gnuplot
     if gnuplot and not shutil.which(gnuplot):
         print(f"report: {gnuplot} not found: plots skipped", file=sys.stderr)
@@ -1121,8 +1127,6 @@ def main(argv=None):
     print(f"report: {path}: {len(rows)} row(s), "
           + (f"{len(made)} plot(s)" if drawn is not None else "plots skipped")
           + ("" if paper else ", no 2007 data found"))
-    if not rows:
-        print("report: the log has no '# bench' rows", file=sys.stderr)
     return 0
 
 
