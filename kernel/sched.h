@@ -167,7 +167,8 @@ void resched_cpu(int cpu);
 
 #ifdef CONFIG_SANITIZE
 /* Test build: the next wake_up_state() of this task stalls between its
- * load and its store of ->state until the task changes it (200 ms at most). */
+ * load and its store of ->state until the task stores a state other than
+ * the one read and TASK_RUNNING (200 ms at most). */
 extern struct task *sched_inject_wake_stall;
 #endif
 

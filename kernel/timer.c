@@ -73,12 +73,12 @@ bool timer_pending(const struct timer_list *t)
 static struct timer_base *lock_timer_base(struct timer_list *t, int *cpu)
 {
 	for (;;) {
-		int c = READ_ONCE(t->base);
+		int c = __atomic_load_n(&t->base, __ATOMIC_RELAXED);
 
 		if (c < 0)
 			return NULL;
 		arch_spin_lock(&timer_bases[c].lock);
-		if (READ_ONCE(t->base) == c) {
+		if (__atomic_load_n(&t->base, __ATOMIC_RELAXED) == c) {
 			*cpu = c;
 			return &timer_bases[c];
 		}
@@ -138,9 +138,9 @@ void add_timer_on(struct timer_list *t, int cpu)
 
 	local_irq_save(flags);
 	for (;;) {
-		old = READ_ONCE(t->base);
+		old = __atomic_load_n(&t->base, __ATOMIC_RELAXED);
 		lock_two_bases(old < 0 ? cpu : old, cpu);
-		if (READ_ONCE(t->base) == old)
+		if (__atomic_load_n(&t->base, __ATOMIC_RELAXED) == old)
 			break;
 		unlock_two_bases(old < 0 ? cpu : old, cpu);
 	}
@@ -151,7 +151,7 @@ void add_timer_on(struct timer_list *t, int cpu)
 			to = old;
 	}
 	list_add_tail(&t->entry, &timer_bases[to].list);
-	WRITE_ONCE(t->base, to);
+	__atomic_store_n(&t->base, to, __ATOMIC_RELAXED);
 	__atomic_store_n(&t->cpu, to, __ATOMIC_RELEASE);
 	unlock_two_bases(old < 0 ? cpu : old, cpu);
 	local_irq_restore(flags);

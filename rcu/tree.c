@@ -667,11 +667,21 @@ static void rcu_gp_cleanup(void)
 	}
 }
 
-/* CPUs that came online after rcu_late_init() get their rcuc kthread here. */
+/*
+ * CPUs that came online after rcu_late_init() get their rcuc kthread here.
+ * rcu_late_init() and the GP kthread both call this, maybe at once: the
+ * mutex makes the check and the creation one step, so a CPU never gets
+ * two rcuc kthreads (two would invoke the same list's batches out of
+ * order whenever one of them is switched out between callbacks).
+ */
 static void rcu_spawn_cb_kthreads(void)
 {
+	static struct rcu_mutex spawn_mutex = {
+		.wq = __WAIT_QUEUE_HEAD_INITIALIZER(spawn_mutex.wq),
+	};
 	int cpu;
 
+	rcu_mutex_lock(&spawn_mutex);
 	for_each_online_cpu(cpu) {
 		struct rcu_data *rdp = per_cpu_ptr(&rcu_data, cpu);
 		struct task *t;
@@ -690,6 +700,7 @@ static void rcu_spawn_cb_kthreads(void)
 		WRITE_ONCE(rdp->cb_kthread, t);
 		wake_up_process(t);
 	}
+	rcu_mutex_unlock(&spawn_mutex);
 }
 
 static int rcu_gp_kthread(void *unused)

@@ -114,9 +114,16 @@ static void acpi_setup(void)
 		acpi_info.nr_ioapics, acpi_info.nr_isos, acpi_info.nr_lapic_nmis,
 		acpi_info.have_hpet ? ", HPET" : "",
 		acpi_info.pm_tmr_port ? ", PM timer" : "");
+	if (acpi_info.have_dmar)
+		pr_info("acpi: DMAR flags 0x%x:%s%s\n", acpi_info.dmar_flags,
+			acpi_info.dmar_flags & ACPI_DMAR_INTR_REMAP ? " interrupt remapping" : "",
+			acpi_info.dmar_flags & ACPI_DMAR_X2APIC_OPT_OUT ? ", x2APIC opt-out" : "");
 	if (acpi_info.nr_cpus_dropped)
 		pr_warn("acpi: %d more CPUs than the kernel supports (%d) ignored\n",
 			acpi_info.nr_cpus_dropped, ACPI_MAX_CPUS);
+	if (acpi_info.tables_bad_checksum)
+		pr_warn("acpi: %d tables with a wrong checksum are used anyway (a firmware bug)\n",
+			acpi_info.tables_bad_checksum);
 	if (acpi_info.madt_errors || acpi_info.tables_bad)
 		pr_warn("acpi: %d malformed MADT entries and %d bad tables were skipped\n",
 			acpi_info.madt_errors, acpi_info.tables_bad);

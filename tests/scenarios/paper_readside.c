@@ -1,7 +1,8 @@
 /* tests/scenarios/paper_readside.c: the article's first performance
  * graphs: read-side cost of each reader type by CPU count (cs_ns=0), the
- * empty loop beside it (Quick Quiz 1 of the article, docs/article.md), and
- * the goal ratios at the largest count.  Prints `# bench name=readside ...`
+ * empty loop beside it (Quick Quiz 1 of the article, docs/article.md), the
+ * harness's own cost per section beside that (readside_harness), and the
+ * goal ratios at the largest count.  Prints `# bench name=readside ...`
  * rows (docs/design.md); the checks that can fail are refscale's: every
  * reader did all its sections, left preempt_count as it found it, and the
  * primitive is idle afterwards.
@@ -58,6 +59,24 @@ static int cpu_counts(unsigned int *out, int max)
 	return n;
 }
 
+/*
+ * The harness alone at the empty loop's loop count (so at its batch
+ * sizes): `# bench name=readside_harness type=harness ...`, whose
+ * ns_per_op is what timing adds to every gross figure per section and
+ * whose batch_ns the part of it inside the timed batches.
+ */
+static void readside_harness(int cpus, const struct rs_result *empty)
+{
+	struct rs_result h;
+	int ret = refscale_measure(&rs_ops_harness, cpus, 0, empty->loops, refscale_runs(), &h);
+
+	if (ret) {
+		ktap_fail("the harness at %d CPUs: measurement failed (%d)", cpus, ret);
+		return;
+	}
+	refscale_print_row("readside_harness", &rs_ops_harness, &h, NULL);
+}
+
 static void readside_type(const char *type)
 {
 	const struct rs_ops *ops = rs_ops_find(type);
@@ -91,6 +110,8 @@ static void readside_type(const char *type)
 		refscale_print_row("readside", ops, r, e);
 		if (r->ps.mean == 0)
 			ktap_log("%s at %d CPUs: below the TSC's resolution", type, cpus);
+		if (!e)
+			readside_harness(cpus, r);
 	}
 	if (!n)
 		ktap_skip("no CPU count to measure");

@@ -45,6 +45,29 @@ RS_LOOP void rs_delay_empty(long n, unsigned int cs_ns)
 	}
 }
 
+/* ---- the harness alone ------------------------------------------------- */
+
+/*
+ * No sections at all: refscale times batches of "n" sections of this and
+ * so measures only itself (TSC reads, the call, the batch bookkeeping).
+ * Its gross cost per section, at the batch sizes the empty loop gets, is
+ * the readside_harness row: what the harness adds to every gross figure.
+ */
+static void __attribute__((noinline)) rs_harness_none(long n)
+{
+	barrier();
+}
+
+static void __attribute__((noinline)) rs_harness_none_delay(long n, unsigned int cs_ns)
+{
+	barrier();
+}
+
+const struct rs_ops rs_ops_harness = {
+	"harness", rs_harness_none, rs_harness_none_delay, NULL,
+	"the timing harness with no sections: its cost per section of the empty loop's batches"
+};
+
 /* ---- rcu-sched: preempt_disable() / preempt_enable() -------------------- */
 
 RS_LOOP void rs_read_rcu_sched(long n)

@@ -11,7 +11,10 @@
  * (a vCPU descheduled by the host under QEMU) are counted without a TSC
  * read per section (docs/design.md, "Measurement"), and so that the readers'
  * median batch gives the cost of a section while the host lets the vCPU
- * run (batch_ns=).
+ * run (batch_ns=).  About RS_BATCHES batches per run: few enough that a
+ * batch's TSC reads and bookkeeping, inside the gross figure, are
+ * amortised over thousands of sections (the readside_harness row prints
+ * what they still cost per section), many enough for a median.
  *
  * Bounded: `loops` is cut to fit a per-run time budget (refscale.run_ms)
  * after probe runs, and a run that still outlasts 20 budgets (a lock
@@ -38,6 +41,8 @@ struct rs_ops {
 };
 
 extern const struct rs_ops rs_ops_table[];
+/* Not a reader type: the harness timing batches of nothing (readers.c). */
+extern const struct rs_ops rs_ops_harness;
 extern const int rs_ops_count;
 const struct rs_ops *rs_ops_find(const char *type);
 
@@ -61,7 +66,7 @@ struct rs_result {
 int refscale_measure(const struct rs_ops *ops, int cpus, unsigned int cs_ns,
 		     long loops, int runs, struct rs_result *res);
 
-/* Prints `# bench name=NAME type=... cpus=... cs_ns=... ns_per_op=...
+/* Prints `# bench name=NAME type=... cpus=... vcpus=... cs_ns=... ns_per_op=...
  * stddev=... runs=... median_ns=... cycles_per_op=... host_gaps=...
  * loops=... cut_runs=... batch_ns=...` and,
  * given the empty loop's result at the same point, `net_ns=`. */
@@ -81,6 +86,9 @@ struct rs_result *refscale_zero(const struct rs_ops *ops, int cpus);
 const struct rs_result *refscale_empty_at(int cpus, unsigned int cs_ns, struct rs_result *tmp);
 /* Keeps an empty row measured at cs_ns > 0 for the other types' net_ns. */
 void refscale_empty_keep(int cpus, unsigned int cs_ns, const struct rs_result *r);
+
+/* Full-size batches per run (after the ramp from one section up). */
+#define RS_BATCHES 64
 
 /* The loop count per reader for a quick run (bench=quick), and the run
  * count; the full sweep's come from refscale.loops= / refscale.runs=. */
