@@ -26,7 +26,6 @@
 #include "kernel/vmstack.h"
 #include "kernel/time.h"
 #include "kernel/cmdline.h"
-#include "kernel/ktap.h"
 #include "rcu/rcupdate.h"
 #include "asm/cpu.h"
 #include "asm/smp.h"
@@ -943,58 +942,4 @@ void kthread_unpark(struct task *t)
 	WRITE_ONCE(t->parked, false);
 	WRITE_ONCE(t->should_park, false);
 	wake_up_state(t, TASK_PARKED);
-}
-
-/* ---- ktap: each case in a kthread, with a time limit ------------------- */
-
-struct ktap_run {
-	const struct ktap_case *c;
-	struct completion done;
-};
-
-static int ktap_case_thread(void *p)
-{
-	struct ktap_run *r = p;
-
-	r->c->run();
-	complete(&r->done);
-	return 0;
-}
-
-/*
- * The case runs on this CPU (the boot CPU, like kmain before it).  A case
- * that overruns is reported failed and abandoned: it cannot be killed, so
- * its thread and this record are left to it.
- */
-bool ktap_run_case(const struct ktap_case *c, unsigned int timeout_ms)
-{
-	struct ktap_run *r;
-	struct task *t;
-
-	if (!sched_running || in_atomic() || irqs_disabled()) {
-		c->run();
-		return true;
-	}
-	r = kzalloc(sizeof(*r), GFP_KERNEL);
-	if (!r) {
-		c->run();
-		return true;
-	}
-	r->c = c;
-	init_completion(&r->done);
-	t = kthread_create_on_cpu(ktap_case_thread, r, smp_processor_id(), c->name);
-	if (!t) {
-		kfree(r);
-		c->run();
-		return true;
-	}
-	wake_up_process(t);
-	if (!wait_for_completion_timeout(&r->done, msecs_to_jiffies(timeout_ms))) {
-		printk(KERN_ERR "ktap: case %s still running after %u ms; abandoned\n",
-		       c->name, timeout_ms);
-		return false;
-	}
-	kthread_join(t);
-	kfree(r);
-	return true;
 }

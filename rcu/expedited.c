@@ -146,8 +146,8 @@ static void __synchronize_sched_expedited(void)
 		unsigned long left;
 
 		wait_event_timeout(rcu_state.exp_wq,
-				   !__atomic_load_n(&rcu_state.exp_mask.counter, __ATOMIC_ACQUIRE), 1);
-		left = __atomic_load_n(&rcu_state.exp_mask.counter, __ATOMIC_ACQUIRE);
+				   !atomic_long_read_acquire(&rcu_state.exp_mask), 1);
+		left = atomic_long_read_acquire(&rcu_state.exp_mask);
 		if (!left)
 			break;
 		if (jiffies - start >= rcu_jiffies_till_stall_check()) {
