@@ -7,6 +7,8 @@
 #   make report     build/report/report.md with tables and plots (LOG=file: from a saved log)
 #   make verify     long host torture and model checking
 #   make fuzz       libFuzzer targets over the parsers
+#   make peer       Linux 6.1 (Debian's linux-source-6.1) in two images for
+#                   `make bench` to compare with, into build/peer (not in make test)
 # The test build (build/test, SANITIZE=1) adds UBSan and the stack protector.
 # Every .c/.asm file in the kernel directories is built: adding a file needs
 # no edit here.
@@ -42,7 +44,7 @@ KCFLAGS += -fno-stack-protector
 endif
 KLDFLAGS := -nostdlib -z max-page-size=4096 -z noexecstack --no-warn-rwx-segments -T linker.ld
 
-.PHONY: all iso test host-test qemu-test bench report verify fuzz clean deps
+.PHONY: all iso test host-test qemu-test bench report verify fuzz clean deps peer
 all: iso
 
 iso: $(BUILD)/rcukern.iso
@@ -111,10 +113,21 @@ qemu-test:
 	RCUKERN_ISO=build/test/rcukern.iso $(PYTHON) tests/runner.py
 
 # The sweeps' rows go to build/bench-logs/bench.txt; the report is made
-# from them even when a run failed (its rows so far are kept).
+# from them even when a run failed (its rows so far are kept).  The Linux
+# peer (make peer) runs after them, when built, into build/bench-logs/peer.txt;
+# ONLY=peer runs the peer alone, ONLY=names without peer leaves it out.
 bench: deps iso
-	-$(PYTHON) tests/runner.py --config tests/bench-configs --log-dir build/bench-logs $(if $(ONLY),--only $(ONLY))
-	$(PYTHON) tools/report.py build/bench-logs/bench.txt
+	@only="$(ONLY)"; configs=$$(echo "$$only" | tr , '\n' | grep -vx peer | paste -sd, -); \
+	if [ -z "$$only" ] || [ -n "$$configs" ]; then \
+		$(PYTHON) tests/runner.py --config tests/bench-configs --log-dir build/bench-logs \
+			$${configs:+--only $$configs} || true; \
+	fi; \
+	if [ -z "$$only" ] || echo ",$$only," | grep -q ",peer,"; then \
+		$(PYTHON) tools/peer/bench.py || true; \
+	fi; \
+	logs=$$(ls build/bench-logs/bench.txt build/bench-logs/peer.txt 2>/dev/null); \
+	[ -n "$$logs" ] || { echo "bench: no rows in build/bench-logs" >&2; exit 1; }; \
+	$(PYTHON) tools/report.py $$logs
 
 report: deps iso
 	$(PYTHON) tools/report.py $(LOG)
@@ -124,6 +137,11 @@ verify: deps
 
 fuzz:
 	$(MAKE) -C tests/host fuzz
+
+# Minutes on two cores; tools/deps.sh --peer installs the source package.
+peer:
+	bash tools/deps.sh --peer
+	bash tools/peer/build.sh
 
 clean:
 	rm -rf build

@@ -8,8 +8,7 @@
  * On x86 smp_rmb()/smp_wmb() cost nothing but a compiler barrier; smp_mb()
  * is a real fence because x86 reorders a store with a later load.
  */
-#ifndef KERNEL_ATOMIC_H
-#define KERNEL_ATOMIC_H
+#pragma once
 
 #include "kernel/types.h"
 
@@ -99,5 +98,3 @@ __ATOMIC_OPS(atomic_long_, atomic_long_t, long)
 				    __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST); \
 	__o; })
 #define xchg(ptr, v)	__atomic_exchange_n((ptr), (v), __ATOMIC_SEQ_CST)
-
-#endif /* KERNEL_ATOMIC_H */

@@ -3,8 +3,7 @@
  * hash-bucket list (hlist).  Pure C, shared as-is by the host builds;
  * rcu/rculist.h adds the forms readers may walk without a lock.
  */
-#ifndef KERNEL_LIST_H
-#define KERNEL_LIST_H
+#pragma once
 
 #include "kernel/types.h"
 
@@ -182,5 +181,3 @@ static inline void hlist_add_head(struct hlist_node *n, struct hlist_head *h)
 	for (pos = hlist_entry_safe((head)->first, __typeof__(*pos), member); \
 	     pos && ({ n = pos->member.next; 1; });			\
 	     pos = hlist_entry_safe(n, __typeof__(*pos), member))
-
-#endif /* KERNEL_LIST_H */

@@ -6,8 +6,7 @@
  * Pure C: tests/host builds kernel/math.c unchanged and checks it against
  * the host's libm.
  */
-#ifndef KERNEL_MATH_H
-#define KERNEL_MATH_H
+#pragma once
 
 #include "kernel/types.h"
 
@@ -26,5 +25,3 @@ struct stats {
 	u64 mean, stddev, median, min, max;
 };
 void stats_compute(u64 *v, int n, struct stats *st);
-
-#endif /* KERNEL_MATH_H */

@@ -8,8 +8,7 @@
  * Lock stealing is allowed (a running locker may get in before a woken
  * waiter), as in Linux: throughput over strict FIFO.
  */
-#ifndef KERNEL_MUTEX_H
-#define KERNEL_MUTEX_H
+#pragma once
 
 #include "kernel/types.h"
 #include "kernel/atomic.h"
@@ -44,5 +43,3 @@ static inline bool mutex_is_locked(struct mutex *m)
 struct task *mutex_owner(struct mutex *m);
 
 extern atomic_t mutex_bugs;	/* unlock by a task that does not own it */
-
-#endif /* KERNEL_MUTEX_H */

@@ -11,8 +11,7 @@
  * read-side critical section.  preempt_enable() is therefore on RCU's read
  * path and is kept to a decrement and two per-CPU loads in the common case.
  */
-#ifndef KERNEL_PREEMPT_H
-#define KERNEL_PREEMPT_H
+#pragma once
 
 #include "kernel/types.h"
 #include "kernel/percpu.h"
@@ -97,5 +96,3 @@ static inline bool preempt_work_pending(void)
 
 /* The kernel's own preemption mode, chosen with preempt=none|full. */
 extern bool preempt_full;
-
-#endif /* KERNEL_PREEMPT_H */

@@ -1,5 +1,5 @@
-/* kernel/profile.c: the NMI profile buffer (kernel/profile.h), the
- * sampler that drives it, and its report.
+/* kernel/profile.c: the NMI profile buffer of the article (kernel/profile.h):
+ * its reader nmi_profile(), its updaters, and the buffers they exchange.
  *
  * The contract, as the article states it:
  *  - nmi_profile() runs in NMI context on any CPU.  It cannot be preempted
@@ -12,36 +12,22 @@
  *    The grace period is the only thing between the NMIs and the free: no
  *    lock, no reference count, no atomic handshake with the NMI side.
  *
- * The sampler is a thread bound to CPU 0 that kicks every other online
- * CPU with an NMI IPI at the chosen rate (works everywhere, QEMU TCG
- * included), or, where the CPU has an architectural PMU and
- * profile.source=pmu|auto, each CPU's cycle counter overflows into an NMI.
+ * Where the NMIs come from is kernel/profile_sampler.c; the report of
+ * what they counted is kernel/profile_report.c; the profile= option is
+ * kernel/profile_boot.c.
  */
-#include "kernel/profile.h"
-#include "kernel/cmdline.h"
-#include "kernel/kallsyms.h"
-#include "kernel/mutex.h"
+#include "kernel/profile_internal.h"
 #include "kernel/percpu.h"
-#include "kernel/printk.h"
-#include "kernel/sched.h"
 #include "kernel/slab.h"
 #include "kernel/smp.h"
 #include "kernel/string.h"
 #include "kernel/time.h"
-#include "rcu/rcupdate.h"
 
 #define PROFILE_GUARD 0x9a0f11e5a0f11e5aull
-#define POISON_BYTE 0x6b
-#define REPORT_TOP 10
-#define DEFAULT_BUCKETS 4096
-
-extern char __text_start[], __text_end[];
 
 static struct profile_buffer __rcu *buf;
-static DEFINE_MUTEX(profile_mutex);
-
-void (*profile_sync)(void) = synchronize_sched;
-unsigned int profile_reader_delay_ns;
+DEFINE_MUTEX(profile_mutex);
+static unsigned long guard_failures;	/* retired buffers with a guard overwritten */
 
 DEFINE_PER_CPU(u64, profile_samples);
 DEFINE_PER_CPU(u64, profile_dropped);
@@ -93,123 +79,17 @@ static bool guards_intact(struct profile_buffer *p)
 	return g->guard_lo == PROFILE_GUARD && *guard_hi(p) == PROFILE_GUARD;
 }
 
-/* ---- the folded report: what every retired buffer counted ---- */
-
-#define FOLD_BUCKETS 65536
-static u64 fold_counts[FOLD_BUCKETS];
-static int fold_shift = -1;
-static unsigned long guard_failures;
-
-static void fold(struct profile_buffer *p)
-{
-	if (!guards_intact(p))
-		guard_failures++;
-	int shift = p->shift;
-	if (fold_shift < 0 || shift > fold_shift)
-		fold_shift = MAX(shift, 0);
-	/* Re-bucket to the report's own (coarsest seen) granularity; the
-	 * report only needs function-level resolution. */
-	for (long i = 0; i < p->size; i++) {
-		unsigned int n = atomic_read(&p->entry[i]);
-		if (!n)
-			continue;
-		unsigned long off = (unsigned long)i << shift;
-		unsigned long idx = off >> fold_shift;
-		while (idx >= FOLD_BUCKETS) {
-			/* a finer report than fits: coarsen what we have */
-			for (unsigned long j = 0; j < FOLD_BUCKETS / 2; j++)
-				fold_counts[j] = fold_counts[2 * j] + fold_counts[2 * j + 1];
-			memset(&fold_counts[FOLD_BUCKETS / 2], 0, sizeof(fold_counts) / 2);
-			fold_shift++;
-			idx = off >> fold_shift;
-		}
-		fold_counts[idx] += n;
-	}
-}
-
-/* ---- the quarantine (tests): freed buffers kept, poisoned, checked ---- */
-
-#define QUARANTINE_MAX 64
-static bool quarantine_on;
-static struct guarded_buffer *quarantine[QUARANTINE_MAX];
-static size_t quarantine_len[QUARANTINE_MAX];
-static int quarantine_n;
-static unsigned long quarantine_dirty;
-
-static bool poison_intact(const u8 *p, size_t n)
-{
-	for (size_t i = 0; i < n; i++)
-		if (p[i] != POISON_BYTE)
-			return false;
-	return true;
-}
-
-/*
- * The quarantine's own kfree() must be safe even while a test runs the
- * busted grace period: a real grace period first, so no NMI (an RCU-sched
- * reader) and no preemptible sampler still holds any of these buffers.
- * One synchronize_rcu() covers both kinds of reader (rcu/rcupdate.h: one
- * grace-period machine serves both flavours).  A write that landed before
- * it is still seen as dirt.
- */
-static void quarantine_scan(void)
-{
-	synchronize_rcu();
-	for (int i = 0; i < quarantine_n; i++) {
-		struct guarded_buffer *g = quarantine[i];
-
-		/* The header was kept for late readers (profile_free()); no reader writes it. */
-		memset(&g->b, POISON_BYTE, offsetof(struct profile_buffer, entry));
-		if (!poison_intact((const u8 *)g, quarantine_len[i]))
-			quarantine_dirty++;
-		kfree(quarantine[i]);
-	}
-	quarantine_n = 0;
-}
-
-void profile_quarantine(bool on)
-{
-	mutex_lock(&profile_mutex);
-	quarantine_on = on;
-	mutex_unlock(&profile_mutex);
-}
-
-unsigned long profile_quarantine_check(void)
-{
-	mutex_lock(&profile_mutex);
-	quarantine_scan();
-	unsigned long dirty = quarantine_dirty;
-	quarantine_dirty = 0;
-	mutex_unlock(&profile_mutex);
-	return dirty;
-}
-
 /* After the grace period: nobody may touch p any more. */
 static void profile_free(struct profile_buffer *p)
 {
 	struct guarded_buffer *g = container_of(p, struct guarded_buffer, b);
-	size_t n = guarded_size(p->size);
 
-	fold(p);
-	if (!quarantine_on) {
+	if (!guards_intact(p))
+		guard_failures++;
+	profile_fold(p);
+	if (!profile_quarantine_retire(g, guarded_size(p->size),
+				       offsetof(struct guarded_buffer, b.entry)))
 		kfree(g);
-		return;
-	}
-	if (quarantine_n == QUARANTINE_MAX)
-		quarantine_scan();
-	/*
-	 * All but the header: a reader the busted grace period lets in late
-	 * then computes a sane index and its write lands in the poisoned
-	 * entries, where the scan sees it.  A poisoned shift would make it
-	 * shift by 0x6b6b6b6b instead, undefined behaviour that UBSan reports
-	 * as a crash of its own (seen at 16 CPUs).
-	 */
-	size_t head = offsetof(struct guarded_buffer, b.entry);
-
-	memset(&g->guard_lo, POISON_BYTE, sizeof(g->guard_lo));
-	memset((u8 *)g + head, POISON_BYTE, n - head);
-	quarantine[quarantine_n] = g;
-	quarantine_len[quarantine_n++] = n;
 }
 
 /* ---- the article's code ---- */
@@ -244,9 +124,10 @@ void nmi_stop(void)
 }
 
 /*
- * Quick Quiz 6: a preemptible reader must say where its critical section
- * is, since nothing else stops a grace period from ending under it.
- * With CONFIG_PREEMPT_RCU (the default build) rcu_read_lock() only counts
+ * Quick Quiz 6 of "What is RCU? Part 2: Usage" (docs/article.md): a
+ * preemptible reader must say where its critical section is, since
+ * nothing else stops a grace period from ending under it.  With
+ * CONFIG_PREEMPT_RCU (the default build) rcu_read_lock() only counts
  * nesting in the task and the reader may be preempted (rcu/preempt.c);
  * with PREEMPT_RCU=0 the same code is an RCU-sched reader.
  */
@@ -292,70 +173,7 @@ void profile_nmi_sample(unsigned long ip)
 	nmi_profile(ip - (unsigned long)__text_start);
 }
 
-/* ---- the sampler ---- */
-
-static unsigned int profile_source_opt;	/* 0 auto, 1 ipi, 2 pmu */
-static char *profile_source_name;
-core_param(profile.source, profile_source_name, charp,
-	   "NMI source for profile=: auto (PMU if present, else IPIs), ipi, pmu");
-
-static u64 boot_profile_end_ns;	/* profile=: when sampling stops */
-static struct task *sampler;
-static unsigned int sampler_rate;
-static bool using_pmu;
-static u64 run_start_ns, run_kicks, run_ns;
-
-/* One round of NMIs per period; periods shorter than a tick are not
- * offered (the sampler sleeps between rounds, so CPU 0 stays usable). */
-static int sampler_fn(void *arg)
-{
-	unsigned int period_ms = MAX(1000 / sampler_rate, 1u);
-
-	(void)arg;
-	while (!kthread_should_stop()) {
-		int cpu;
-		if (!boot_profile_end_ns || ktime_get_ns() < boot_profile_end_ns) {
-			for_each_online_cpu(cpu) {
-				if (cpu != smp_processor_id() && arch_profile_kick(cpu))
-					run_kicks++;
-			}
-		}
-		msleep(period_ms);
-	}
-	return 0;
-}
-
-static int sources_start(unsigned int rate_hz)
-{
-	bool want_pmu = profile_source_opt != 1;
-
-	using_pmu = false;
-	if (want_pmu && arch_profile_pmu_available()) {
-		if (!arch_profile_pmu_start(rate_hz)) {
-			using_pmu = true;
-			return 0;
-		}
-	}
-	if (profile_source_opt == 2)
-		printk(KERN_WARNING "profile: no architectural PMU on this CPU; using NMI IPIs from CPU 0\n");
-	sampler_rate = rate_hz;
-	sampler = kthread_create(sampler_fn, NULL, "profile-sampler");
-	if (!sampler)
-		return -ENOMEM;
-	kthread_bind(sampler, 0);
-	wake_up_process(sampler);
-	return 0;
-}
-
-static void sources_stop(void)
-{
-	if (using_pmu)
-		arch_profile_pmu_stop();
-	if (sampler) {
-		kthread_stop(sampler);
-		sampler = NULL;
-	}
-}
+/* ---- the updaters ---- */
 
 bool profile_running(void)
 {
@@ -364,23 +182,12 @@ bool profile_running(void)
 
 int profile_start(long size, unsigned int rate_hz)
 {
-	static bool inited;
 	struct profile_buffer *p;
 	int cpu, err;
 
 	if (!rate_hz || rate_hz > 100000)
 		return -EINVAL;
 	mutex_lock(&profile_mutex);
-	if (!inited) {
-		err = arch_profile_init();
-		if (err)
-			printk(KERN_ERR "profile: cannot register the NMI handler (%d)\n", err);
-		inited = true;
-	}
-	if (profile_source_name) {
-		profile_source_opt = !strcmp(profile_source_name, "ipi") ? 1 :
-				     !strcmp(profile_source_name, "pmu") ? 2 : 0;
-	}
 	if (rcu_access_pointer(buf)) {
 		mutex_unlock(&profile_mutex);
 		return -EBUSY;
@@ -393,9 +200,7 @@ int profile_start(long size, unsigned int rate_hz)
 	for_each_online_cpu(cpu)
 		per_cpu(profile_sampled, cpu) = cpu != 0;
 	rcu_assign_pointer(buf, p);
-	run_start_ns = ktime_get_ns();
-	run_kicks = 0;
-	err = sources_start(rate_hz);
+	err = profile_sources_start(rate_hz);
 	if (err) {
 		nmi_stop();
 		mutex_unlock(&profile_mutex);
@@ -438,26 +243,17 @@ int profile_switch(long new_size)
 	return 0;
 }
 
-static void profile_report(void);
-
 void profile_stop(bool report)
 {
 	mutex_lock(&profile_mutex);
-	sources_stop();
-	run_ns = ktime_get_ns() - run_start_ns;
+	profile_sources_stop();
 	nmi_stop();
 	mutex_unlock(&profile_mutex);
 	if (report)
 		profile_report();
 }
 
-u64 profile_achieved_rate_hz(void)
-{
-	int targets = num_online_cpus() - 1;
-	if (using_pmu || !run_ns || targets <= 0)
-		return 0;
-	return run_kicks * 1000000000ull / run_ns / targets;
-}
+/* ---- checks and counters ---- */
 
 bool profile_guards_ok(void)
 {
@@ -495,136 +291,7 @@ void profile_reset_stats(void)
 		per_cpu(profile_out_of_range, cpu) = 0;
 		per_cpu(profile_outside_text, cpu) = 0;
 	}
-	memset(fold_counts, 0, sizeof(fold_counts));
-	fold_shift = -1;
+	profile_fold_reset();
 	guard_failures = 0;
 	mutex_unlock(&profile_mutex);
-}
-
-/* ---- the report: samples per function, top first ---- */
-
-struct func_count {
-	const char *name;
-	u64 n;
-};
-
-static int collect_functions(struct func_count *out, int max)
-{
-	int used = 0;
-
-	if (fold_shift < 0)
-		return 0;
-	for (unsigned long i = 0; i < FOLD_BUCKETS; i++) {
-		if (!fold_counts[i])
-			continue;
-		unsigned long addr = (unsigned long)__text_start + (i << fold_shift);
-		const char *name = kallsyms_lookup(addr, NULL);
-		if (!name)
-			name = "(unknown)";
-		int j;
-		for (j = 0; j < used && out[j].name != name; j++)
-			;
-		if (j == used) {
-			if (used == max)
-				continue;
-			out[used++] = (struct func_count){ name, 0 };
-		}
-		out[j].n += fold_counts[i];
-	}
-	/* insertion sort, most samples first */
-	for (int a = 1; a < used; a++)
-		for (int b = a; b > 0 && out[b].n > out[b - 1].n; b--) {
-			struct func_count t = out[b];
-			out[b] = out[b - 1];
-			out[b - 1] = t;
-		}
-	return used;
-}
-
-static struct func_count funcs[512];
-
-const char *profile_top_function(unsigned long *samples)
-{
-	mutex_lock(&profile_mutex);
-	int n = collect_functions(funcs, ARRAY_SIZE(funcs));
-	const char *name = n ? funcs[0].name : NULL;
-	if (samples)
-		*samples = n ? funcs[0].n : 0;
-	mutex_unlock(&profile_mutex);
-	return name;
-}
-
-static void profile_report(void)
-{
-	struct profile_stats st;
-	u64 total = 0;
-	int cpu;
-
-	mutex_lock(&profile_mutex);
-	profile_get_stats(&st);
-	int n = collect_functions(funcs, ARRAY_SIZE(funcs));
-	for (int i = 0; i < n; i++)
-		total += funcs[i].n;
-	printk(KERN_INFO "profile: source %s, %llu ms, %llu samples in kernel text\n",
-	       using_pmu ? "PMU cycle overflow" : "NMI IPIs from CPU 0",
-	       (unsigned long long)(run_ns / 1000000), (unsigned long long)total);
-	for (int i = 0; i < n && i < REPORT_TOP; i++)
-		printk(KERN_INFO "profile: %6llu %3llu%% %s\n", (unsigned long long)funcs[i].n,
-		       (unsigned long long)(total ? funcs[i].n * 100 / total : 0), funcs[i].name);
-	for_each_online_cpu(cpu)
-		if (st.samples[cpu])
-			printk(KERN_INFO "profile: cpu%d %llu samples\n", cpu,
-			       (unsigned long long)st.samples[cpu]);
-	printk(KERN_INFO "profile: dropped (no buffer) %llu, out of range %llu, outside text %llu\n",
-	       (unsigned long long)st.dropped, (unsigned long long)st.out_of_range,
-	       (unsigned long long)st.outside_text);
-	mutex_unlock(&profile_mutex);
-}
-
-/* ---- profile=SECONDS[,rate] on the command line ---- */
-
-static char *profile_opt;
-core_param(profile, profile_opt, charp,
-	   "profile the run by NMI: SECONDS[,RATE_HZ] (default rate 1000)");
-
-static unsigned long parse_uint(const char **s)
-{
-	unsigned long v = 0;
-	while (**s >= '0' && **s <= '9')
-		v = v * 10 + (unsigned long)(*(*s)++ - '0');
-	return v;
-}
-
-void profile_boot_start(void)
-{
-	if (!profile_opt)
-		return;
-	const char *s = profile_opt;
-	unsigned long secs = parse_uint(&s), rate = 1000;
-	if (*s == ',') {
-		s++;
-		rate = parse_uint(&s);
-	}
-	if (*s || !secs || !rate || rate > 100000) {
-		printk(KERN_ERR "profile: bad profile=%s (want SECONDS[,RATE_HZ]); not profiling\n",
-		       profile_opt);
-		return;
-	}
-	int err = profile_start(DEFAULT_BUCKETS, rate);
-	if (err) {
-		printk(KERN_ERR "profile: could not start (%d)\n", err);
-		return;
-	}
-	boot_profile_end_ns = ktime_get_ns() + secs * 1000000000ull;
-	printk(KERN_INFO "profile: sampling for %lu s at %lu Hz\n", secs, rate);
-}
-
-/* At the end of the run: the sampler stopped kicking at the deadline (or
- * the run ended first); report what was seen. */
-void profile_boot_finish(void)
-{
-	if (!profile_running() || !boot_profile_end_ns)
-		return;
-	profile_stop(true);
-	boot_profile_end_ns = 0;
 }

@@ -25,12 +25,10 @@ void nmi_profile(unsigned long pc);
  * profile_mutex for it). */
 void nmi_stop(void);
 
-/* Quick Quiz 6: the same reader, were it preemptible (called from a thread
- * rather than an NMI), and its updater. */
+/* The article's Quick Quiz 6 (docs/article.md): the same reader, were it
+ * preemptible (called from a thread rather than an NMI), and its updater. */
 void nmi_profile_preemptible(unsigned long pc);
 void nmi_stop_preemptible(void);
-
-enum profile_source { PROFILE_SRC_AUTO, PROFILE_SRC_IPI, PROFILE_SRC_PMU };
 
 /* Installs a buffer of size entries (a shift covering all kernel text)
  * and starts sampling every other CPU at rate_hz. */
@@ -71,15 +69,5 @@ int arch_profile_init(void);	/* registers the NMI handler */
 /* Called by the arch's NMI handler with the interrupted RIP. */
 void profile_nmi_sample(unsigned long ip);
 
-/* Test hooks (tests/kernel/test_profile.c): the grace-period wait used by
- * the updaters (default synchronize_sched), a delay inside the NMI reader
- * (to widen the window a broken grace period would leave open), and a
- * quarantine that keeps freed buffers poisoned for checking instead of
- * freeing them. */
-extern void (*profile_sync)(void);
-extern unsigned int profile_reader_delay_ns;
-void profile_quarantine(bool on);
-/* Number of quarantined buffers whose poison was overwritten; frees them. */
-unsigned long profile_quarantine_check(void);
 /* Guard words around each live buffer intact? */
 bool profile_guards_ok(void);

@@ -21,8 +21,7 @@
  * its backtrace.  Only writers store it (after they got in, before they
  * let go): the read side stays one RMW.  Readers are not recorded.
  */
-#ifndef KERNEL_RWLOCK_H
-#define KERNEL_RWLOCK_H
+#pragma once
 
 #include "kernel/types.h"
 #include "kernel/atomic.h"
@@ -213,5 +212,3 @@ static inline bool arch_write_trylock_fair(rwlock_fair_t *rw)
  * writer CPU the last report named (-1: none, readers held it). */
 extern atomic_t rwlock_lockups;
 extern int rwlock_last_lockup_writer;
-
-#endif /* KERNEL_RWLOCK_H */

@@ -6,6 +6,10 @@
  * and an idle task that halts.  A task stays on the CPU it was created
  * for (or bound to): wake-ups never migrate a task, so a task's stack is
  * only ever used by one CPU at a time without further synchronisation.
+ * The one exception is CPU hotplug (kernel/cpu.c): a CPU going down
+ * hands its queued tasks to other CPUs once none runs there, and a task
+ * that last ran there moves when it is next woken, after its switch away
+ * has finished (->on_cpu clear); only parked kthreads stay.
  *
  * Preemption (preempt=full, the default): a task running with
  * preempt_count 0 is switched out at interrupt exit when its slice is over
@@ -19,8 +23,7 @@
  * qs saying the tick interrupted a task other than idle that ran with
  * preempt_count 0.  struct sched_cpu_stats counts each for the tests.
  */
-#ifndef KERNEL_SCHED_H
-#define KERNEL_SCHED_H
+#pragma once
 
 #include "kernel/types.h"
 #include "kernel/list.h"
@@ -33,6 +36,8 @@
 #define TASK_INTERRUPTIBLE	0x1
 #define TASK_UNINTERRUPTIBLE	0x2
 #define TASK_DEAD		0x40
+#define TASK_WAKING		0x100	/* being moved off a CPU going down by its waker */
+#define TASK_PARKED		0x200	/* kthread_parkme(): only kthread_unpark() wakes it */
 #define TASK_NORMAL		(TASK_INTERRUPTIBLE | TASK_UNINTERRUPTIBLE)
 
 #define PRIO_LOW	0
@@ -70,6 +75,10 @@ struct task {
 	int exit_code;
 	bool should_stop;
 	struct completion exited;
+	/* kthread_park(): a per-CPU kthread waits out its CPU's absence. */
+	bool should_park;
+	bool parked;
+	struct completion parked_done;
 
 	u64 nr_switches;	/* times switched in */
 	u64 nr_preempted;	/* times switched out involuntarily */
@@ -80,7 +89,8 @@ struct task {
 	struct list_head rcu_node_entry;	/* on a leaf's blkd_tasks */
 	void *rcu_blocked_node;			/* that leaf, or NULL */
 	int rcu_boost_saved_prio;		/* prio before a boost */
-	/* SRCU's Quick Quiz 3 check (rcu/srcu.c): structs this task reads. */
+	/* SRCU's check of the article's Quick Quiz 3 (rcu/srcu.c,
+	 * docs/article.md): the srcu_structs this task reads. */
 	void *srcu_held[4];
 	int srcu_held_depth;
 };
@@ -108,9 +118,17 @@ static inline struct task *get_current(void)
 }
 #define current get_current()
 
+/*
+ * A sleeping state (TASK_INTERRUPTIBLE, TASK_UNINTERRUPTIBLE) or
+ * TASK_RUNNING: a concurrent wake-up may overwrite it with TASK_RUNNING,
+ * which only makes the next schedule() return at once.
+ */
 #define set_current_state(s)						\
 	do { WRITE_ONCE(current->state, (s)); smp_mb(); } while (0)
 #define __set_current_state(s)	WRITE_ONCE(current->state, (s))
+/* A state no wake-up may overwrite (TASK_DEAD): stored under the
+ * run-queue lock wake_up_state() holds between its load and its store. */
+void set_special_state(long state);
 
 /* Threads.  Created asleep: wake_up_process() (or kthread_run) starts it. */
 struct task *kthread_create(int (*fn)(void *), void *arg, const char *name);
@@ -128,6 +146,18 @@ int kthread_stop(struct task *t);
 /* Wait for it to return and give back its exit code. */
 int kthread_join(struct task *t);
 bool kthread_should_stop(void);
+/*
+ * CPU hotplug's per-CPU kthreads (Linux's API): kthread_park() asks t to
+ * park and waits until it has (-ETIMEDOUT, named, after 10 s); t polls
+ * kthread_should_park() at points where it holds nothing and calls
+ * kthread_parkme(), which sleeps until kthread_unpark().  A parked
+ * thread stays bound to its CPU; any other thread on a CPU going down is
+ * moved to another CPU.
+ */
+int kthread_park(struct task *t);
+void kthread_unpark(struct task *t);
+bool kthread_should_park(void);
+void kthread_parkme(void);
 __noreturn void kthread_exit(int code);
 void get_task_struct(struct task *t);
 void put_task_struct(struct task *t);
@@ -157,6 +187,13 @@ bool need_resched(void);
 void preempt_schedule_irq(void);
 void resched_cpu(int cpu);
 
+#ifdef CONFIG_SANITIZE
+/* Test build: the next wake_up_state() of this task stalls between its
+ * load and its store of ->state until the task stores a state other than
+ * the one read and TASK_RUNNING (200 ms at most). */
+extern struct task *sched_inject_wake_stall;
+#endif
+
 /* Introspection for tests and reports. */
 extern atomic_t sched_atomic_bugs;	/* "scheduling while atomic" reports */
 extern atomic_t sched_sleep_bugs;	/* "sleeping function called from invalid context" */
@@ -170,5 +207,3 @@ static inline bool is_idle_task(const struct task *t) { return t->flags & PF_IDL
 /* The arch's context switch (arch/x86_64/switch.asm). */
 struct task *__switch_to_asm(struct task *prev, struct task *next);
 void ret_from_kthread(void);
-
-#endif /* KERNEL_SCHED_H */

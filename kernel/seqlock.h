@@ -8,8 +8,7 @@
  * the protected data with READ_ONCE (or relaxed atomics) and use nothing
  * they read until read_seqretry() says it is good.
  */
-#ifndef KERNEL_SEQLOCK_H
-#define KERNEL_SEQLOCK_H
+#pragma once
 
 #include "kernel/types.h"
 #include "kernel/atomic.h"
@@ -100,5 +99,3 @@ static inline void write_sequnlock(seqlock_t *sl)
 #define write_sequnlock_irqrestore(sl, flags)				\
 	do { write_seqcount_end(&(sl)->seqcount);			\
 	     spin_unlock_irqrestore(&(sl)->lock, flags); } while (0)
-
-#endif /* KERNEL_SEQLOCK_H */

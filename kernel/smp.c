@@ -15,6 +15,7 @@
 #include "kernel/printk.h"
 #include "kernel/time.h"
 #include "asm/cpu.h"
+#include "asm/irq.h"
 #include "asm/irqflags.h"
 #include "asm/smp.h"
 
@@ -36,7 +37,15 @@ static struct call_single_data *call_queue[NR_CPUS] ____cacheline_aligned;
 
 /* Weak hooks into RCU and the scheduler, until they link theirs. */
 __weak void rcu_init_percpu(int cpu) { (void)cpu; }
-__weak void rcu_cpu_online(int cpu) { (void)cpu; }
+__weak void rcu_cpu_starting(int cpu) { (void)cpu; }
+
+/* CPUs that came up once (and may be brought back by cpu_up()). */
+static struct cpumask cpu_present_mask;
+
+bool cpu_present(int cpu)
+{
+	return cpumask_test_cpu(cpu, &cpu_present_mask);
+}
 
 __weak void cpu_idle_loop(void)
 {
@@ -47,19 +56,24 @@ __weak void cpu_idle_loop(void)
 void smp_prepare_boot_cpu(void)
 {
 	cpumask_set_cpu(0, &cpu_online_mask);
+	cpumask_set_cpu(0, &cpu_present_mask);
 	nr_cpu_ids = 1;
 }
 
 void smp_ap_main(int cpu)
 {
+	bool again = cpu_present(cpu);	/* cpu_up(), not boot */
+
 	rcu_init_percpu(cpu);
-	rcu_cpu_online(cpu);
+	rcu_cpu_starting(cpu);	/* before any reader can run here */
 	/* Publish the CPU only once it can take IPIs: its IDT, LAPIC and
 	 * per-CPU data are ready. */
 	smp_mb();
+	cpumask_set_cpu(cpu, &cpu_present_mask);
 	cpumask_set_cpu(cpu, &cpu_online_mask);
 	__atomic_store_n(&nr_cpu_ids, MAX(nr_cpu_ids, cpu + 1), __ATOMIC_RELEASE);
-	pr_info("smp: CPU %d online (APIC id %u)\n", cpu, cpu_apic_id[cpu]);
+	if (!again)
+		pr_info("smp: CPU %d online (APIC id %u)\n", cpu, cpu_apic_id[cpu]);
 	cpu_idle_loop();
 }
 
@@ -90,6 +104,33 @@ void smp_call_function_interrupt(void)
 	run_queue();
 }
 
+/*
+ * Runs the calls sent to this CPU from a waiter that has irqs off, in the
+ * context they would have had from the IPI: hardirq, on top of the code
+ * the IPI would have interrupted.  That code is the waiter, and a waiter
+ * with irqs off is inside an RCU-sched read-side critical section (which
+ * preempt_count alone does not show) whether it is an irq handler or a
+ * task, so it counts as one level of disabled preemption too.  A handler
+ * that reports "interrupted no reader" when preempt_count minus its own
+ * hardirq level is zero (rcu_exp_handler()) therefore defers here, as it
+ * must: the waiter's reader is still running.
+ */
+static void run_queue_polled(void)
+{
+	preempt_count_add(PREEMPT_OFFSET);
+	irq_enter();
+	run_queue();
+	irq_exit();
+	preempt_count_sub(PREEMPT_OFFSET);
+}
+
+/* A CPU going down, irqs off: the calls queued before it left the mask. */
+void smp_call_function_drain(void)
+{
+	if (__atomic_load_n(&call_queue[smp_processor_id()], __ATOMIC_ACQUIRE))
+		run_queue_polled();
+}
+
 /* Waits for a slot to come free, running calls sent to us meanwhile (the
  * sender of the call we wait for may itself be waiting on us). */
 static bool wait_slot(struct call_single_data *c, int target)
@@ -97,8 +138,9 @@ static bool wait_slot(struct call_single_data *c, int target)
 	u64 t0 = get_cycles(), limit = ns_to_cycles(call_timeout_ms * 1000000ull);
 
 	while (__atomic_load_n(&c->locked, __ATOMIC_ACQUIRE)) {
-		if (irqs_disabled())
-			run_queue();
+		if (irqs_disabled() && __atomic_load_n(&call_queue[smp_processor_id()],
+						       __ATOMIC_RELAXED))
+			run_queue_polled();
 		if (get_cycles() - t0 > limit) {
 			pr_err("smp: CPU %d did not run a function call from CPU %d within %u ms\n",
 			       target, smp_processor_id(), call_timeout_ms);

@@ -55,7 +55,10 @@ typedef void (*smp_call_func_t)(void *info);
 
 /*
  * Runs fn(info) on cpu, in its interrupt context (irqs off there), or
- * directly (irqs off) when cpu is this CPU.  wait: return only after fn
+ * directly (irqs off) when cpu is this CPU.  Interrupt context holds when
+ * cpu runs it from its own wait with irqs off too (see below): fn sees
+ * in_irq(), on top of a preempt_count that shows the waiter as the
+ * RCU-sched reader it is.  wait: return only after fn
  * has returned.  Returns 0, -EINVAL for a CPU that is not online,
  * -ETIMEDOUT if a waited-for CPU never ran it (it is named on the console).
  * May be called with irqs off: while waiting this CPU keeps running calls
@@ -81,9 +84,16 @@ void scheduler_ipi(void);
 bool trigger_cpu_backtrace(int cpu);
 /* Every online CPU but this one. */
 void trigger_all_cpu_backtrace(void);
+/* Runs fn() on cpu in NMI context, from an NMI sent for it (tests that
+ * need code inside an NMI handler: rcutorture's NMI readers).  Does not
+ * wait.  False if cpu is not online, already has one pending, or cannot
+ * be sent an NMI.  fn must be NMI-safe; callable from irq context. */
+typedef void (*smp_nmi_func_t)(void);
+bool smp_call_nmi(int cpu, smp_nmi_func_t fn);
 
 /* Bring-up, from arch code. */
 void smp_prepare_boot_cpu(void);	/* CPU 0 online, before the APs */
 void smp_ap_main(int cpu) __noreturn;	/* each AP ends its bring-up here */
 void cpu_idle_loop(void) __noreturn;	/* weak: hlt loop; the scheduler's idle */
 void smp_call_function_interrupt(void);	/* arch: the call IPI arrived */
+void smp_call_function_drain(void);	/* a CPU going down, irqs off: run what is queued */

@@ -15,8 +15,7 @@
  *    waiter names the holder CPU and NMIs it for a backtrace).  The checks
  *    cost one load and one store on the uncontended path.
  */
-#ifndef KERNEL_SPINLOCK_H
-#define KERNEL_SPINLOCK_H
+#pragma once
 
 #include "kernel/types.h"
 #include "kernel/atomic.h"
@@ -226,5 +225,3 @@ static inline bool spin_trylock(spinlock_t *l)
 #define spin_lock_bh(l)	do { local_bh_disable(); do_raw_spin_lock(l); } while (0)
 #define spin_unlock_bh(l)						\
 	do { if (do_raw_spin_unlock(l)) local_bh_enable(); } while (0)
-
-#endif /* KERNEL_SPINLOCK_H */

@@ -11,8 +11,7 @@
  * A completion is a counted event on a wait queue: complete() lets one
  * waiter through, complete_all() every present and future one.
  */
-#ifndef KERNEL_WAIT_H
-#define KERNEL_WAIT_H
+#pragma once
 
 #include "kernel/types.h"
 #include "kernel/list.h"
@@ -130,5 +129,3 @@ bool try_wait_for_completion(struct completion *c);
 bool completion_done(struct completion *c);
 
 #include "kernel/sched.h"	/* current, schedule(): after the types above */
-
-#endif /* KERNEL_WAIT_H */

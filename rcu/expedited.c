@@ -11,11 +11,16 @@
  *    any later one (as in tree.c's contract (2)).
  *  - A CPU clears its bit with a full-barrier RMW after its readers end
  *    (in the call's handler when it interrupted no reader, else at the
- *    reader's closing preempt_enable() through rcu_preempt_deferred_qs(),
- *    or at its next context switch or QS tick).  The waiter reads the mask
- *    with acquire, so its return is ordered after all those readers.
+ *    reader's closing preempt_enable()/local_bh_enable() through
+ *    rcu_preempt_deferred_qs() if irqs are on there, or at its next
+ *    context switch or QS tick).  Every one of these checks that no
+ *    preemption, bh or irq disabling is still in force: each is a reader.
+ *    The waiter reads the mask with acquire, so its return is ordered
+ *    after all those readers.
  */
 #include "rcu/tree.h"
+#include "kernel/cpu.h"
+#include "rcu/inject.h"
 #include "kernel/printk.h"
 
 DEFINE_PER_CPU(bool, rcu_need_deferred_qs);
@@ -30,8 +35,7 @@ void rcu_exp_init(void)
 
 unsigned long rcu_exp_batches_completed_sched(void)
 {
-	return rcu_seq_ctr(__atomic_load_n(&rcu_state.expedited_sequence, __ATOMIC_ACQUIRE) -
-			   ((0UL - 300UL) << RCU_SEQ_CTR_SHIFT));
+	return rcu_seq_completed(&rcu_state.expedited_sequence);
 }
 
 bool rcu_exp_pending_here(void)
@@ -71,13 +75,29 @@ static void rcu_exp_handler(void *unused)
 	this_cpu_write(rcu_need_deferred_qs, true);
 }
 
-/* From preempt_enable() once the count is zero and the flag is set. */
+/*
+ * True if the code that is running (the caller of the hook that asks) is
+ * in an RCU-sched reader: preemption, bh or irqs disabled
+ * (rcu/rcupdate.h).  preempt_enable() and local_bh_enable() reach the
+ * deferred QS with a zero count, but may do so with irqs disabled: the
+ * reader then goes on, and the QS must wait for the tick or the context
+ * switch that finds it over.
+ */
+static bool rcu_exp_in_reader(unsigned long flags)
+{
+	if (preempt_count() != 0)
+		return true;
+	return irqs_disabled_flags(flags) && !rcu_inject(RCU_INJECT_EXP_IRQOFF);
+}
+
+/* From preempt_enable()/local_bh_enable() once the count is zero and the
+ * flag is set; also safe from anywhere else (it checks for itself). */
 void rcu_preempt_deferred_qs(void)
 {
 	unsigned long flags;
 
 	local_irq_save(flags);
-	if (this_cpu_read(rcu_need_deferred_qs)) {
+	if (this_cpu_read(rcu_need_deferred_qs) && !rcu_exp_in_reader(flags)) {
 		if (rcu_exp_pending_here())
 			rcu_exp_report_local(true);
 		else
@@ -86,15 +106,11 @@ void rcu_preempt_deferred_qs(void)
 	local_irq_restore(flags);
 }
 
-void synchronize_sched_expedited(void)
+static void __synchronize_sched_expedited(void)
 {
 	unsigned long s, mask = 0, start;
 	int cpu, me;
 
-	if (rcu_misuse_check("synchronize_sched_expedited"))
-		return;
-	if (rcu_blocking_is_gp())
-		return;
 	s = rcu_seq_snap(&rcu_state.expedited_sequence);
 	rcu_mutex_lock(&rcu_state.exp_mutex);
 	if (rcu_seq_done(&rcu_state.expedited_sequence, s)) {
@@ -102,8 +118,7 @@ void synchronize_sched_expedited(void)
 		rcu_mutex_unlock(&rcu_state.exp_mutex);
 		return;
 	}
-	__atomic_store_n(&rcu_state.expedited_sequence, rcu_state.expedited_sequence + 1,
-			 __ATOMIC_RELEASE);
+	rcu_seq_start(&rcu_state.expedited_sequence);
 	smp_mb();
 
 	/*
@@ -141,7 +156,17 @@ void synchronize_sched_expedited(void)
 		}
 	}
 	smp_mb();
-	__atomic_store_n(&rcu_state.expedited_sequence,
-			 rcu_seq_endval(rcu_state.expedited_sequence), __ATOMIC_RELEASE);
+	rcu_seq_end(&rcu_state.expedited_sequence);
 	rcu_mutex_unlock(&rcu_state.exp_mutex);
+}
+
+/* CPU hotplug is held off for the duration: the CPUs found online above
+ * stay online until each has reported (kernel/cpu.h). */
+void synchronize_sched_expedited(void)
+{
+	if (rcu_misuse_check("synchronize_sched_expedited") || rcu_blocking_is_gp())
+		return;
+	cpus_read_lock();
+	__synchronize_sched_expedited();
+	cpus_read_unlock();
 }

@@ -9,8 +9,7 @@
  * only after a grace period (synchronize_sched() or call_rcu_sched()).
  * Deletion poisons only ->prev (readers never follow ->prev).
  */
-#ifndef RCU_RCULIST_H
-#define RCU_RCULIST_H
+#pragma once
 
 #include "kernel/list.h"
 #include "rcu/rcupdate.h"
@@ -137,5 +136,3 @@ static inline void hlist_replace_rcu(struct hlist_node *old, struct hlist_node *
 	for (pos = hlist_entry_safe_rcu(hlist_first_rcu(head), __typeof__(*pos), member); \
 	     pos;								\
 	     pos = hlist_entry_safe_rcu(hlist_next_rcu(&(pos)->member), __typeof__(*pos), member))
-
-#endif /* RCU_RCULIST_H */

@@ -15,8 +15,7 @@
  * stores to ->len and ->tails[] are WRITE_ONCE: tree.c peeks at them
  * without the lock (rcu_cbs_ready_lockless()).
  */
-#ifndef RCU_SEGCBLIST_H
-#define RCU_SEGCBLIST_H
+#pragma once
 
 #include "rcu/rcupdate.h"
 
@@ -77,12 +76,45 @@ void rcu_segcblist_enqueue(struct rcu_segcblist *l, struct rcu_head *rhp);
 bool rcu_segcblist_accelerate(struct rcu_segcblist *l, unsigned long seq);
 /* Move every segment whose gp_seq is <= seq (completed) into DONE. */
 void rcu_segcblist_advance(struct rcu_segcblist *l, unsigned long seq);
-/* Take up to max DONE callbacks from the front into dst. */
+/*
+ * Take up to max DONE callbacks from the front into dst.  They stay
+ * counted in ->len until the caller, having invoked them, gives the count
+ * back with rcu_segcblist_add_len(l, -n): rcu_barrier_sched() reads ->len
+ * to decide whether a CPU has callbacks it must wait for, and callbacks
+ * that are being invoked are still callbacks that have not run.
+ */
 long rcu_segcblist_extract_done_cbs(struct rcu_segcblist *l,
 				    struct rcu_cblist *dst, long max);
+
+/* Move every callback of src to the end of dst; src is left empty. */
+static inline void rcu_cblist_splice(struct rcu_cblist *dst, struct rcu_cblist *src)
+{
+	if (!src->head)
+		return;
+	*dst->tail = src->head;
+	dst->tail = src->tail;
+	dst->len += src->len;
+	rcu_cblist_init(src);
+}
+
+static inline void rcu_segcblist_add_len(struct rcu_segcblist *l, long v)
+{
+	WRITE_ONCE(l->len, l->len + v);	/* read locklessly: rcu_cbs_ready_lockless() */
+}
+/*
+ * Move every callback of src into dst (CPU hotplug: a departed CPU's
+ * callbacks), src left empty.  Both advanced to the same gp_seq first.
+ * src's DONE callbacks join the end of dst's DONE; its waiting segments
+ * keep their gp_seq tags, merged with dst's by tag (a segment never waits
+ * for a later GP than its tag, except when more distinct tags arrive than
+ * dst has segments: then the earliest wait for the next tag, never less);
+ * its untagged NEXT joins the end of dst's NEXT.  The order of each list
+ * is kept, so a barrier callback still follows everything queued before
+ * it on its list.  The caller holds both lists' locks and must not have
+ * callbacks of src extracted and not yet invoked.
+ */
+void rcu_segcblist_merge(struct rcu_segcblist *dst, struct rcu_segcblist *src);
 /* The latest gp_seq any pending callback waits for (false if none). */
 bool rcu_segcblist_nextgp(const struct rcu_segcblist *l, unsigned long *seq);
 /* The earliest one: when it ends, some callback is ready (false if none). */
 bool rcu_segcblist_firstgp(const struct rcu_segcblist *l, unsigned long *seq);
-
-#endif /* RCU_SEGCBLIST_H */

@@ -2,8 +2,8 @@
  * rcu/srcu.c - sleepable RCU's update side: the two-scan grace period of
  * each srcu_struct, synchronize_srcu() (and the expedited form, which
  * polls harder), call_srcu()/srcu_barrier() through one callback kthread,
- * and the Quick Quiz 3 check.  The reader and the contract are in
- * rcu/srcu.h.
+ * and the check of the article's Quick Quiz 3 (docs/article.md).  The
+ * reader and the contract are in rcu/srcu.h.
  *
  * A grace period is a small state machine in ->srcu_gp_seq (rcu_seq
  * style) that any waiter or the kthread advances a step at a time under
@@ -29,6 +29,7 @@
  */
 #include "rcu/srcu.h"
 #include "rcu/tree.h"
+#include "rcu/inject.h"
 #include "kernel/printk.h"
 #include "kernel/string.h"
 #include "kernel/time.h"
@@ -44,7 +45,7 @@ static struct task *srcu_kthread;
 int init_srcu_struct(struct srcu_struct *ss)
 {
 	memset(ss, 0, sizeof(*ss));
-	ss->srcu_gp_seq = ss->srcu_gp_seq_needed = (0UL - 300UL) << RCU_SEQ_CTR_SHIFT;
+	ss->srcu_gp_seq = ss->srcu_gp_seq_needed = RCU_SEQ_INITIAL_VAL;
 	spin_lock_init(&ss->lock);
 	rcu_segcblist_init(&ss->cblist);
 	INIT_LIST_HEAD(&ss->list);
@@ -54,8 +55,7 @@ int init_srcu_struct(struct srcu_struct *ss)
 
 unsigned long srcu_batches_completed(struct srcu_struct *ss)
 {
-	return rcu_seq_ctr(__atomic_load_n(&ss->srcu_gp_seq, __ATOMIC_ACQUIRE) -
-			   ((0UL - 300UL) << RCU_SEQ_CTR_SHIFT));
+	return rcu_seq_completed(&ss->srcu_gp_seq);
 }
 
 bool srcu_read_lock_held(struct srcu_struct *ss)
@@ -128,8 +128,7 @@ static void srcu_gp_advance(struct srcu_struct *ss)
 			if (!srcu_readers_active_idx_check(ss, (ss->srcu_idx & 1) ^ 1))
 				return;
 			smp_mb();	/* the readers' sections before the end */
-			__atomic_store_n(&ss->srcu_gp_seq, rcu_seq_endval(ss->srcu_gp_seq),
-					 __ATOMIC_RELEASE);
+			rcu_seq_end(&ss->srcu_gp_seq);
 			break;
 		default:
 			WARN_ONCE(1, "srcu: %s: bad grace-period state %#lx\n", ss->name,
@@ -147,6 +146,16 @@ static unsigned long srcu_request_gp(struct srcu_struct *ss)
 	if (ULONG_CMP_LT(ss->srcu_gp_seq_needed, s))
 		ss->srcu_gp_seq_needed = s;
 	return s;
+}
+
+/* ss->lock held: tag the untagged callbacks with a GP, and request it. */
+static void srcu_accelerate_cbs(struct srcu_struct *ss)
+{
+	unsigned long s = rcu_seq_snap(&ss->srcu_gp_seq);
+
+	if (rcu_segcblist_accelerate(&ss->cblist, s) &&
+	    ULONG_CMP_LT(ss->srcu_gp_seq_needed, s))
+		ss->srcu_gp_seq_needed = s;
 }
 
 static void __synchronize_srcu(struct srcu_struct *ss, bool expedited, const char *what)
@@ -234,10 +243,29 @@ static bool srcu_cb_pass(struct rcu_cblist *done)
 
 		spin_lock(&ss->lock);
 		if (!rcu_segcblist_empty(&ss->cblist)) {
+			struct rcu_cblist ready;
+			long n;
+
 			srcu_gp_advance(ss);
 			rcu_segcblist_advance(&ss->cblist,
 					      __atomic_load_n(&ss->srcu_gp_seq, __ATOMIC_ACQUIRE));
-			rcu_segcblist_extract_done_cbs(&ss->cblist, done, ~0UL >> 1);
+			rcu_cblist_init(&ready);
+			n = rcu_segcblist_extract_done_cbs(&ss->cblist, &ready, ~0UL >> 1);
+			/*
+			 * srcu_barrier() does not read ->len: it waits for its own
+			 * callback, which this kthread invokes after every one
+			 * taken out before it.  So the count goes at once.
+			 */
+			rcu_segcblist_add_len(&ss->cblist, -n);
+			rcu_cblist_splice(done, &ready);
+			/*
+			 * Callbacks call_srcu() could not tag (NEXT_READY was
+			 * taken by an earlier GP) get a GP now that the advance
+			 * freed a segment; otherwise nothing would ever request
+			 * one for them (Linux's srcu_invoke_callbacks()).
+			 */
+			if (!rcu_inject(RCU_INJECT_SRCU_ACCEL))
+				srcu_accelerate_cbs(ss);
 			pending |= rcu_segcblist_pend_cbs(&ss->cblist);
 		}
 		spin_unlock(&ss->lock);

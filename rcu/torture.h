@@ -2,8 +2,7 @@
  * rcu/torture.h - running rcutorture (rcu/torture.c) from the kernel's
  * command line, its KTAP suite, and the host build.
  */
-#ifndef RCU_TORTURE_H
-#define RCU_TORTURE_H
+#pragma once
 
 #include "kernel/types.h"
 
@@ -33,5 +32,3 @@ const char *rcu_torture_cmdline_type(void);
 unsigned int rcu_torture_cmdline_secs(void);
 /* Set while a torture runs: NMI handlers call it to read as RCU readers. */
 extern void (*rcu_torture_nmi_hook)(void);
-
-#endif /* RCU_TORTURE_H */

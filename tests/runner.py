@@ -8,12 +8,16 @@ output, and turns it into a verdict: one line per test case
 and, as the very last line, "N passed, N failed[, N skipped]".  The exit
 status is non-zero on any failure.
 
-A run fails when a case says "not ok", when the KTAP output is malformed
-or stops early (a missing plan, a plan that disagrees with the results,
-output that ends inside a suite), when the log shows a kernel panic, an
+A run fails when a case says "not ok" (with any directive but # SKIP),
+when the KTAP output is malformed or stops early (a missing plan, a plan
+that disagrees with the results, KTAP after a complete document, output
+that ends inside a suite), when the log shows a kernel panic, an
 Oops/BUG, a UBSAN report or a stack-protector report, when the kernel
 does not exit by itself (reset, triple fault: QEMU runs with -no-reboot),
-or when the run outlives its time limit.  A configuration may instead
+when QEMU did not start, or when the run outlives its time limit or
+its idle limit (no serial output for idle= seconds).  A saved log must
+show its end: the "# rcukern: exit status N" line, the "# ktap:" summary
+or a panic; one that just stops is a run that did not finish.  A configuration may instead
 expect a failure (expect=fail require=REGEX ...): it passes only if the
 run fails and every required regex is in the log.
 
@@ -61,7 +65,8 @@ class Config:
     cpus: int = 16
     mem: int = 512
     timeout: float = 600.0
-    idle: float = 0.0         # fail after this long without output (0: off)
+    idle: float = 0.0         # fail after this long without output (0: off;
+                              # parse_config_line gives every line a limit)
     cmdline: str = ""
     uefi: bool = False
     usb: bool = False                             # the ISO as a USB stick
@@ -77,6 +82,18 @@ class Config:
     ready: "re.Pattern" = None                    # ... once the log matches
     check: str = ""                               # a command run afterwards
     source: str = ""                              # file:line, for messages
+
+
+# The idle= limit of a configuration that sets none: a hang with every CPU
+# stuck is a named failure within minutes, not at timeout=.  Generous,
+# since TCG on a loaded host is slow and a long case prints nothing while
+# it runs; more vCPUs than host cores are slower still.
+DEFAULT_IDLE, DEFAULT_IDLE_BIG = 300.0, 600.0
+BIG_CPUS = 4
+
+
+def default_idle(cpus):
+    return DEFAULT_IDLE if cpus <= BIG_CPUS else DEFAULT_IDLE_BIG
 
 
 def _regex(text, where):
@@ -155,6 +172,8 @@ def parse_config_line(line, where="<line>"):
             setattr(cfg, key, val)
         elif key in ("require", "forbid", "allow"):
             getattr(cfg, key).append(_regex(val, where))
+    if not cfg.idle:
+        cfg.idle = default_idle(cfg.cpus)
     if cfg.require and not cfg.expect_fail:
         raise ConfigError(f"{where}: require= is for expect=fail "
                           "configurations (a passing run is judged by KTAP)")
@@ -253,6 +272,7 @@ class KtapDoc:
     def __init__(self, root):
         self.root = root
         self.problems = []
+        self.overrun = False    # KTAP lines came after it was complete
 
 
 def _classify(body):
@@ -314,10 +334,20 @@ def parse_ktap(lines):
         if kind == "other":
             continue
         if not stack:
-            if kind == "version":
+            if kind == "version" and (doc is None
+                                      or indent <= doc.root.indent):
                 doc = KtapDoc(Test(indent, lineno))
                 docs.append(doc)
                 stack = [doc.root]
+            elif doc is not None and kind != "diag" \
+                    and indent >= doc.root.indent and not doc.overrun:
+                # KTAP after a complete document (more suites than its
+                # plan, or a stray result) is output the plan did not
+                # announce: a failure, never silently dropped.
+                doc.overrun = True
+                doc.problems.append(Problem(
+                    "", f"KTAP output after the plan 1..{doc.root.plan} was "
+                    f"complete, at line {lineno}: {body}", lineno))
             continue
         base = stack[0].indent
         if indent < base:
@@ -475,7 +505,8 @@ def _walk(test, prefix, cases, problems, complete):
                                 f"{len(test.results)} reported", test.lineno))
     for r in test.results:
         path = f"{prefix}/{r.name}" if prefix else r.name
-        skip = r.directive in ("SKIP", "TODO")
+        # KTAP v1 has SKIP only: "not ok ... # TODO" is a failure.
+        skip = r.directive == "SKIP"
         if r.subtest is not None and r.subtest.results:
             before = len(cases)
             _walk(r.subtest, path, cases, problems, r.subtest.closed)
@@ -497,7 +528,9 @@ def _walk(test, prefix, cases, problems, complete):
         elif r.ok:
             cases.append(Case("PASS", path, "", r.diags))
         else:
-            cases.append(Case("FAIL", path, r.comment, r.diags))
+            why = f"{r.directive} {r.comment}".strip() if r.directive \
+                else r.comment
+            cases.append(Case("FAIL", path, why, r.diags))
 
 
 def ktap_cases(docs):
@@ -525,6 +558,7 @@ CRASH_PATTERNS = [
     ("panic", re.compile(r"Kernel panic - not syncing")),
     ("oops", re.compile(r"(?:^|\] )Oops: ")),
     ("bug", re.compile(r"(?:^|\] )BUG: ")),
+    ("hard-lockup", re.compile(r"Watchdog detected hard LOCKUP")),
     ("ubsan", re.compile(r"UBSAN:")),
     ("stack-protector", re.compile(r"stack-protector|stack smashing",
                                    re.IGNORECASE)),
@@ -533,7 +567,8 @@ CRASH_PATTERNS = [
 # The lines of a register dump and backtrace, echoed on a crash.
 _DUMP = re.compile(
     r"Kernel panic|Oops: |BUG: |UBSAN:|stack-protector|stack smashing|"
-    r"WARNING: |\b(?:RIP|RSP|RAX|RDX|RBP|R10|R13|CR0|CR2):|Call Trace:|"
+    r"WARNING: |hard LOCKUP|NMI backtrace for|"
+    r"\b(?:RIP|RSP|RAX|RDX|RBP|R10|R13|CR0|CR2):|Call Trace:|"
     r"\[<[0-9a-fA-F]+>\]|---\[ end ", re.IGNORECASE)
 DUMP_MAX_LINES = 60
 
@@ -583,6 +618,16 @@ def platform_lines(lines):
 
 
 _EXIT_LINE = re.compile(r"^# rcukern: exit status (\d+)$")
+_KTAP_SUMMARY = re.compile(r"^# ktap: \d+ of \d+ suites failed$")
+_PANIC = CRASH_PATTERNS[0][1]
+
+
+def log_finished(lines):
+    """Whether a saved log shows the end of a run: the kernel's exit status
+    line, the KTAP summary after the last suite, or a panic.  Anything else
+    stopped early (a hang, a cut serial line), whatever it printed before."""
+    return any(_EXIT_LINE.match(x.strip()) or _KTAP_SUMMARY.match(x.strip())
+               or _PANIC.search(x) for x in lines)
 
 
 def logged_exit_status(lines):
@@ -599,7 +644,10 @@ def logged_exit_status(lines):
 # --------------------------------------------------------------------------
 # The verdict on one run
 
-EXIT_OK, EXIT_FAIL, EXIT_NO_EXIT, EXIT_TIMEOUT = 0, 1, 2, 124
+# run.sh's exit statuses (EXIT_QEMU: QEMU itself failed, e.g. a bad
+# argument, before or without running the kernel) and the runner's own
+# for a run it killed.
+EXIT_OK, EXIT_FAIL, EXIT_NO_EXIT, EXIT_QEMU, EXIT_TIMEOUT = 0, 1, 2, 3, 124
 
 
 @dataclass
@@ -617,6 +665,14 @@ def judge(cfg, lines, rc=None, timed_out=False, stderr_text="",
     """Judges one run.  rc is run.sh's exit status (None when judging a saved
     log: no exit status checks then).  hooks: [(name, status, output)] of
     the configuration's during=/check= commands (status None: not run)."""
+    if rc == EXIT_QEMU and not timed_out:
+        # Nothing ran: the log says nothing about the kernel.
+        said = [x.strip() for x in stderr_text.splitlines() if x.strip()]
+        qemu = list(dict.fromkeys(x for x in said if x.startswith("qemu"))) \
+            or said[-3:]
+        case = Case("FAIL", "qemu", "QEMU did not start: "
+                    + (" / ".join(qemu) or "it gave no reason"))
+        return Verdict(cfg.name, [case], [], False, [], [])
     docs = parse_ktap(lines)
     cases, problems = ktap_cases(docs)
     notes = []
@@ -681,6 +737,12 @@ def judge(cfg, lines, rc=None, timed_out=False, stderr_text="",
         extra.append(Case("FAIL", "log-size", "the serial log grew past its "
                           "limit; the run was killed"))
         notes += tail()
+    elif rc is None and lines and not log_finished(lines):
+        extra.append(Case("FAIL", "unfinished", "the log has no '# rcukern: "
+                          "exit status N' line, no '# ktap:' summary and no "
+                          "panic: the run did not finish (a hang, or the "
+                          "serial output was cut)"))
+        notes += tail()
     elif rc is not None:
         ktap_failed = any(c.status == "FAIL" for c in cases + extra)
         if rc == EXIT_NO_EXIT:
@@ -714,6 +776,9 @@ def judge(cfg, lines, rc=None, timed_out=False, stderr_text="",
         why.append("the run passed but this configuration expects a failure")
     if timed_out or oversize:
         why.append("it failed by hanging, not in the expected way")
+    elif rc is None and lines and not log_finished(lines):
+        why.append("the log did not finish (no exit status line, no KTAP "
+                   "summary, no panic)")
     elif rc == EXIT_NO_EXIT:
         why.append("it failed by a reset/triple fault, not by reporting the "
                    "failure and exiting")
@@ -773,6 +838,7 @@ class RunOutcome:
     stderr_text: str
     hooks: list = field(default_factory=list)   # for judge()
     idled: bool = False
+    longest_quiet: float = 0.0  # the longest time without serial output
 
 
 # Every process group the runner started and has not reaped: ended if the
@@ -890,6 +956,7 @@ def run_config(cfg, run_sh, log_dir, timeout_scale=1.0):
     start = last_output = time.monotonic()
     size = 0
     timed_out = oversize = idled = False
+    longest_quiet = 0.0
     during = None
     during_out = os.path.join(log_dir, cfg.name + ".during.log")
     with open(log_path, "wb") as out, open(err_path, "wb") as err:
@@ -911,6 +978,7 @@ def run_config(cfg, run_sh, log_dir, timeout_scale=1.0):
             grown = os.path.getsize(log_path)
             if grown != size:
                 size, last_output = grown, now
+            longest_quiet = max(longest_quiet, now - last_output)
             if now - start > limit:
                 timed_out = True
             elif idle and now - last_output > idle:
@@ -957,7 +1025,7 @@ def run_config(cfg, run_sh, log_dir, timeout_scale=1.0):
         _kill_group(p)
         _untrack(p)
     return RunOutcome(rc, timed_out, oversize, time.monotonic() - start,
-                      log_path, stderr_text, hooks, idled)
+                      log_path, stderr_text, hooks, idled, longest_quiet)
 
 
 def read_lines(path):
@@ -1035,7 +1103,8 @@ def main(argv=None):
             flags = (" uefi" if c.uefi else "") + \
                     (f" machine={c.machine}" if c.machine else "") + \
                     (" expect=fail" if c.expect_fail else "")
-            print(f"{c.name}: {c.cpus} CPU(s), {c.mem} MB, {c.timeout:g} s"
+            print(f"{c.name}: {c.cpus} CPU(s), {c.mem} MB, {c.timeout:g} s, "
+                  f"idle {c.idle:g} s"
                   f"{flags}, cmdline '{c.cmdline}'")
         return 0
     os.makedirs(args.log_dir, exist_ok=True)
@@ -1089,7 +1158,8 @@ def main(argv=None):
             emit([f"# run {cfg.name}: {cfg.cpus} CPU(s), {cfg.mem} MB"
                   + (", UEFI" if cfg.uefi else "")
                   + (f", {cfg.machine}" if cfg.machine else "")
-                  + f", limit {cfg.timeout * args.timeout_scale:g} s, "
+                  + f", limit {cfg.timeout * args.timeout_scale:g} s"
+                  f" (idle {cfg.idle * args.timeout_scale:g} s), "
                   f"cmdline '{cfg.cmdline}'"])
             o = run_config(cfg, args.run_sh, args.log_dir, args.timeout_scale)
             v = judge(cfg, read_lines(o.log_path), o.rc, o.timed_out,
@@ -1097,7 +1167,9 @@ def main(argv=None):
             out = format_verdict(v, args.verbose)
             rel = os.path.relpath(o.log_path)
             out.append(f"# {cfg.name}: {'ok' if v.passed else 'FAILED'} in "
-                       f"{o.elapsed:.0f} s, exit {o.rc}, log {rel}")
+                       f"{o.elapsed:.0f} s (longest silence "
+                       f"{o.longest_quiet:.0f} s of idle={cfg.idle * args.timeout_scale:g}), "
+                       f"exit {o.rc}, log {rel}")
             with print_lock:
                 append_bench(v, bench_path)
             emit(out)

@@ -12,6 +12,7 @@ time limit (the whole process group is killed), resets and the exit code.
 
 import os
 import re
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -80,6 +81,10 @@ class ConfigTest(unittest.TestCase):
         self.assertIsNone(runner.parse_config_line(""))
         c = runner.parse_config_line("plain")
         self.assertEqual((c.cpus, c.mem, c.cmdline, c.uefi), (16, 512, "", False))
+        self.assertEqual(c.idle, runner.DEFAULT_IDLE_BIG)
+        self.assertEqual(runner.parse_config_line("p cpus=2").idle,
+                         runner.DEFAULT_IDLE)
+        self.assertEqual(runner.parse_config_line("p idle=7").idle, 7)
 
     def test_errors(self):
         bad = ["x cpu=4 -- test=all",            # unknown key
@@ -104,6 +109,8 @@ class ConfigTest(unittest.TestCase):
         self.assertEqual(configs["boot-smp16"].cpus, 16)
         self.assertIn("test=all", configs["boot-smp16"].cmdline)
         self.assertTrue(configs["uefi-smp2"].uefi)
+        for c in configs.values():      # a hang is caught by idle=
+            self.assertGreater(c.idle, 0, c.name)
         crash = configs["selftest-crash"]
         self.assertTrue(crash.expect_fail)
         pats = [r.pattern for r in crash.require]
@@ -178,6 +185,16 @@ class VerdictTest(unittest.TestCase):
         out = text_of(v)
         self.assertIn("UBSAN: shift-out-of-bounds in kernel/pmm.c:88:19", out)
         self.assertIn("shift exponent 64", out)
+
+    def test_hard_lockup_report_fails(self):
+        lines = fixture("good.log")[:-1] + [
+            "[c0] watchdog: Watchdog detected hard LOCKUP on cpu 1: no timer "
+            "tick for 10 s of CPU 0's ticks, irqs off",
+            "[c0] NMI backtrace for cpu 1"] + fixture("good.log")[-1:]
+        v = runner.judge(runner.Config(name="h"), lines, rc=0)
+        self.assertFalse(v.passed)
+        self.assertIn("hard-lockup at log line", text_of(v))
+        self.assertIn("| [c0] NMI backtrace for cpu 1", text_of(v))
 
     def test_stack_protector_fails(self):
         v = judge_fixture("stack-protector.log")
@@ -332,6 +349,63 @@ class SavedLogExitTest(unittest.TestCase):
         self.assertEqual(statuses(v)["exit-status"], "FAIL")
 
 
+class FalsePassTest(unittest.TestCase):
+    """Logs that once passed though the run did not finish or reported
+    more than it planned (tests/runner-fixtures)."""
+
+    def test_saved_log_that_never_finished_fails(self):
+        # No "# rcukern: exit status" and no "# ktap:" summary: the kernel
+        # hung, or the serial line was cut, after its last suite.
+        lines = fixture("unfinished.log")
+        v = runner.judge(runner.Config(name="u"), lines,
+                         runner.logged_exit_status(lines))
+        self.assertFalse(v.passed, text_of(v))
+        self.assertEqual(statuses(v)["unfinished"], "FAIL")
+        self.assertIn("no '# rcukern: exit status N' line", text_of(v))
+        self.assertIn("| [c1] rcu: starting the exit hooks", text_of(v))
+        # Either line says the run finished.
+        for end in ("# ktap: 0 of 2 suites failed", "# rcukern: exit status 0"):
+            v = runner.judge(runner.Config(name="u"), lines + [end],
+                             runner.logged_exit_status(lines + [end]))
+            self.assertTrue(v.passed, text_of(v))
+        # A panic ends a run too: the expected-failure crash log passes.
+        self.assertTrue(runner.judge(crash_cfg(), fixture("panic.log")).passed)
+        v = runner.judge(crash_cfg(), lines)
+        self.assertFalse(v.passed)
+        self.assertIn("did not finish", text_of(v))
+
+    def test_more_results_than_the_plan_fail(self):
+        v = judge_fixture("beyond-plan.log", rc=0)
+        self.assertFalse(v.passed, text_of(v))
+        self.assertIn("after the plan 1..2 was complete", text_of(v))
+
+    def test_result_after_a_complete_document_fails(self):
+        v = judge_fixture("after-complete.log", rc=0)
+        self.assertFalse(v.passed, text_of(v))
+        self.assertIn("line 9: not ok 2 extra_suite", text_of(v))
+
+    def test_not_ok_todo_is_a_failure(self):
+        v = judge_fixture("todo.log", rc=0)
+        self.assertFalse(v.passed, text_of(v))
+        st = statuses(v)
+        self.assertEqual(st["rcu/callbacks_in_order"], "FAIL")
+        self.assertIn("TODO not fixed yet", text_of(v))
+        # ok ... # TODO passed; only # SKIP skips.
+        lines = ["KTAP version 1", "1..2", "ok 1 a # TODO later",
+                 "not ok 2 b # SKIP no HPET", "# ktap: 0 of 2 suites failed"]
+        v = runner.judge(runner.Config(name="x"), lines, rc=0)
+        self.assertTrue(v.passed, text_of(v))
+        self.assertEqual(statuses(v), {"a": "PASS", "b": "SKIP"})
+
+    def test_saved_logs_through_the_command_line(self):
+        for name in ("unfinished", "beyond-plan", "after-complete", "todo"):
+            p = subprocess.run([sys.executable, os.path.join(HERE, "runner.py"),
+                                "--config", os.devnull, "--log",
+                                os.path.join(FIXTURES, name + ".log")],
+                               capture_output=True, text=True, timeout=60)
+            self.assertEqual(p.returncode, 1, name + ":\n" + p.stdout)
+
+
 class ExpectedFailureTest(unittest.TestCase):
     def test_crash_as_expected_passes(self):
         v = runner.judge(crash_cfg(), fixture("panic.log"), rc=1)
@@ -379,6 +453,8 @@ slow*)  echo "[c0] waiting for the screen"; sleep 2; cat "{fixtures}/good.log"; 
 crash*) cat "{fixtures}/panic.log"; exit 1 ;;
 reset*) echo "KTAP version 1"; echo "1..1"
         echo "run.sh: QEMU stopped without an exit from the kernel" >&2; exit 2 ;;
+qemufail*) echo "qemu-system-x86_64: Invalid SMP CPUs 300. The max CPUs supported by machine 'pc-i440fx-8.2' is 255" >&2
+        echo "run.sh: QEMU failed (exit status 1) without running the kernel" >&2; exit 3 ;;
 hang*)  echo "KTAP version 1"; echo "1..1"; echo "# hanging now"
         sleep 300 &
         echo $! > "$HANG_PID"
@@ -409,6 +485,8 @@ class RunnerProcessTest(unittest.TestCase):
                 hooks-ok cpus=1 timeout=60 monitor qemu='-vga std -S' ready=waiting during='test -n "$RUNNER_MONITOR" && grep -q waiting "$RUNNER_LOG"' check='test "$RUNNER_RC" = 0 && grep -q "ok 2 locks" "$RUNNER_LOG"' -- slow
                 hooks-bad cpus=1 timeout=60 during='echo during-said-no; exit 3' check='echo check-said-no; exit 1' -- good
                 not-ready cpus=1 timeout=60 during=true ready=never-printed -- good
+                qemufail cpus=1 timeout=60 -- qemufail
+                qemufail-x cpus=1 timeout=60 expect=fail require=x -- qemufail
                 """))
         self.logs = os.path.join(d, "logs")
         self.env = dict(os.environ, HANG_PID=os.path.join(d, "hang.pid"))
@@ -511,6 +589,15 @@ class RunnerProcessTest(unittest.TestCase):
         self.assertEqual(p.returncode, 1)
         self.assertIn("FAIL quiet/timeout  (no serial output for 2 s (idle=)", p.stdout)
 
+    def test_qemu_that_did_not_start_is_named(self):
+        p = self.run_runner("--only", "qemufail,qemufail-x")
+        self.assertEqual(p.returncode, 1)
+        self.assertIn("FAIL qemufail/qemu  (QEMU did not start: "
+                      "qemu-system-x86_64: Invalid SMP CPUs 300.", p.stdout)
+        self.assertIn("FAIL qemufail-x/qemu  (QEMU did not start", p.stdout)
+        self.assertNotIn("exited with success", p.stdout)
+        self.assertEqual(p.stdout.splitlines()[-1], "0 passed, 2 failed")
+
     def test_unknown_config_name(self):
         p = self.run_runner("--only", "nosuch")
         self.assertEqual(p.returncode, 2)
@@ -529,6 +616,42 @@ class RunnerProcessTest(unittest.TestCase):
                             "--only", "crash")
         self.assertEqual(p.returncode, 0, p.stdout)
         self.assertEqual(p.stdout.splitlines()[-1], "1 passed, 0 failed")
+
+
+class RunShTest(unittest.TestCase):
+    """run.sh's own checks: a bad option is a usage error (64) before QEMU
+    starts; QEMU failing by itself is exit 3 with QEMU's message, never
+    the kernel's success (0) and never a fresh empty report."""
+
+    def run_sh(self, *args, iso=os.devnull):
+        env = dict(os.environ, RCUKERN_ISO=iso)
+        return subprocess.run([os.path.join(os.path.dirname(HERE), "run.sh"),
+                               "--no-build", *args], capture_output=True,
+                              text=True, env=env, timeout=60)
+
+    def test_bad_options_are_usage_errors(self):
+        for args, said in ((["-s", "300"], "the pc machine takes 1..255 CPUs"),
+                           (["-s", "0"], "1..255"),
+                           (["-s", "abc"], "-s 'abc'"),
+                           (["--machine", "q35", "-s", "289"], "q35 machine takes 1..288"),
+                           (["-m", "lots"], "memory in MiB"),
+                           (["-s"], "-s needs a value"),
+                           (["-c"], "-c needs a value"),
+                           (["--bogus"], "unknown option")):
+            p = self.run_sh(*args)
+            self.assertEqual(p.returncode, 64, (args, p.stderr))
+            self.assertIn(said, p.stderr, args)
+
+    @unittest.skipUnless(shutil.which("qemu-system-x86_64"), "no QEMU")
+    def test_qemu_that_fails_to_start_is_not_success(self):
+        with tempfile.TemporaryDirectory() as d:
+            iso = os.path.join(d, "x.iso")
+            open(iso, "w").close()
+            p = self.run_sh("-s", "1", "-c", "test=x", "--", "-smp", "300",
+                            iso=iso)
+        self.assertEqual(p.returncode, 3, p.stderr)
+        self.assertIn("run.sh: QEMU failed", p.stderr)
+        self.assertIn("Invalid SMP CPUs 300", p.stderr)
 
 
 if __name__ == "__main__":

@@ -17,7 +17,7 @@
  * where the property is internal (which CPU a stall report named).
  */
 #include "kernel/ktap.h"
-#include "tests/kernel/ktest.h"
+#include "tests/kernel/test_helpers.h"
 #include "kernel/sched.h"
 #include "kernel/smp.h"
 #include "kernel/time.h"
@@ -913,7 +913,7 @@ struct samples {
 	int n;
 };
 
-/* Sorts s; the row has the DESIGN.md shape, then optional keys. */
+/* Sorts s; the row has the docs/design.md shape, then optional keys. */
 static void samples_print(const char *name, const char *type, struct samples *s,
 			  const char *extra)
 {

@@ -10,7 +10,7 @@
  * bounded: a broken scheduler fails a case, it does not hang the run.
  */
 #include "kernel/ktap.h"
-#include "tests/kernel/ktest.h"
+#include "tests/kernel/test_helpers.h"
 #include "kernel/sched.h"
 #include "kernel/smp.h"
 #include "kernel/time.h"

@@ -2,9 +2,10 @@
 # tests/model/check.sh [short|long] - model-check rcu_dynticks.pml with spin:
 # in each configuration the model must verify (no assertion violated,
 # search complete: exhaustive, a proof for that configuration), and each
-# mutant (-DMUTANT=1..3) must be caught (spin reports an assertion
-# violation).  Prints the state counts.  Exit 0 only if everything came
-# out as expected; a search cut short by memory or depth fails.
+# mutant (-DMUTANT=1..3 of the idle/NMI counter, 4..6 of the CPU-hotplug
+# handoff) must be caught (spin reports an assertion violation).  Prints
+# the state counts.  Exit 0 only if everything came out as expected; a
+# search cut short by memory or depth fails.
 #
 # Configurations (README.md):
 #   one   3 CPUs: CPU 0 nested irq/NMI and idle, CPU 1 readers and ticks
@@ -13,17 +14,22 @@
 #   all3  3 CPUs, each with nested irq/NMI and idle; one grace period
 #   plain 3 CPUs: CPU 0 nested irq/NMI and idle, CPUs 1-2 readers, ticks
 #         and idle; two grace periods (not run: over 37.5M states, 3 GB)
-# short (make test, ~30 s): one, all2, the mutants in one; long (make
-# verify, ~6 min, ~7.5 GB): one, all2, all3, the mutants in one and all2
-# (in all3 each ran past 12M states without a verdict in 3 minutes).
+#   hp    3 CPUs, readers and ticks; CPUs 1 (sharing a leaf with CPU 0)
+#         and 2 (alone in its leaf) go offline and come back at any step;
+#         two grace periods
+#   hpidle  hp with CPU 0 also going idle (the fqs scan credits it)
+# short (make test, ~45 s): one, all2, hp, the mutants in one and hp;
+# long (make verify, ~7 min, ~7.5 GB): one, all2, all3, hp, hpidle, the
+# mutants in one, all2 and hp (in all3 each ran past 12M states without a
+# verdict in 3 minutes).
 mode=${1:-short}
 here=$(cd "$(dirname "$0")" && pwd)
 work=$(mktemp -d "${TMPDIR:-/tmp}/rcumodel.XXXXXX")
 trap 'rm -rf "$work"' EXIT
 command -v spin >/dev/null || { echo "not ok: spin not installed (tools/deps.sh installs it)"; exit 1; }
 case $mode in
-short) configs="one all2" mutants_in="one" ;;
-long) configs="one all2 all3" mutants_in="one all2" ;;
+short) configs="one all2 hp" mutants_in="one hp" ;;
+long) configs="one all2 all3 hp hpidle" mutants_in="one all2 hp" ;;
 *) echo "usage: $0 [short|long]"; exit 2 ;;
 esac
 cp "$here/rcu_dynticks.pml" "$work/"
@@ -36,9 +42,14 @@ for name in $configs; do
 	all2) cfg="-DNCPU=2 -DNHCPU=2 -DNACTIVE=2 -DMAXGP=1" run="-m1000000" ;;
 	all3) cfg="-DNCPU=3 -DNHCPU=3 -DNACTIVE=3 -DMAXGP=1" run="-m20000000 -w28" ;;
 	plain) cfg="-DNCPU=3 -DNHCPU=1 -DNACTIVE=3 -DPLAIN_IDLE" run="-m20000000 -w28" ;;
+	hp) cfg="-DNCPU=3 -DNHCPU=0 -DNACTIVE=3 -DNHOT=2" run="-m1000000" ;;
+	hpidle) cfg="-DNCPU=3 -DNHCPU=0 -DNACTIVE=3 -DNHOT=2 -DPLAIN_IDLE" run="-m2000000 -w26" ;;
 	esac
 	ms=0
-	case " $mutants_in " in *" $name "*) ms="0 1 2 3" ;; esac
+	# Mutants 1-3 break the counter (CPUs with irqs/NMIs), 4-6 the hotplug handoff.
+	case " $mutants_in " in *" $name "*)
+		case $name in hp*) ms="0 4 5 6" ;; *) ms="0 1 2 3" ;; esac ;;
+	esac
 	for m in $ms; do
 		rm -f pan pan.* ./*.trail
 		# A mutant breaks the first grace period already: one is enough.
@@ -63,7 +74,9 @@ for name in $configs; do
 				cat pan.log; [ -f rcu_dynticks.pml.trail ] && spin -t -p -g $cfg rcu_dynticks.pml | tail -60
 				fail=1
 			else
-				echo "ok: no grace period ends under a pre-existing reader ($name: $cfg)"
+				what="no grace period ends under a pre-existing reader"
+				case $name in hp*) what="$what or waits for an offline CPU" ;; esac
+				echo "ok: $what ($name: $cfg)"
 			fi
 		else
 			if [ -n "$errors" ] && [ "$errors" -gt 0 ] && grep -q 'assertion violated' pan.log; then

@@ -35,6 +35,19 @@
  *      odd instead of one whose counter moved since the first pass (the
  *      snapshot comparison removed); and rcu_idle_enter() clears the
  *      nesting after the increment instead of before.
+ *
+ * CPU hotplug (-DNHOT=n: the last n active CPUs go offline and come back
+ * at any step, kernel/cpu.c; configuration `hp`).  A second property,
+ * asserted in the fqs scan: no grace period waits for a CPU that has
+ * left qsmaskinitnext (it would wait forever; Linux's WARN in
+ * rcu_implicit_dynticks_qs()).  Mutants of the qsmaskinit/qsmaskinitnext
+ * handoff:
+ *   4  rcu_cpu_starting(): the CPU's first reader begins before its bit
+ *      is set in qsmaskinitnext.
+ *   5  rcu_report_dead(): the bit is cleared (and the QS reported) before
+ *      the outgoing CPU's last reader ends.
+ *   6  rcu_gp_init(): no QS reported for CPUs that left between the
+ *      qsmaskinit snapshot and the qsmask setting.
  */
 #ifndef NCPU
 #define NCPU 3
@@ -50,6 +63,9 @@
 #endif
 #ifndef NACTIVE
 #define NACTIVE 2		/* CPUs NACTIVE..NCPU-1 stay idle throughout */
+#endif
+#ifndef NHOT
+#define NHOT 0			/* CPUs NACTIVE-NHOT..NACTIVE-1 go offline and back */
 #endif
 #define NONIDLE 4		/* DYNTICK_IRQ_NONIDLE: even, above any depth from idle (3) */
 #define LEAF(c) ((c) / 2)	/* leaf 0: CPUs 0-1, leaf 1: CPUs 2-3 */
@@ -74,6 +90,10 @@ byte dyn_snap[NCPU];		/* 0 none, 1 snapshot taken, 2 taken and moved since */
 byte leaf_mask[2];
 byte leaf_gp[2];
 byte root_mask;
+#if NHOT > 0
+byte leaf_init[2];		/* leaf rnp->qsmaskinit */
+byte leaf_next[2];		/* leaf rnp->qsmaskinitnext */
+#endif
 byte gp_seq;
 byte gps_done;
 
@@ -196,6 +216,64 @@ proctype task_plain(byte c)
 #endif
 	od
 }
+
+#if NHOT > 0
+/*
+ * A CPU that goes offline and comes back (kernel/cpu.c cpu_down() and
+ * cpu_up()): online it runs readers and ticks like task_plain; going down,
+ * its last reader ends, then rcu_report_dead() (leaf lock: report the QS
+ * if the running GP awaits it, then drop the bit from qsmaskinitnext);
+ * offline it runs nothing (play-dead, irqs off, its counter left odd, so
+ * the GP kthread's scan can never credit it: only the handoff can);
+ * coming up, rcu_cpu_starting() sets the bit and notes the leaf's GP
+ * (leaf lock) before the CPU's first reader.
+ */
+proctype task_hp(byte c)
+{
+	bool carry;
+
+	do
+	:: atomic { !reading[c * NLEVEL] -> reader_begin(c, 0) }
+	:: atomic { reading[c * NLEVEL] -> reader_end(c, 0) }
+	:: tick(c)
+	:: /* cpu_down(): the CPU stops running tasks */
+#if MUTANT == 5
+		atomic { reading[c * NLEVEL] -> skip };	/* inside its last reader */
+#else
+		atomic { !reading[c * NLEVEL] -> skip };
+#endif
+		/* rcu_report_dead(): QS before the bit leaves qsmaskinitnext */
+		atomic {
+			carry = 0;
+			if
+			:: leaf_mask[LEAF(c)] & BIT(c) ->
+				leaf_mask[LEAF(c)] = leaf_mask[LEAF(c)] & ~BIT(c);
+				carry = (leaf_mask[LEAF(c)] == 0)
+			:: else -> skip
+			fi;
+			leaf_next[LEAF(c)] = leaf_next[LEAF(c)] & ~BIT(c)
+		};
+		if
+		:: carry -> atomic { root_mask = root_mask & ~(1 << LEAF(c)); carry = 0 }
+		:: else -> skip
+		fi;
+#if MUTANT == 5
+		atomic { reader_end(c, 0) };	/* the last reader ends after */
+#endif
+		/* offline: the play-dead loop, until cpu_up() */
+#if MUTANT == 4
+		atomic { reader_begin(c, 0) };	/* a reader before the bit is set */
+#endif
+		/* rcu_cpu_starting(): the bit, and the leaf's GP noted */
+		atomic {
+			leaf_next[LEAF(c)] = leaf_next[LEAF(c)] | BIT(c);
+			cpu_gp[c] = leaf_gp[LEAF(c)];
+			cpu_no_qs[c] = ((cpu_gp[c] % 2) == 1 &&
+					(leaf_mask[LEAF(c)] & BIT(c)) != 0)
+		}
+	od
+}
+#endif
 
 /*
  * An irq (kind 1: only with irqs on, never nested) or NMI (kind 2: any
@@ -357,7 +435,7 @@ proctype nmi(byte c)
 	od
 }
 
-#if NHCPU >= NACTIVE && !defined(TICKS_EVERYWHERE)
+#if NHCPU >= NACTIVE && !defined(TICKS_EVERYWHERE) && NHOT == 0
 /*
  * No CPU ticks: no process but this one reads or writes the rcu_node
  * masks, leaf_gp or gp_seq, so its steps on them commute with
@@ -469,9 +547,46 @@ proctype gp_kthread()
 			od;
 			i = 0
 		};
+#if NHOT > 0
+		/*
+		 * First pass, leaves up: each leaf's qsmaskinit from its
+		 * qsmaskinitnext (onlines and offlines since the last GP),
+		 * the root's from which leaves have a CPU (only this kthread
+		 * writes qsmaskinit, so the root's is computed with it below).
+		 */
+		atomic { leaf_init[0] = leaf_next[0] };
+		atomic { leaf_init[1] = leaf_next[1] };
+		/* Second pass, root first: qsmask = qsmaskinit ... */
+		atomic { root_mask = (leaf_init[0] != 0 -> 1 : 0) | (leaf_init[1] != 0 -> 2 : 0) };
+		i = 0;
+		do
+		:: i < 2 ->
+			atomic {
+				leaf_mask[i] = leaf_init[i];
+				leaf_gp[i] = gp_seq;
+				carry = 0;
+#if MUTANT != 6
+				/* ... and the QS of CPUs that left since the first pass */
+				if
+				:: leaf_mask[i] & ~leaf_next[i] ->
+					leaf_mask[i] = leaf_mask[i] & leaf_next[i];
+					carry = (leaf_mask[i] == 0)
+				:: else -> skip
+				fi
+#endif
+			};
+			if
+			:: carry -> atomic { root_mask = root_mask & ~(1 << i); carry = 0 }
+			:: else -> skip
+			fi;
+			i++
+		:: else -> i = 0; break
+		od;
+#else
 		atomic { root_mask = (NCPU > 2 -> 3 : 1) };
 		atomic { leaf_mask[0] = (NCPU > 1 -> 3 : 1); leaf_gp[0] = gp_seq };
 		atomic { leaf_mask[1] = (NCPU > 3 -> 3 : (NCPU > 2 -> 1 : 0)); leaf_gp[1] = gp_seq };
+#endif
 		first = 1;
 		do
 		:: root_mask == 0 -> break
@@ -484,6 +599,10 @@ proctype gp_kthread()
 					carry = 0;
 					if
 					:: leaf_mask[LEAF(c)] & BIT(c) ->
+#if NHOT > 0
+						/* an offline CPU would hold the GP forever */
+						assert(leaf_next[LEAF(c)] & BIT(c));
+#endif
 						s = dynticks[c];
 						if
 #if MUTANT == 3
@@ -544,10 +663,18 @@ init {
 		:: c < NCPU ->
 			dynticks[c] = 1;
 			nesting[c] = NONIDLE;
+#if NHOT > 0
+			leaf_next[LEAF(c)] = leaf_next[LEAF(c)] | BIT(c);	/* online at boot */
+#endif
 			irqs_on[c] = 1;
 			if
 			:: c < NHCPU -> run task(c); run handler(c, 1); run nmi(c)
+#if NHOT > 0
+			:: c >= NACTIVE - NHOT && c < NACTIVE -> run task_hp(c)
+			:: c >= NHCPU && c < NACTIVE - NHOT -> run task_plain(c)
+#else
 			:: c >= NHCPU && c < NACTIVE -> run task_plain(c)
+#endif
 			:: else -> dynticks[c] = 0; nesting[c] = 0; irqs_on[c] = 0	/* idle */
 			fi;
 			c++

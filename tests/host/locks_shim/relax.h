@@ -4,5 +4,7 @@
  * test threads and a FIFO ticket lock must otherwise wait for each
  * descheduled waiter in turn.
  */
+#pragma once
+
 #include <sched.h>
 #define cpu_relax() sched_yield()

@@ -5,8 +5,7 @@
  * tests check it is balanced; interrupts do not exist, so the irq ops only
  * keep flags well-formed.
  */
-#ifndef KERNEL_PREEMPT_H
-#define KERNEL_PREEMPT_H
+#pragma once
 
 #include "kernel/types.h"
 
@@ -32,5 +31,3 @@ extern __thread int shim_irqs_off;
 #define local_irq_save(f)	((f) = (unsigned long)shim_irqs_off, shim_irqs_off = 1)
 #define local_irq_restore(f)	(shim_irqs_off = (int)(f))
 #define irqs_disabled()		(shim_irqs_off != 0)
-
-#endif

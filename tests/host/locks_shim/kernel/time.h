@@ -1,6 +1,5 @@
 /* tests/host/locks_shim/kernel/time.h - host stand-in: the monotonic clock. */
-#ifndef KERNEL_TIME_H
-#define KERNEL_TIME_H
+#pragma once
 
 #include <time.h>
 #include "kernel/types.h"
@@ -12,5 +11,3 @@ static inline u64 ktime_get_ns(void)
 	clock_gettime(CLOCK_MONOTONIC, &ts);
 	return (u64)ts.tv_sec * 1000000000ull + (u64)ts.tv_nsec;
 }
-
-#endif

@@ -9,13 +9,10 @@
  *    cross-CPU call) takes its NMIs, and its irqs when they are enabled, as
  *    real hardware would, and yields the host core to the thread it waits for.
  */
-#ifndef RCU_SHIM_RELAX_H
-#define RCU_SHIM_RELAX_H
+#pragma once
 
 #define READ_ONCE(x) __atomic_load_n(&(x), __ATOMIC_RELAXED)
 #define WRITE_ONCE(x, v) __atomic_store_n(&(x), (v), __ATOMIC_RELAXED)
 
 void shim_cpu_relax(void);
 #define cpu_relax() shim_cpu_relax()
-
-#endif

@@ -14,8 +14,7 @@
  * cond_resched(), udelay(), cpu_relax() (NMIs only while irqs are off),
  * and in the idle task's halt.
  */
-#ifndef RCU_SHIM_H
-#define RCU_SHIM_H
+#pragma once
 
 #include "kernel/types.h"
 
@@ -50,5 +49,3 @@ long shim_errors(void);		/* WARNs, BUGs, shim-detected misuse so far */
 void shim_count_error(void);	/* the shim saw misuse or a failure */
 u64 shim_now_ns(void);
 void shim_printk_quiet(bool quiet);	/* drop KERN_INFO lines (benchmarks) */
-
-#endif

@@ -1,7 +1,6 @@
-/* tests/kernel/ktest.h: helpers the in-kernel suites share (threads on a
+/* tests/kernel/test_helpers.h: helpers the in-kernel suites share (threads on a
  * chosen CPU, bounded waits); the KTAP framework itself is kernel/ktap.h. */
-#ifndef TESTS_KERNEL_KTEST_H
-#define TESTS_KERNEL_KTEST_H
+#pragma once
 
 #include "kernel/sched.h"
 #include "kernel/time.h"
@@ -27,5 +26,3 @@ static inline struct task *start_on(int (*fn)(void *), void *arg, int cpu, int p
 	}
 	return t;
 }
-
-#endif

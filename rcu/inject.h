@@ -1,0 +1,39 @@
+/*
+ * rcu/inject.h - test-build-only switches that put known RCU bugs back,
+ * so that a test or a torture stressor can be shown to catch each one
+ * (rcu.inject=barrier,exp_irqoff,srcu_accel on the command line).
+ *
+ *   barrier     rcu_do_batch() stops counting callbacks in ->len when it
+ *               takes them off the list, before invoking them:
+ *               rcu_barrier_sched() can then return while they run.
+ *   exp_irqoff  a deferred expedited quiescent state is reported at the
+ *               closing preempt_enable()/local_bh_enable() even with irqs
+ *               disabled, i.e. inside an irqs-off reader.
+ *   srcu_accel  the SRCU callback kthread does not re-accelerate after
+ *               its advance and extract: a callback queued at the wrong
+ *               moment waits for a grace period nobody requests.
+ *
+ * Only CONFIG_SANITIZE builds (build/test) have them; in the benchmark
+ * build rcu_inject() is the constant false and the code is gone.
+ */
+#pragma once
+
+#include "kernel/types.h"
+
+#define RCU_INJECT_BARRIER	0x1
+#define RCU_INJECT_EXP_IRQOFF	0x2
+#define RCU_INJECT_SRCU_ACCEL	0x4
+#define RCU_INJECT_REPORT_DEAD	0x8	/* rcu_report_dead() does nothing */
+
+#ifdef CONFIG_SANITIZE
+/* The bugs asked for (RCU_INJECT_*), from rcu.inject= at rcu_init(). */
+extern unsigned int rcu_inject_mask;
+void rcu_inject_init(void);
+static inline bool rcu_inject(unsigned int bug)
+{
+	return unlikely(READ_ONCE(rcu_inject_mask) & bug);
+}
+#else
+static inline void rcu_inject_init(void) {}
+static inline bool rcu_inject(unsigned int bug) { (void)bug; return false; }
+#endif
