@@ -144,14 +144,21 @@ void rcu_dereference_sched_warn(const char *file, int line)
 }
 
 /*
- * With one CPU online, a caller that may block is itself proof that no
- * reader runs anywhere: blocking is a grace period.  Before the GP kthread
- * exists there is no other way to wait.
+ * With one CPU that RCU watches, a caller that may block is itself proof
+ * that no reader runs anywhere: blocking is a grace period.  Before the
+ * GP kthread exists there is no other way to wait.  "Watches" is from
+ * rcu_cpu_starting() to rcu_report_dead(), not cpu_online_mask: a CPU
+ * going down leaves the mask long before its last reader ends.  The
+ * barrier orders the caller's updates before the count's load, which
+ * acquires: a CPU counted out had finished its readers (its decrement is
+ * a full barrier after them), and one counted in later reads the updates
+ * (rcu_cpu_starting() orders its increment before its first reader).
  */
 bool rcu_blocking_is_gp(void)
 {
+	smp_mb();
 	/* ... unless a reader preempted on this CPU is still in its section. */
-	if (num_online_cpus() <= 1)
+	if (__atomic_load_n(&rcu_state.n_online_cpus.counter, __ATOMIC_ACQUIRE) <= 1)
 		return !rcu_preempt_has_blocked_tasks();
 	if (unlikely(!READ_ONCE(rcu_state.scheduler_active))) {
 		WARN_ONCE(1, "rcu: grace period wait before rcu_late_init() with %d CPUs\n",
@@ -1057,7 +1064,8 @@ void rcu_cpu_starting(int cpu)
 	rdp->core_needs_qs = need;
 	WRITE_ONCE(rdp->ticks_this_gp, 0);
 	spin_unlock_irqrestore(&rnp->lock, flags);
-	smp_mb();	/* the bit before this CPU's first reader */
+	atomic_inc_return(&rcu_state.n_online_cpus);	/* rcu_blocking_is_gp(); full barrier */
+	smp_mb();	/* the bit and the count before this CPU's first reader */
 }
 
 /*
@@ -1084,6 +1092,7 @@ void rcu_report_dead(int cpu)
 	}
 	WRITE_ONCE(rnp->qsmaskinitnext, rnp->qsmaskinitnext & ~rdp->grpmask);
 	spin_unlock_irqrestore(&rnp->lock, flags);
+	atomic_dec_return(&rcu_state.n_online_cpus);	/* full barrier: after the last reader */
 }
 
 /*
