@@ -709,11 +709,21 @@ static void rcu_gp_cleanup(void)
 	}
 }
 
-/* CPUs that came online after rcu_late_init() get their rcuc kthread here. */
+/*
+ * Each online CPU's rcuc kthread, made once: from rcu_late_init() and from
+ * the GP kthread (for CPUs that came online later), which the mutex keeps
+ * from both making one for the same CPU.  It also orders the making of
+ * one against cpu_down() parking it (rcu_cpu_offline_hook()).
+ */
+static struct rcu_mutex rcu_spawn_mutex = {
+	.wq = __WAIT_QUEUE_HEAD_INITIALIZER(rcu_spawn_mutex.wq),
+};
+
 static void rcu_spawn_cb_kthreads(void)
 {
 	int cpu;
 
+	rcu_mutex_lock(&rcu_spawn_mutex);
 	for_each_online_cpu(cpu) {
 		struct rcu_data *rdp = per_cpu_ptr(&rcu_data, cpu);
 		struct task *t;
@@ -732,6 +742,7 @@ static void rcu_spawn_cb_kthreads(void)
 		WRITE_ONCE(rdp->cb_kthread, t);
 		wake_up_process(t);
 	}
+	rcu_mutex_unlock(&rcu_spawn_mutex);
 }
 
 static int rcu_gp_kthread(void *unused)
@@ -1137,9 +1148,14 @@ void rcu_migrate_callbacks(int cpu)
 /* cpu_down()'s and cpu_up()'s hook: the rcuc kthread parks and comes back. */
 static int rcu_cpu_offline_hook(int cpu)
 {
-	struct task *t = READ_ONCE(per_cpu_ptr(&rcu_data, cpu)->cb_kthread);
+	struct task *t;
+	int ret;
 
-	return t ? kthread_park(t) : 0;
+	rcu_mutex_lock(&rcu_spawn_mutex);	/* one being made is made first */
+	t = READ_ONCE(per_cpu_ptr(&rcu_data, cpu)->cb_kthread);
+	ret = t ? kthread_park(t) : 0;
+	rcu_mutex_unlock(&rcu_spawn_mutex);
+	return ret;
 }
 
 static int rcu_cpu_online_hook(int cpu)
