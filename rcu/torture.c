@@ -26,6 +26,7 @@
  * race detector must not drown its FAILURE in reports.
  */
 #include "rcu/torture.h"
+#include "rcu/torture_onoff.h"
 #include "rcu/tree.h"
 #include "rcu/srcu.h"
 #include "kernel/printk.h"
@@ -648,7 +649,7 @@ int rcu_torture_run(const char *type, unsigned int duration_ms,
 	long blocked0;
 	int boosts0;
 	int cpu;
-	bool ok;
+	bool ok, onoff_ok;
 
 	*res = (struct rcu_torture_result){ 0 };
 	cur_ops = rcu_torture_find(type);
@@ -683,9 +684,12 @@ int rcu_torture_run(const char *type, unsigned int duration_ms,
 	if (cur_ops->flavor == TF_SCHED)
 		WRITE_ONCE(rcu_torture_nmi_hook, rcu_torture_nmi_read);
 
+	torture_onoff_start();
 	start = jiffies;
 	stat_next = start + msecs_to_jiffies(torture_stat_interval * 1000);
-	while (jiffies - start < msecs_to_jiffies(duration_ms)) {
+	/* With onoff, until its pairs are done too (within 10x the time). */
+	while (jiffies - start < msecs_to_jiffies(duration_ms) ||
+	       (!torture_onoff_done() && jiffies - start < 10 * msecs_to_jiffies(duration_ms))) {
 		msleep(20);
 		if (torture_stat_interval && time_after_eq(jiffies, stat_next)) {
 			rcu_torture_stats_print(res, gp0, exp0);
@@ -693,6 +697,7 @@ int rcu_torture_run(const char *type, unsigned int duration_ms,
 		}
 	}
 
+	onoff_ok = torture_onoff_stop(cur_ops->name, NULL);
 	WRITE_ONCE(rcu_torture_nmi_hook, NULL);
 	WRITE_ONCE(torture_stop, true);
 	if (writer)
@@ -713,7 +718,7 @@ int rcu_torture_run(const char *type, unsigned int duration_ms,
 		       atomic_read(&rcu_boosts) - boosts0);
 	if (!writer || !res->versions)
 		pr_err("rcu-torture: the writer completed no update: grace periods stuck?\n");
-	res->success = ok && writer;
+	res->success = ok && writer && onoff_ok;
 	printk(KERN_INFO "rcu-torture:--- End of test: %s: torture_type=%s gps=%lu\n",
 	       res->success ? "SUCCESS" : "FAILURE", cur_ops->name, res->gps);
 	return res->success ? 0 : 1;

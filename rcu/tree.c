@@ -940,7 +940,8 @@ void rcu_barrier_sched(void)
 		struct rcu_data *rdp = per_cpu_ptr(&rcu_data, cpu);
 		unsigned long flags;
 
-		if (!per_cpu(rcu_data_ready, cpu))
+		if (!per_cpu(rcu_data_ready, cpu) ||
+		    (rcu_inject(RCU_INJECT_BARRIER_ONLINE) && !cpu_online(cpu)))
 			continue;
 		spin_lock_irqsave(&rdp->lock, flags);
 		if (rcu_segcblist_n_cbs(&rdp->cblist)) {
