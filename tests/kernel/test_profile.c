@@ -184,7 +184,8 @@ static void busted_gp_is_caught(void)
 	KTAP_EXPECT(dirty > 0);
 }
 
-/* Quick Quiz 6: preemptible samplers (threads, not NMIs). */
+/* The article's Quick Quiz 6 (docs/article.md): preemptible samplers
+ * (threads, not NMIs). */
 static volatile bool qq6_stop;
 
 static int qq6_reader(void *arg)

@@ -914,7 +914,7 @@ struct samples {
 	int n;
 };
 
-/* Sorts s; the row has the DESIGN.md shape, then optional keys. */
+/* Sorts s; the row has the docs/design.md shape, then optional keys. */
 static void samples_print(const char *name, const char *type, struct samples *s,
 			  const char *extra)
 {

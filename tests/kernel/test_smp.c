@@ -407,12 +407,31 @@ static u64 chain_last;
 static atomic_t chain_backwards, chain_done, chain_timeouts;
 static s64 chain_worst;
 
+/*
+ * Wait for the token to reach `want`.  A hang guard, not a speed test: it
+ * gives up only when no CPU has passed the token on for 60 s.  Each turn
+ * needs the next vCPU to be run by the host, so at 16 vCPUs on a loaded
+ * 2-core host one CPU can wait many seconds for its turn while the chain
+ * still moves.
+ */
+static bool chain_wait_turn(int want)
+{
+	for (;;) {
+		int seen = __atomic_load_n(&chain_token, __ATOMIC_ACQUIRE);
+
+		if (seen == want)
+			return true;
+		if (!SPIN_UNTIL(__atomic_load_n(&chain_token, __ATOMIC_ACQUIRE) != seen, 60000))
+			return false;
+	}
+}
+
 static void chain_turns(int me, int n)
 {
 	for (int r = 0; r < CHAIN_ROUNDS; r++) {
 		int want = r * n + me;
 
-		if (!SPIN_UNTIL(__atomic_load_n(&chain_token, __ATOMIC_ACQUIRE) == want, 20000)) {
+		if (!chain_wait_turn(want)) {
 			atomic_inc(&chain_timeouts);
 			return;
 		}
@@ -457,7 +476,7 @@ static void tsc_never_backwards_across_cpus(void)
 	local_irq_save(flags);
 	chain_turns(0, n);
 	local_irq_restore(flags);
-	KTAP_EXPECT(SPIN_UNTIL(atomic_read(&chain_done) == n - 1, 30000));
+	KTAP_EXPECT(SPIN_UNTIL(atomic_read(&chain_done) == n - 1, 120000));
 	KTAP_EXPECT_EQ(atomic_read(&chain_timeouts), 0);
 	ktap_log("%d hand-offs over %d CPUs, %d backwards (worst %lld cycles)",
 		 CHAIN_ROUNDS * n, n, atomic_read(&chain_backwards), (long long)chain_worst);

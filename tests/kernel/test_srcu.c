@@ -3,7 +3,8 @@
  * A reader that sleeps inside srcu_struct A's section holds up
  * synchronize_srcu(A) (normal and expedited) and A's callbacks until it
  * leaves, and holds up neither B's grace periods or callbacks nor RCU's;
- * synchronize_srcu(A) inside A's own section (Quick Quiz 3) is reported
+ * synchronize_srcu(A) inside A's own section (the article's Quick
+ * Quiz 3, docs/article.md) is reported
  * and returns, inside B's section it waits and works; srcu_barrier()
  * waits for every callback; the grace-period latency rows
  * `# bench name=gp type=srcu|srcu-expedited`.  Every wait is bounded.

@@ -9,7 +9,7 @@
  * loop included.  Over the R runs: mean, standard deviation, median, in
  * ns and cycles.  The timed loop is cut into batches so that host gaps
  * (a vCPU descheduled by the host under QEMU) are counted without a TSC
- * read per section (DESIGN.md, "Measurement"), and so that the readers'
+ * read per section (docs/design.md, "Measurement"), and so that the readers'
  * median batch gives the cost of a section while the host lets the vCPU
  * run (batch_ns=).  About RS_BATCHES batches per run: few enough that a
  * batch's TSC reads and bookkeeping, inside the gross figure, are
@@ -27,8 +27,9 @@
 #include "tests/scenarios/scenario.h"
 
 /* One reader type.  The loops live in tests/scenarios/readers.c, one
- * function per type, so the host check of Quick Quiz 1
- * (tests/host/scenarios_qq1.py) can read their disassembly. */
+ * function per type, so the host check of the article's Quick Quiz 1
+ * (docs/article.md; tests/host/scenarios_qq1.py) can read their
+ * disassembly. */
 struct rs_ops {
 	const char *type;		/* the row's type= */
 	void (*read)(long n);		/* n empty critical sections */
@@ -77,6 +78,9 @@ void refscale_print_row(const char *name, const struct rs_ops *ops,
  * shorter; a descheduled vCPU is gone for milliseconds). */
 #define RS_GAP_NS 500000
 
+/* Full-size batches per run (after the ramp from one section up). */
+#define RS_BATCHES 64
+
 /* The cs_ns=0 result of ops at cpus, kept for net_ns and the goals (zero
  * runs: not measured). */
 struct rs_result *refscale_zero(const struct rs_ops *ops, int cpus);
@@ -85,9 +89,6 @@ struct rs_result *refscale_zero(const struct rs_ops *ops, int cpus);
 const struct rs_result *refscale_empty_at(int cpus, unsigned int cs_ns, struct rs_result *tmp);
 /* Keeps an empty row measured at cs_ns > 0 for the other types' net_ns. */
 void refscale_empty_keep(int cpus, unsigned int cs_ns, const struct rs_result *r);
-
-/* Full-size batches per run (after the ramp from one section up). */
-#define RS_BATCHES 64
 
 /* The loop count per reader for a quick run (bench=quick), and the run
  * count; the full sweep's come from refscale.loops= / refscale.runs=. */
