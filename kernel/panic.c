@@ -1,17 +1,16 @@
-/* kernel/panic.c: panic(), warnings and dump_stack().  A panic stops the
- * other CPUs, says why, shows the stack, and ends the run with a failure
- * status (under QEMU the runner sees it at once; on a PC it halts). */
+/* kernel/panic.c: panic(), warnings and dump_stack().  A panic says why,
+ * shows the stack, and ends the run with a failure status (under QEMU the
+ * runner sees it at once; on a PC it halts).  A second CPU that panics
+ * meanwhile only halts; the others are not stopped. */
 #include "kernel/printk.h"
 #include "kernel/stacktrace.h"
 #include "kernel/percpu.h"
 #include "kernel/system.h"
+#include "kernel/watchdog.h"
 #include "asm/irqflags.h"
 
 unsigned long warn_count;
 static int panic_cpu = -1;
-
-/* smp.c stops the other CPUs by NMI; before SMP there are none. */
-__weak void smp_send_stop(void) {}
 
 void dump_stack(void)
 {
@@ -40,6 +39,7 @@ void panic(const char *fmt, ...)
 	int none = -1;
 
 	local_irq_disable();
+	watchdog_stop();
 	/* A second CPU panicking at once just stops: one report is readable. */
 	if (!__atomic_compare_exchange_n(&panic_cpu, &none, cpu, false,
 					 __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST) &&
@@ -52,7 +52,6 @@ void panic(const char *fmt, ...)
 	va_end(ap);
 	printk(KERN_EMERG "Kernel panic - not syncing: %s\n", msg);
 	dump_stack();
-	smp_send_stop();
 	printk(KERN_EMERG "---[ end Kernel panic - not syncing: %s ]---\n", msg);
 	system_exit(EXIT_PANIC);
 }

@@ -16,14 +16,14 @@
  * Only CONFIG_SANITIZE builds (build/test) have them; in the benchmark
  * build rcu_inject() is the constant false and the code is gone.
  */
-#ifndef RCU_INJECT_H
-#define RCU_INJECT_H
+#pragma once
 
 #include "kernel/types.h"
 
 #define RCU_INJECT_BARRIER	0x1
 #define RCU_INJECT_EXP_IRQOFF	0x2
 #define RCU_INJECT_SRCU_ACCEL	0x4
+#define RCU_INJECT_REPORT_DEAD	0x8	/* rcu_report_dead() does nothing */
 
 #ifdef CONFIG_SANITIZE
 /* The bugs asked for (RCU_INJECT_*), from rcu.inject= at rcu_init(). */
@@ -37,5 +37,3 @@ static inline bool rcu_inject(unsigned int bug)
 static inline void rcu_inject_init(void) {}
 static inline bool rcu_inject(unsigned int bug) { (void)bug; return false; }
 #endif
-
-#endif /* RCU_INJECT_H */

@@ -10,6 +10,7 @@
 #include "asm/desc.h"
 #include "kernel/percpu.h"
 #include "kernel/printk.h"
+#include "arch/x86_64/timer.h"
 
 struct idt_entry {
 	u16 offset_lo;
@@ -73,16 +74,6 @@ int irq_register(unsigned int vector, irq_handler_t handler)
 	return 0;
 }
 
-/* Defaults until the owners of these hooks link theirs in. */
-__weak void nmi_handler(struct pt_regs *regs) { (void)regs; }
-__weak void apic_eoi(void) {}
-__weak void irq_enter(void) { this_cpu_add(__preempt_count, HARDIRQ_OFFSET); }
-__weak void irq_exit(void) { this_cpu_sub(__preempt_count, HARDIRQ_OFFSET); }
-__weak void nmi_enter(void) { this_cpu_add(__preempt_count, NMI_OFFSET + HARDIRQ_OFFSET); }
-__weak void nmi_exit(void) { this_cpu_sub(__preempt_count, NMI_OFFSET + HARDIRQ_OFFSET); }
-__weak bool need_resched(void) { return false; }
-__weak void preempt_schedule_irq(void) {}
-
 void x86_trap(struct pt_regs *regs)
 {
 	unsigned int vec = regs->vector;
@@ -104,6 +95,9 @@ void x86_trap(struct pt_regs *regs)
 		h(regs);
 	else
 		irq_unhandled_count++;
+	/* Any interrupt is a chance to restart a tick that stopped. */
+	if (vec != LOCAL_TIMER_VECTOR)
+		timer_check_tick(false);
 	/* The spurious vector is the one the LAPIC does not want EOI'd. */
 	if (vec != SPURIOUS_APIC_VECTOR)
 		apic_eoi();
