@@ -31,7 +31,6 @@
 #include "kernel/printk.h"
 #include "kernel/cmdline.h"
 #include "kernel/slab.h"
-#include "kernel/ktap.h"
 
 /* Non-idle baseline of dynticks_nmi_nesting (large, even), as Linux. */
 #define DYNTICK_IRQ_NONIDLE	((long)(((unsigned long)-1 >> 2) + 1))
@@ -67,7 +66,6 @@ static int qlowmark = 100;
 core_param(rcu.qlowmark, qlowmark, int, "queued callbacks below which the batch limit returns");
 
 atomic_t rcu_misuse_reports = ATOMIC_INIT(0);
-atomic_t rcu_misuse_expected = ATOMIC_INIT(0);
 atomic_t rcu_deref_warnings = ATOMIC_INIT(0);
 
 static int rcu_cpu_kthread(void *arg);
@@ -115,17 +113,6 @@ bool rcu_misuse_check(const char *what)
 	WARN(1, "rcu: %s() called inside an RCU-sched read-side critical section "
 	     "(preempt_count=%#x, irqs %s): it would wait for itself forever; "
 	     "returning without waiting\n", what, pc, irqs ? "off" : "on");
-	/* A bug in the running test case, unless that case provoked it. */
-	for (;;) {
-		int e = atomic_read(&rcu_misuse_expected);
-
-		if (e <= 0) {
-			ktap_fail("rcu: %s() inside an RCU-sched reader (WARNING above)", what);
-			break;
-		}
-		if (atomic_cmpxchg(&rcu_misuse_expected, e, e - 1) == e)
-			break;
-	}
 	return true;
 }
 
