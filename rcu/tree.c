@@ -283,13 +283,8 @@ void rcu_report_qs_rnp(unsigned long mask, struct rcu_node *rnp,
 		if (rnp->qsmask || rcu_preempt_blocked_readers_cgp(rnp) || !rnp->parent) {
 			bool done = !rnp->qsmask && !rcu_preempt_blocked_readers_cgp(rnp);
 
-			if (!rnp->parent && !rnp->qsmask) {
-				WRITE_ONCE(rcu_state.n_root_reports, rcu_state.n_root_reports + 1);
-				WRITE_ONCE(rcu_state.sum_report_depth,
-					   rcu_state.sum_report_depth + depth);
-				WRITE_ONCE(rcu_state.last_report_depth, depth);
-				rcu_state.last_report_cycles = get_cycles();
-			}
+			if (!rnp->parent && !rnp->qsmask)
+				rcu_stats_root_report(depth);
 			spin_unlock_irqrestore(&rnp->lock, flags);
 			if (done)
 				rcu_gp_kthread_wake();
@@ -617,10 +612,7 @@ static void rcu_gp_cleanup(void)
 	unsigned long dur;
 	int cpu;
 
-	spin_lock_irqsave(&root->lock, flags);
-	WRITE_ONCE(rcu_state.sum_report_to_end_ns, rcu_state.sum_report_to_end_ns +
-		   cycles_to_ns(get_cycles() - rcu_state.last_report_cycles));
-	spin_unlock_irqrestore(&root->lock, flags);
+	rcu_stats_gp_cleanup();
 
 	/*
 	 * Taking every node's lock orders this kthread after every QS report
