@@ -32,7 +32,6 @@
 #include "kernel/printk.h"
 #include "kernel/cmdline.h"
 #include "kernel/slab.h"
-#include "kernel/ktap.h"
 #include "kernel/cpu.h"
 
 /* Non-idle baseline of dynticks_nmi_nesting (large, even), as Linux. */
@@ -69,7 +68,6 @@ static int qlowmark = 100;
 core_param(rcu.qlowmark, qlowmark, int, "queued callbacks below which the batch limit returns");
 
 atomic_t rcu_misuse_reports = ATOMIC_INIT(0);
-atomic_t rcu_misuse_expected = ATOMIC_INIT(0);
 atomic_t rcu_deref_warnings = ATOMIC_INIT(0);
 
 static int rcu_cpu_kthread(void *arg);
@@ -117,17 +115,6 @@ bool rcu_misuse_check(const char *what)
 	WARN(1, "rcu: %s() called inside an RCU-sched read-side critical section "
 	     "(preempt_count=%#x, irqs %s): it would wait for itself forever; "
 	     "returning without waiting\n", what, pc, irqs ? "off" : "on");
-	/* A bug in the running test case, unless that case provoked it. */
-	for (;;) {
-		int e = atomic_read(&rcu_misuse_expected);
-
-		if (e <= 0) {
-			ktap_fail("rcu: %s() inside an RCU-sched reader (WARNING above)", what);
-			break;
-		}
-		if (atomic_cmpxchg(&rcu_misuse_expected, e, e - 1) == e)
-			break;
-	}
 	return true;
 }
 
@@ -305,13 +292,8 @@ void rcu_report_qs_rnp(unsigned long mask, struct rcu_node *rnp,
 		if (rnp->qsmask || rcu_preempt_blocked_readers_cgp(rnp) || !rnp->parent) {
 			bool done = !rnp->qsmask && !rcu_preempt_blocked_readers_cgp(rnp);
 
-			if (!rnp->parent && !rnp->qsmask) {
-				WRITE_ONCE(rcu_state.n_root_reports, rcu_state.n_root_reports + 1);
-				WRITE_ONCE(rcu_state.sum_report_depth,
-					   rcu_state.sum_report_depth + depth);
-				WRITE_ONCE(rcu_state.last_report_depth, depth);
-				rcu_state.last_report_cycles = get_cycles();
-			}
+			if (!rnp->parent && !rnp->qsmask)
+				rcu_stats_root_report(depth);
 			spin_unlock_irqrestore(&rnp->lock, flags);
 			if (done)
 				rcu_gp_kthread_wake();
@@ -672,10 +654,7 @@ static void rcu_gp_cleanup(void)
 	unsigned long dur;
 	int cpu;
 
-	spin_lock_irqsave(&root->lock, flags);
-	WRITE_ONCE(rcu_state.sum_report_to_end_ns, rcu_state.sum_report_to_end_ns +
-		   cycles_to_ns(get_cycles() - rcu_state.last_report_cycles));
-	spin_unlock_irqrestore(&root->lock, flags);
+	rcu_stats_gp_cleanup();
 
 	/*
 	 * Taking every node's lock orders this kthread after every QS report

@@ -41,9 +41,8 @@ ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 PAPER_LABEL = "2007 Linux, 16-CPU 3GHz x86"
 LINUX_LABEL = "Linux 6.1, same QEMU, same host"
 
-_BENCH = re.compile(r"#\s*bench\s+(name=\S+.*)$")
-_PLATFORM = re.compile(r"#\s*platform:\s*(.*\S)")
-_ANSI = re.compile(r"\x1b(\[[0-9;?]*[ -/]*[@-~]|[()][0-9A-Za-z]|[@-Z\\-_])")
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from benchrows import ANSI, BENCH, PLATFORM  # noqa: E402
 
 
 # --------------------------------------------------------------------------
@@ -77,14 +76,14 @@ def read_log(text, source=""):
     """Returns (rows, platform lines) of a serial log or a bench.txt."""
     rows, platforms = [], []
     for n, line in enumerate(text.splitlines(), 1):
-        line = _ANSI.sub("", line.replace("\r", ""))
-        m = _BENCH.search(line)
+        line = ANSI.sub("", line.replace("\r", ""))
+        m = BENCH.search(line)
         if m:
             row = parse_row(m.group(1), f"{source}:{n}")
             if row is not None:
                 rows.append(row)
             continue
-        m = _PLATFORM.search(line)
+        m = PLATFORM.search(line)
         if m:
             platforms.append(m.group(1))
     return rows, platforms
