@@ -258,13 +258,23 @@ void arch_cpu_stop_timer(void)
 		lapic_write(APIC_TMICT, 0);
 }
 
-/* Is this CPU's timer counting toward its next interrupt?  A deadline
- * that fired reads 0 until it is written again (SDM 10.5.4.1); a
- * periodic timer's current count is 0 only when it was stopped. */
-static bool timer_armed(void)
+static bool timer_irq_pending(void)
+{
+	u32 irr = lapic_read(APIC_IRR + (LOCAL_TIMER_VECTOR / 32) * 0x10);
+
+	return irr & (1u << (LOCAL_TIMER_VECTOR % 32));
+}
+
+/* Will this CPU's timer interrupt it?  Asked before a halt, so it must
+ * be cheap in the common case (a register read is a VM exit under a
+ * hypervisor).  TSC-deadline: yes while the deadline is ahead; once it
+ * is past, only if its interrupt is pending (a lost one never comes).
+ * Periodic: unless the timer was stopped (its current count reads 0). */
+static bool timer_will_fire(u64 now)
 {
 	if (use_deadline)
-		return rdmsr(MSR_IA32_TSC_DEADLINE) != 0;
+		return (s64)(now - this_cpu_read(timer_next_deadline)) < 0 ||
+		       timer_irq_pending();
 	return lapic_read(APIC_TMCCT) != 0;
 }
 
@@ -276,11 +286,11 @@ void timer_check_tick(bool idle)
 		return;			/* not ticking on this CPU yet */
 	now = rdtsc();
 	if (now - this_cpu_read(timer_last_tick) <= 2 * tsc_per_tick &&
-	    (!idle || timer_armed()))
+	    (!idle || timer_will_fire(now)))
 		return;
-	/* A deadline already past fires at once; should its interrupt be
-	 * pending already, the two are one in the IRR.  Periodic mode
-	 * restarts its count. */
+	/* A deadline already past fires at once (if its interrupt was only
+	 * late, the two are one in the IRR); periodic mode restarts its
+	 * count. */
 	this_cpu_inc(timer_rearms);
 	this_cpu_write(timer_last_tick, now);
 	if (use_deadline)
