@@ -129,7 +129,8 @@ bench: deps iso
 	[ -n "$$logs" ] || { echo "bench: no rows in build/bench-logs" >&2; exit 1; }; \
 	$(PYTHON) tools/report.py $$logs
 
-report: deps iso
+# With LOG= it only formats a saved log: no packages, no ISO needed.
+report: $(if $(LOG),,deps iso)
 	$(PYTHON) tools/report.py $(LOG)
 
 verify: deps

@@ -196,6 +196,7 @@ bool del_timer_sync(struct timer_list *t)
 		local_irq_restore(flags);
 		if (!running)
 			return was;
+		timer_inject(TIMER_INJECT_SYNC_WAIT, t);
 		cpu_relax();
 	}
 }
@@ -257,7 +258,7 @@ void timers_migrate_cpu(int cpu)
 	WARN_ON_ONCE(timer_bases[cpu].running);
 	list_for_each_entry_safe(t, n, &timer_bases[cpu].list, entry) {
 		list_move_tail(&t->entry, &timer_bases[me].list);
-		WRITE_ONCE(t->base, me);
+		__atomic_store_n(&t->base, me, __ATOMIC_RELAXED);
 		__atomic_store_n(&t->cpu, me, __ATOMIC_RELEASE);
 	}
 	unlock_two_bases(cpu, me);

@@ -135,7 +135,7 @@ void rcu_dereference_sched_warn(const char *file, int line)
 	static int warned;
 
 	atomic_inc(&rcu_deref_warnings);
-	if (__atomic_exchange_n(&warned, 1, __ATOMIC_RELAXED))
+	if (xchg(&warned, 1))
 		return;
 	printk(KERN_ERR "WARNING: rcu_dereference_sched() outside an RCU-sched "
 	       "read-side critical section at %s:%d (preempt_count=0, irqs on)\n",
@@ -795,7 +795,7 @@ static void rcu_do_batch(struct rcu_data *rdp)
 		spin_lock_irqsave(&rdp->lock, flags);
 		/* Acquire of gp_seq: these callbacks follow their GP's reports. */
 		rcu_segcblist_advance(&rdp->cblist,
-				      __atomic_load_n(&rcu_state.gp_seq, __ATOMIC_ACQUIRE));
+				      smp_load_acquire(&rcu_state.gp_seq));
 		rcu_accelerate_cbs(rdp);
 		lim = rdp->blimit;
 		n = rcu_segcblist_extract_done_cbs(&rdp->cblist, &done, lim);

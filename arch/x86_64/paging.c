@@ -32,9 +32,9 @@
 
 extern char __text_start[], __text_end[], __rodata_start[], __rodata_end[];
 extern char __data_start[], __bss_end[], __kernel_end[];
-/* A page boot/entry.asm may reserve below the boot CPU's stack; left
+/* The page boot/entry.asm reserves below the boot CPU's stack; left
  * unmapped in the image mapping, it is that stack's guard. */
-extern char boot_stack_guard[] __weak;
+extern char boot_stack_guard[];
 
 struct paging_features paging_features;
 
@@ -179,7 +179,7 @@ static u64 boot_guard_page(void)
 {
 	u64 g = (u64)boot_stack_guard;
 
-	if (!g || (g & (PAGE_SIZE - 1)) || g < (u64)__data_start || g >= (u64)__bss_end)
+	if ((g & (PAGE_SIZE - 1)) || g < (u64)__data_start || g >= (u64)__bss_end)
 		return 0;
 	return g;
 }

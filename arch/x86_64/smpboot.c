@@ -9,6 +9,7 @@
 #include "arch/x86_64/acpi.h"
 #include "arch/x86_64/ioapic.h"
 #include "arch/x86_64/lapic.h"
+#include "arch/x86_64/ipi.h"
 #include "arch/x86_64/nmi.h"
 #include "arch/x86_64/paging.h"
 #include "arch/x86_64/pic.h"
@@ -48,7 +49,8 @@ static u64 bsp_cr0, bsp_cr4;
 static bool lapic_ok;
 
 int smp_cpus_wanted = 1, smp_cpus_failed;
-static unsigned int smp_max_cpus;
+#define SMP_UNSET 0xffffffffu	/* no smp= on the command line */
+static unsigned int smp_max_cpus = SMP_UNSET;
 core_param(smp, smp_max_cpus, uint, "use at most this many CPUs (0: all the MADT lists)");
 static unsigned int smp_timeout_ms = 2000;
 core_param(smp.timeout_ms, smp_timeout_ms, uint, "how long an AP may take to answer its SIPIs, and again to come online");
@@ -353,7 +355,18 @@ void smp_boot_cpus(void)
 
 	bsp_cr0 = read_cr0();
 	bsp_cr4 = read_cr4();
-	if (smp_max_cpus && smp_max_cpus < (unsigned)limit)
+	/* An smp= that cannot be honoured as written says what is used. */
+	unsigned int listed = acpi_info.have_madt ? (unsigned)acpi_info.nr_cpus : 1;
+	unsigned int avail = listed < NR_CPUS ? listed : NR_CPUS;
+
+	if (smp_max_cpus == 0)
+		pr_warn("smp: smp=0 sets no limit: using all %u CPUs there are "
+			"(the MADT lists %u, this kernel takes up to %d)\n", avail, listed, NR_CPUS);
+	else if (smp_max_cpus != SMP_UNSET && smp_max_cpus > avail)
+		pr_warn("smp: smp=%u is more than the %u CPUs there are (the MADT lists %u, "
+			"this kernel takes up to %d): using %u\n", smp_max_cpus, avail, listed,
+			NR_CPUS, avail);
+	if (smp_max_cpus && smp_max_cpus != SMP_UNSET && smp_max_cpus < (unsigned)limit)
 		limit = smp_max_cpus;
 	if (!acpi_info.have_madt) {
 		pr_warn("smp: no MADT: running on the boot CPU only\n");
