@@ -144,14 +144,21 @@ void rcu_dereference_sched_warn(const char *file, int line)
 }
 
 /*
- * With one CPU online, a caller that may block is itself proof that no
- * reader runs anywhere: blocking is a grace period.  Before the GP kthread
- * exists there is no other way to wait.
+ * With one CPU that RCU watches, a caller that may block is itself proof
+ * that no reader runs anywhere: blocking is a grace period.  Before the
+ * GP kthread exists there is no other way to wait.  "Watches" is from
+ * rcu_cpu_starting() to rcu_report_dead(), not cpu_online_mask: a CPU
+ * going down leaves the mask long before its last reader ends.  The
+ * barrier orders the caller's updates before the count's load, which
+ * acquires: a CPU counted out had finished its readers (its decrement is
+ * a full barrier after them), and one counted in later reads the updates
+ * (rcu_cpu_starting() orders its increment before its first reader).
  */
 bool rcu_blocking_is_gp(void)
 {
+	smp_mb();
 	/* ... unless a reader preempted on this CPU is still in its section. */
-	if (num_online_cpus() <= 1)
+	if (__atomic_load_n(&rcu_state.n_online_cpus.counter, __ATOMIC_ACQUIRE) <= 1)
 		return !rcu_preempt_has_blocked_tasks();
 	if (unlikely(!READ_ONCE(rcu_state.scheduler_active))) {
 		WARN_ONCE(1, "rcu: grace period wait before rcu_late_init() with %d CPUs\n",
@@ -702,20 +709,20 @@ static void rcu_gp_cleanup(void)
 }
 
 /*
- * CPUs that came online after rcu_late_init() get their rcuc kthread here.
- * rcu_late_init() and the GP kthread both call this, maybe at once: the
- * mutex makes the check and the creation one step, so a CPU never gets
- * two rcuc kthreads (two would invoke the same list's batches out of
- * order whenever one of them is switched out between callbacks).
+ * Each online CPU's rcuc kthread, made once: from rcu_late_init() and from
+ * the GP kthread (for CPUs that came online later), which the mutex keeps
+ * from both making one for the same CPU.  It also orders the making of
+ * one against cpu_down() parking it (rcu_cpu_offline_hook()).
  */
+static struct rcu_mutex rcu_spawn_mutex = {
+	.wq = __WAIT_QUEUE_HEAD_INITIALIZER(rcu_spawn_mutex.wq),
+};
+
 static void rcu_spawn_cb_kthreads(void)
 {
-	static struct rcu_mutex spawn_mutex = {
-		.wq = __WAIT_QUEUE_HEAD_INITIALIZER(spawn_mutex.wq),
-	};
 	int cpu;
 
-	rcu_mutex_lock(&spawn_mutex);
+	rcu_mutex_lock(&rcu_spawn_mutex);
 	for_each_online_cpu(cpu) {
 		struct rcu_data *rdp = per_cpu_ptr(&rcu_data, cpu);
 		struct task *t;
@@ -734,7 +741,7 @@ static void rcu_spawn_cb_kthreads(void)
 		WRITE_ONCE(rdp->cb_kthread, t);
 		wake_up_process(t);
 	}
-	rcu_mutex_unlock(&spawn_mutex);
+	rcu_mutex_unlock(&rcu_spawn_mutex);
 }
 
 static int rcu_gp_kthread(void *unused)
@@ -932,7 +939,8 @@ void rcu_barrier_sched(void)
 		struct rcu_data *rdp = per_cpu_ptr(&rcu_data, cpu);
 		unsigned long flags;
 
-		if (!per_cpu(rcu_data_ready, cpu))
+		if (!per_cpu(rcu_data_ready, cpu) ||
+		    (rcu_inject(RCU_INJECT_BARRIER_ONLINE) && !cpu_online(cpu)))
 			continue;
 		spin_lock_irqsave(&rdp->lock, flags);
 		if (rcu_segcblist_n_cbs(&rdp->cblist)) {
@@ -1067,7 +1075,8 @@ void rcu_cpu_starting(int cpu)
 	rdp->core_needs_qs = need;
 	WRITE_ONCE(rdp->ticks_this_gp, 0);
 	spin_unlock_irqrestore(&rnp->lock, flags);
-	smp_mb();	/* the bit before this CPU's first reader */
+	atomic_inc_return(&rcu_state.n_online_cpus);	/* rcu_blocking_is_gp(); full barrier */
+	smp_mb();	/* the bit and the count before this CPU's first reader */
 }
 
 /*
@@ -1094,6 +1103,7 @@ void rcu_report_dead(int cpu)
 	}
 	WRITE_ONCE(rnp->qsmaskinitnext, rnp->qsmaskinitnext & ~rdp->grpmask);
 	spin_unlock_irqrestore(&rnp->lock, flags);
+	atomic_dec_return(&rcu_state.n_online_cpus);	/* full barrier: after the last reader */
 }
 
 /*
@@ -1138,9 +1148,14 @@ void rcu_migrate_callbacks(int cpu)
 /* cpu_down()'s and cpu_up()'s hook: the rcuc kthread parks and comes back. */
 static int rcu_cpu_offline_hook(int cpu)
 {
-	struct task *t = READ_ONCE(per_cpu_ptr(&rcu_data, cpu)->cb_kthread);
+	struct task *t;
+	int ret;
 
-	return t ? kthread_park(t) : 0;
+	rcu_mutex_lock(&rcu_spawn_mutex);	/* one being made is made first */
+	t = READ_ONCE(per_cpu_ptr(&rcu_data, cpu)->cb_kthread);
+	ret = t ? kthread_park(t) : 0;
+	rcu_mutex_unlock(&rcu_spawn_mutex);
+	return ret;
 }
 
 static int rcu_cpu_online_hook(int cpu)
