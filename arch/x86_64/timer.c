@@ -262,36 +262,33 @@ static bool timer_irq_pending(void)
 	return irr & (1u << (LOCAL_TIMER_VECTOR % 32));
 }
 
-/* Will this CPU's timer interrupt it?  Asked before a halt, so it must
- * be cheap in the common case (a register read is a VM exit under a
- * hypervisor).  TSC-deadline: yes while the deadline is ahead; once it
- * is past, only if its interrupt is pending (a lost one never comes).
- * Periodic: unless the timer was stopped (its current count reads 0). */
-static bool timer_will_fire(u64 now)
+static bool timer_counting(void)
 {
-	if (use_deadline)
-		return (s64)(now - this_cpu_read(timer_next_deadline)) < 0 ||
-		       timer_irq_pending();
 	return lapic_read(APIC_TMCCT) != 0;
 }
 
 void timer_check_tick(bool idle)
 {
-	u64 now;
+	struct tick_state st;
 
 	if (!this_cpu_read(timer_mode))
 		return;			/* not ticking on this CPU yet */
-	now = rdtsc();
-	if (now - this_cpu_read(timer_last_tick) <= 2 * tsc_per_tick &&
-	    (!idle || timer_will_fire(now)))
+	st = (struct tick_state){
+		.idle = idle, .deadline = use_deadline, .now = rdtsc(),
+		.last_tick = this_cpu_read(timer_last_tick),
+		.next_deadline = this_cpu_read(timer_next_deadline),
+		.per_tick = tsc_per_tick,
+		.irq_pending = timer_irq_pending, .counting = timer_counting,
+	};
+	if (!tick_needs_restart(&st))
 		return;
 	/* A deadline already past fires at once (if its interrupt was only
 	 * late, the two are one in the IRR); periodic mode restarts its
 	 * count. */
 	this_cpu_inc(timer_rearms);
-	this_cpu_write(timer_last_tick, now);
+	this_cpu_write(timer_last_tick, st.now);
 	if (use_deadline)
-		wrmsr(MSR_IA32_TSC_DEADLINE, this_cpu_read(timer_next_deadline));
+		wrmsr(MSR_IA32_TSC_DEADLINE, st.next_deadline);
 	else
 		lapic_write(APIC_TMICT, lapic_ticks_per_tick);
 }
