@@ -96,3 +96,4 @@ void smp_prepare_boot_cpu(void);	/* CPU 0 online, before the APs */
 void smp_ap_main(int cpu) __noreturn;	/* each AP ends its bring-up here */
 void cpu_idle_loop(void) __noreturn;	/* weak: hlt loop; the scheduler's idle */
 void smp_call_function_interrupt(void);	/* arch: the call IPI arrived */
+void smp_call_function_drain(void);	/* a CPU going down, irqs off: run what is queued */

@@ -19,6 +19,7 @@
  *    after all those readers.
  */
 #include "rcu/tree.h"
+#include "kernel/cpu.h"
 #include "rcu/inject.h"
 #include "kernel/printk.h"
 
@@ -34,8 +35,7 @@ void rcu_exp_init(void)
 
 unsigned long rcu_exp_batches_completed_sched(void)
 {
-	return rcu_seq_ctr(__atomic_load_n(&rcu_state.expedited_sequence, __ATOMIC_ACQUIRE) -
-			   ((0UL - 300UL) << RCU_SEQ_CTR_SHIFT));
+	return rcu_seq_completed(&rcu_state.expedited_sequence);
 }
 
 bool rcu_exp_pending_here(void)
@@ -110,15 +110,11 @@ void rcu_preempt_deferred_qs(void)
 	local_irq_restore(flags);
 }
 
-void synchronize_sched_expedited(void)
+static void __synchronize_sched_expedited(void)
 {
 	unsigned long s, mask = 0, start;
 	int cpu, me;
 
-	if (rcu_misuse_check("synchronize_sched_expedited"))
-		return;
-	if (rcu_blocking_is_gp())
-		return;
 	s = rcu_seq_snap(&rcu_state.expedited_sequence);
 	rcu_mutex_lock(&rcu_state.exp_mutex);
 	if (rcu_seq_done(&rcu_state.expedited_sequence, s)) {
@@ -126,8 +122,7 @@ void synchronize_sched_expedited(void)
 		rcu_mutex_unlock(&rcu_state.exp_mutex);
 		return;
 	}
-	__atomic_store_n(&rcu_state.expedited_sequence, rcu_state.expedited_sequence + 1,
-			 __ATOMIC_RELEASE);
+	rcu_seq_start(&rcu_state.expedited_sequence);
 	smp_mb();
 
 	/*
@@ -165,7 +160,17 @@ void synchronize_sched_expedited(void)
 		}
 	}
 	smp_mb();
-	__atomic_store_n(&rcu_state.expedited_sequence,
-			 rcu_seq_endval(rcu_state.expedited_sequence), __ATOMIC_RELEASE);
+	rcu_seq_end(&rcu_state.expedited_sequence);
 	rcu_mutex_unlock(&rcu_state.exp_mutex);
+}
+
+/* CPU hotplug is held off for the duration: the CPUs found online above
+ * stay online until each has reported (kernel/cpu.h). */
+void synchronize_sched_expedited(void)
+{
+	if (rcu_misuse_check("synchronize_sched_expedited") || rcu_blocking_is_gp())
+		return;
+	cpus_read_lock();
+	__synchronize_sched_expedited();
+	cpus_read_unlock();
 }

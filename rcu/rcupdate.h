@@ -118,8 +118,8 @@ extern atomic_t rcu_deref_warnings;
  *    readers (one grace-period machine serves both, as Linux's since
  *    4.20); synchronize_rcu_expedited() waits for rcu_read_lock()
  *    readers only.
- *  - otherwise: the names map onto RCU-sched, the article's Quick Quiz 1
- *    answer for a non-preemptible kernel (a reader is a preempt-disabled
+ *  - otherwise: the names map onto RCU-sched, the answer of the article's
+ *    Quick Quiz 1 (docs/article.md) for a non-preemptible kernel (a reader is a preempt-disabled
  *    region).
  * synchronize_rcu() and friends called inside an rcu_read_lock() section
  * of the calling task are reported (rcu_misuse_reports) and return at once.
@@ -217,7 +217,14 @@ extern atomic_long_t rcu_preempt_blocked_total;
 
 void rcu_init(void);			/* boot CPU, before SMP */
 void rcu_init_percpu(int cpu);		/* each CPU as it comes up */
-void rcu_cpu_online(int cpu);		/* ... and once it is online */
+/* The CPU, irqs off, before it can run any reader (boot or cpu_up()):
+ * the grace periods that start from now on wait for it. */
+void rcu_cpu_starting(int cpu);
+/* The outgoing CPU, irqs off, after its last reader (cpu_down()): its QS
+ * for a grace period in progress, and later ones do not wait for it. */
+void rcu_report_dead(int cpu);
+/* Any CPU, once cpu is dead: its callbacks move here (tags kept). */
+void rcu_migrate_callbacks(int cpu);
 void rcu_late_init(void);		/* kthreads can be created */
 void rcu_note_context_switch(bool preempt);	/* schedule(), irqs off */
 void rcu_idle_enter(void);		/* idle loop, irqs off */

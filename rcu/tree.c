@@ -32,6 +32,7 @@
 #include "kernel/cmdline.h"
 #include "kernel/slab.h"
 #include "kernel/ktap.h"
+#include "kernel/cpu.h"
 
 /* Non-idle baseline of dynticks_nmi_nesting (large, even), as Linux. */
 #define DYNTICK_IRQ_NONIDLE	((long)(((unsigned long)-1 >> 2) + 1))
@@ -94,8 +95,8 @@ void rcu_mutex_unlock(struct rcu_mutex *m)
 }
 
 /*
- * Quick Quiz 3: a synchronize call inside its own reader can never
- * return.  Say so, with a backtrace, and return instead of hanging.
+ * The article's Quick Quiz 3 (docs/article.md): a synchronize call inside
+ * its own reader can never return.  Say so, with a backtrace, and return instead of hanging.
  */
 bool rcu_misuse_check(const char *what)
 {
@@ -163,8 +164,7 @@ bool rcu_blocking_is_gp(void)
 unsigned long rcu_batches_completed_sched(void)
 {
 	/* Counted from boot: gp_seq starts near the wrap (rcu_init). */
-	return rcu_seq_ctr(__atomic_load_n(&rcu_state.gp_seq, __ATOMIC_ACQUIRE) -
-			   ((0UL - 300UL) << RCU_SEQ_CTR_SHIFT));
+	return rcu_seq_completed(&rcu_state.gp_seq);
 }
 
 /* ---------------- dynticks: idle is an extended quiescent state ---------------- */
@@ -499,7 +499,7 @@ static bool rcu_gp_init(void)
 		return false;
 	}
 	/* Start: readers that began before this store may hold old data. */
-	__atomic_store_n(&rcu_state.gp_seq, rcu_state.gp_seq + 1, __ATOMIC_RELEASE);
+	rcu_seq_start(&rcu_state.gp_seq);
 	gps = rcu_state.gp_seq;
 	WRITE_ONCE(rcu_state.gp_start, jiffies);	/* read locklessly: stall.c, preempt.c boosting */
 	rcu_stall_gp_start();
@@ -507,28 +507,61 @@ static bool rcu_gp_init(void)
 	smp_mb();	/* order the start before any CPU's view of qsmask below */
 
 	/*
-	 * Apply CPUs that came online, leaves up, so each interior node
-	 * waits only for children that have a CPU.  Only this kthread writes
-	 * qsmaskinit.
+	 * First pass, leaves up: each leaf takes the CPUs online now (CPU
+	 * hotplug changes qsmaskinitnext under the leaf lock, so each leaf
+	 * sees a CPU either in or out), each interior node the children
+	 * with a CPU, or with preempted readers that may predate this GP (a
+	 * leaf whose CPUs have all left still holds the GP for them).  Only
+	 * this kthread reads or writes qsmaskinit, so the interior ones are
+	 * rebuilt without their locks.
 	 */
+	for (i = 0; i < rcu_state.level_first[rcu_state.num_levels - 1]; i++)
+		rcu_state.node[i].qsmaskinit = 0;
 	for (i = rcu_state.num_nodes - 1; i >= 0; i--) {
+		bool leaf;
+
 		rnp = &rcu_state.node[i];
+		leaf = rnp->level == rcu_state.num_levels - 1;
 		spin_lock_irqsave(&rnp->lock, flags);
-		if (rnp->level == rcu_state.num_levels - 1)
+		if (leaf)
 			rnp->qsmaskinit = rnp->qsmaskinitnext;
-		if (rnp->parent && rnp->qsmaskinit)
-			rnp->parent->qsmaskinit |= rnp->grpmask;	/* parent is only ours too */
+		if (rnp->parent && (rnp->qsmaskinit || (leaf && !list_empty(&rnp->blkd_tasks))))
+			rnp->parent->qsmaskinit |= rnp->grpmask;
 		spin_unlock_irqrestore(&rnp->lock, flags);
 	}
 
-	/* Root first, so a CPU seeing the GP at its leaf finds its ancestors waiting. */
+	/*
+	 * Second pass, root first, so a CPU seeing the GP at its leaf finds
+	 * its ancestors waiting.  A CPU that went offline since the first
+	 * pass has already run rcu_report_dead(), which found no bit of
+	 * this GP to clear: report for it here, or nothing ever would.  A
+	 * leaf held only by preempted readers that have all left since
+	 * reports itself.
+	 */
 	rcu_for_each_node_breadth_first(rnp) {
+		unsigned long gone;
+
 		spin_lock_irqsave(&rnp->lock, flags);
 		WRITE_ONCE(rnp->qsmask, rnp->qsmaskinit);
 		WRITE_ONCE(rnp->gp_seq, gps);
-		if (rnp->level == rcu_state.num_levels - 1)
-			rcu_preempt_gp_init_node(rnp);
-		spin_unlock_irqrestore(&rnp->lock, flags);
+		if (rnp->level != rcu_state.num_levels - 1) {
+			spin_unlock_irqrestore(&rnp->lock, flags);
+			continue;
+		}
+		rcu_preempt_gp_init_node(rnp);
+		gone = rnp->qsmask & ~rnp->qsmaskinitnext;
+		if (gone) {
+			rcu_report_qs_rnp(gone, rnp, gps, flags);
+		} else if (!rnp->qsmask && !rcu_preempt_blocked_readers_cgp(rnp) &&
+			   rnp->parent && (rnp->parent->qsmaskinit & rnp->grpmask)) {
+			struct rcu_node *parent = rnp->parent;
+
+			spin_unlock(&rnp->lock);	/* irqs stay off */
+			spin_lock(&parent->lock);
+			rcu_report_qs_rnp(rnp->grpmask, parent, gps, flags);
+		} else {
+			spin_unlock_irqrestore(&rnp->lock, flags);
+		}
 	}
 	return true;
 }
@@ -654,7 +687,7 @@ static void rcu_gp_cleanup(void)
 
 	spin_lock_irqsave(&root->lock, flags);
 	/* The release pairs with rcu_seq_done()'s acquire (contract (1)). */
-	__atomic_store_n(&rcu_state.gp_seq, new_gp_seq, __ATOMIC_RELEASE);
+	rcu_seq_end(&rcu_state.gp_seq);
 	if (ULONG_CMP_LT(rcu_state.gp_seq, rcu_state.gp_seq_needed))
 		WRITE_ONCE(rcu_state.gp_flags, rcu_state.gp_flags | RCU_GP_FLAG_INIT);
 	spin_unlock_irqrestore(&root->lock, flags);
@@ -668,11 +701,21 @@ static void rcu_gp_cleanup(void)
 	}
 }
 
-/* CPUs that came online after rcu_late_init() get their rcuc kthread here. */
+/*
+ * CPUs that came online after rcu_late_init() get their rcuc kthread here.
+ * rcu_late_init() and the GP kthread both call this, maybe at once: the
+ * mutex makes the check and the creation one step, so a CPU never gets
+ * two rcuc kthreads (two would invoke the same list's batches out of
+ * order whenever one of them is switched out between callbacks).
+ */
 static void rcu_spawn_cb_kthreads(void)
 {
+	static struct rcu_mutex spawn_mutex = {
+		.wq = __WAIT_QUEUE_HEAD_INITIALIZER(spawn_mutex.wq),
+	};
 	int cpu;
 
+	rcu_mutex_lock(&spawn_mutex);
 	for_each_online_cpu(cpu) {
 		struct rcu_data *rdp = per_cpu_ptr(&rcu_data, cpu);
 		struct task *t;
@@ -691,6 +734,7 @@ static void rcu_spawn_cb_kthreads(void)
 		WRITE_ONCE(rdp->cb_kthread, t);
 		wake_up_process(t);
 	}
+	rcu_mutex_unlock(&spawn_mutex);
 }
 
 static int rcu_gp_kthread(void *unused)
@@ -790,9 +834,15 @@ static int rcu_cpu_kthread(void *arg)
 	struct rcu_data *rdp = arg;
 
 	while (!kthread_should_stop()) {
+		/* cpu_down(): park between batches, nothing extracted */
+		if (kthread_should_park()) {
+			kthread_parkme();
+			continue;
+		}
 		wait_event_timeout(rdp->cb_wq, rcu_cbs_ready_lockless(rdp) ||
-				   kthread_should_stop(), HZ);
-		rcu_do_batch(rdp);
+				   kthread_should_stop() || kthread_should_park(), HZ);
+		if (!kthread_should_park())
+			rcu_do_batch(rdp);
 	}
 	return 0;
 }
@@ -876,10 +926,14 @@ void rcu_barrier_sched(void)
 	rcu_mutex_lock(&rcu_state.barrier_mutex);
 	init_completion(&rcu_state.barrier_completion);
 	atomic_set(&rcu_state.barrier_cpu_count, 1);
-	for_each_online_cpu(cpu) {
+	/* Offline CPUs too: a departed CPU's callbacks wait there until
+	 * rcu_migrate_callbacks() moves them, the barrier's with them. */
+	for (cpu = 0; cpu < rcu_state.ncpus; cpu++) {
 		struct rcu_data *rdp = per_cpu_ptr(&rcu_data, cpu);
 		unsigned long flags;
 
+		if (!per_cpu(rcu_data_ready, cpu))
+			continue;
 		spin_lock_irqsave(&rdp->lock, flags);
 		if (rcu_segcblist_n_cbs(&rdp->cblist)) {
 			atomic_inc(&rcu_state.barrier_cpu_count);
@@ -985,26 +1039,126 @@ void rcu_init_percpu(int cpu)
 	per_cpu(rcu_data_ready, cpu) = true;
 }
 
-void rcu_cpu_online(int cpu)
+/*
+ * The CPU itself, irqs off, before it can run any reader: at boot, and
+ * again each time cpu_up() brings it back.  Under the leaf lock it joins
+ * qsmaskinitnext, so every grace period whose first pass (rcu_gp_init())
+ * comes later waits for it; one whose first pass came earlier started
+ * before this CPU's first reader (the lock orders the two), so it need not.
+ * It notes the leaf's grace period as __note_gp_changes() would, in case
+ * that one waits for it after all (it left and came back between the two
+ * passes of rcu_gp_init()).  tests/model's `hp` configuration checks this
+ * handoff, and that a reader before the bit is set breaks it.
+ */
+void rcu_cpu_starting(int cpu)
+{
+	struct rcu_data *rdp = per_cpu_ptr(&rcu_data, cpu);
+	struct rcu_node *rnp = rdp->mynode;
+	unsigned long flags;
+	bool need;
+
+	if (!per_cpu(rcu_data_ready, cpu))
+		return;
+	spin_lock_irqsave(&rnp->lock, flags);
+	WRITE_ONCE(rnp->qsmaskinitnext, rnp->qsmaskinitnext | rdp->grpmask);
+	rdp->gp_seq = rnp->gp_seq;
+	need = rcu_seq_state(rnp->gp_seq) && (rnp->qsmask & rdp->grpmask);
+	WRITE_ONCE(rdp->cpu_no_qs, need);
+	rdp->core_needs_qs = need;
+	WRITE_ONCE(rdp->ticks_this_gp, 0);
+	spin_unlock_irqrestore(&rnp->lock, flags);
+	smp_mb();	/* the bit before this CPU's first reader */
+}
+
+/*
+ * The outgoing CPU, irqs off, from its idle task once every other thread
+ * has left it: it runs no reader from here on.  Under the leaf lock,
+ * first the QS for a grace period that waits for it (nothing else ever
+ * would: its counter stays odd, so the fqs scan cannot credit it), then
+ * the bit leaves qsmaskinitnext.  A grace period whose first pass saw the
+ * bit but whose second pass comes after this reports for it there.
+ */
+void rcu_report_dead(int cpu)
 {
 	struct rcu_data *rdp = per_cpu_ptr(&rcu_data, cpu);
 	struct rcu_node *rnp = rdp->mynode;
 	unsigned long flags;
 
+	if (!per_cpu(rcu_data_ready, cpu) || rcu_inject(RCU_INJECT_REPORT_DEAD))
+		return;
+	rcu_node_lock_qs(rnp, flags);
+	if ((rnp->qsmask & rdp->grpmask) && rcu_seq_state(rnp->gp_seq)) {
+		rdp->core_needs_qs = false;
+		rcu_report_qs_rnp(rdp->grpmask, rnp, rnp->gp_seq, flags);
+		spin_lock_irqsave(&rnp->lock, flags);
+	}
+	WRITE_ONCE(rnp->qsmaskinitnext, rnp->qsmaskinitnext & ~rdp->grpmask);
+	spin_unlock_irqrestore(&rnp->lock, flags);
+}
+
+/*
+ * Once cpu is dead (its rcuc kthread parked, so nothing of its list is
+ * being invoked): its callbacks join this CPU's, each keeping its place
+ * and its grace period (rcu_segcblist_merge()).  rcu_barrier_sched()'s
+ * callback, if it was queued there, moves with them in order.
+ */
+void rcu_migrate_callbacks(int cpu)
+{
+	struct rcu_data *rdp = per_cpu_ptr(&rcu_data, cpu), *my;
+	unsigned long flags, seq;
+	long n;
+
 	if (!per_cpu(rcu_data_ready, cpu))
 		return;
-	spin_lock_irqsave(&rnp->lock, flags);
-	rnp->qsmaskinitnext |= rdp->grpmask;	/* waited for from the next GP */
-	rdp->gp_seq = rnp->gp_seq;
-	rdp->core_needs_qs = false;
-	spin_unlock_irqrestore(&rnp->lock, flags);
+	local_irq_save(flags);
+	my = this_cpu_ptr(&rcu_data);
+	if (WARN_ON_ONCE(my == rdp)) {
+		local_irq_restore(flags);
+		return;
+	}
+	spin_lock(&my->lock);
+	spin_lock(&rdp->lock);
+	n = rcu_segcblist_n_cbs(&rdp->cblist);
+	if (n) {
+		seq = __atomic_load_n(&rcu_state.gp_seq, __ATOMIC_ACQUIRE);
+		rcu_segcblist_advance(&my->cblist, seq);
+		rcu_segcblist_advance(&rdp->cblist, seq);
+		rcu_segcblist_merge(&my->cblist, &rdp->cblist);
+		rcu_accelerate_cbs(rdp);	/* now empty: nothing waiting */
+		rcu_accelerate_cbs(my);
+		WRITE_ONCE(rcu_state.n_cbs_migrated, rcu_state.n_cbs_migrated + n);
+	}
+	spin_unlock(&rdp->lock);
+	spin_unlock(&my->lock);
+	local_irq_restore(flags);
+	if (n && my->cb_kthread)
+		wake_up(&my->cb_wq);
+}
+
+/* cpu_down()'s and cpu_up()'s hook: the rcuc kthread parks and comes back. */
+static int rcu_cpu_offline_hook(int cpu)
+{
+	struct task *t = READ_ONCE(per_cpu_ptr(&rcu_data, cpu)->cb_kthread);
+
+	return t ? kthread_park(t) : 0;
+}
+
+static int rcu_cpu_online_hook(int cpu)
+{
+	struct task *t = READ_ONCE(per_cpu_ptr(&rcu_data, cpu)->cb_kthread);
+
+	if (t)
+		kthread_unpark(t);
+	else
+		rcu_gp_kthread_wake();	/* it spawns the CPU's first rcuc */
+	return 0;
 }
 
 void rcu_init(void)
 {
 	rcu_inject_init();
 	/* Start near the wrap, as Linux does, so wrap bugs show at once. */
-	rcu_state.gp_seq = (0UL - 300UL) << RCU_SEQ_CTR_SHIFT;
+	rcu_state.gp_seq = RCU_SEQ_INITIAL_VAL;
 	rcu_state.gp_seq_needed = rcu_state.gp_seq;
 	rcu_init_geometry(rcu_geometry_cpus ? (int)MIN(rcu_geometry_cpus, NR_CPUS) : NR_CPUS);
 	init_waitqueue_head(&rcu_state.gp_wq);
@@ -1012,7 +1166,7 @@ void rcu_init(void)
 	init_completion(&rcu_state.barrier_completion);
 	rcu_exp_init();
 	rcu_init_percpu(0);
-	rcu_cpu_online(0);
+	rcu_cpu_starting(0);
 }
 
 void rcu_late_init(void)
@@ -1024,6 +1178,7 @@ void rcu_late_init(void)
 	WRITE_ONCE(rcu_state.gp_kthread, t);
 	wake_up_process(t);
 	rcu_spawn_cb_kthreads();
+	cpuhp_setup_state("rcu", rcu_cpu_online_hook, rcu_cpu_offline_hook);
 	srcu_init_late();	/* call_srcu()'s kthread (rcu/srcu.c) */
 	smp_mb();
 	WRITE_ONCE(rcu_state.scheduler_active, true);

@@ -186,6 +186,16 @@ class VerdictTest(unittest.TestCase):
         self.assertIn("UBSAN: shift-out-of-bounds in kernel/pmm.c:88:19", out)
         self.assertIn("shift exponent 64", out)
 
+    def test_hard_lockup_report_fails(self):
+        lines = fixture("good.log")[:-1] + [
+            "[c0] watchdog: Watchdog detected hard LOCKUP on cpu 1: no timer "
+            "tick for 10 s of CPU 0's ticks, irqs off",
+            "[c0] NMI backtrace for cpu 1"] + fixture("good.log")[-1:]
+        v = runner.judge(runner.Config(name="h"), lines, rc=0)
+        self.assertFalse(v.passed)
+        self.assertIn("hard-lockup at log line", text_of(v))
+        self.assertIn("| [c0] NMI backtrace for cpu 1", text_of(v))
+
     def test_stack_protector_fails(self):
         v = judge_fixture("stack-protector.log")
         self.assertFalse(v.passed)

@@ -1,11 +1,11 @@
 #!/usr/bin/env python3
 """tools/report.py: the benchmark report (`make report`).  Reads the
-benchmark rows ("# bench name=... key=value ...", DESIGN.md) of a serial
+benchmark rows ("# bench name=... key=value ...", docs/design.md) of a serial
 log -- or boots ./run.sh to make one when no log is given -- and writes
-build/report/report.md: the issue's goals with the ratios measured, a table
+build/report/report.md: the read-side goals with the ratios measured, a table
 of every row grouped by name, and PNG plots through gnuplot that mirror
 the article's figures, with the article's own 2007 measurements
-(../shared/paper-data/*.tsv) drawn on the same axes:
+(docs/paper-data/*.tsv) drawn on the same axes:
 
     readside-cpus.png    read-side cost vs CPUs, log scale, error bars
     readside-cslen.png   cost vs critical-section length (cs_ns)
@@ -126,8 +126,7 @@ def read_tsv(path):
 def find_paper_data(explicit=None):
     candidates = [explicit] if explicit else []
     candidates += [os.environ.get("RCUKERN_PAPER_DATA"),
-                   os.path.join(os.path.dirname(ROOT), "shared", "paper-data"),
-                   os.path.join(ROOT, "shared", "paper-data")]
+                   os.path.join(ROOT, "docs", "paper-data")]
     for c in candidates:
         if c and os.path.isfile(os.path.join(c, "readside-preempt.tsv")):
             return c
@@ -833,7 +832,7 @@ def gp_table(rows):
 
 def paper_goals(paper, n):
     """The same four figures from the article's 2007 data (16-CPU x86,
-    PREEMPT=y for the ratios: the PREEMPT=n RCU row is Quick Quiz 1's
+    PREEMPT=y for the ratios: the PREEMPT=n RCU row is the article's Quick Quiz 1's
     deleted loop, 0.0001 ns).  A list of four cells ("-" if no data)."""
     cells = ["-"] * 4
     c = paper.get("preempt") if paper else None
@@ -863,9 +862,9 @@ def paper_goals(paper, n):
 
 
 def goals(rows, paper=None):
-    """The goals of issue 7 at the largest CPU count measured, cs_ns=0,
+    """The read-side goals at the largest CPU count measured, cs_ns=0,
     from the means and from the medians; the verdict uses the medians when
-    the rows have them (DESIGN.md: under QEMU a mean measures the host).
+    the rows have them (docs/design.md: under QEMU a mean measures the host).
     The last column is the article's 2007 figure (paper_goals)."""
     cell = _zero_cells(rows)
     if not cell:
@@ -976,7 +975,7 @@ def write_report(rows, platforms, sources, out_dir, paper_dir,
                   f"2007), from `{os.path.relpath(paper_dir, ROOT)}`.")
     else:
         md.append("- The article's 2007 data was not found (looked for "
-                  "../shared/paper-data next to the repository; "
+                  "docs/paper-data in the repository; "
                   "--paper-data DIR): only our numbers are drawn.")
     md.append(f"- {len(rows)} benchmark row(s).")
     if ours.endswith("QEMU TCG"):
@@ -984,7 +983,7 @@ def write_report(rows, platforms, sources, out_dir, paper_dir,
                   "fewer cores than vCPUs: a reader may be descheduled for "
                   "milliseconds, so means over many CPUs measure the host as "
                   "much as the kernel (see `median_ns`, `host_gaps`).")
-    md += ["", "## Goals (issue 7)", ""] + goals(rows, paper)
+    md += ["", "## Read-side goals", ""] + goals(rows, paper)
     matrix = readside_matrix(rows)
     if matrix:
         md += ["", "## Read-side cost, ns per critical section (cs_ns=0)", "",
@@ -1038,7 +1037,7 @@ def summary_lines(rows, platforms, paper_dir, ran_qemu=False):
             if os.path.isfile(path):
                 paper[key] = read_tsv(path)
     out = ["", f"== rcukern report: {len(rows)} benchmark row(s), "
-           f"{platform_label(platforms, ran_qemu)} ==", "", "Goals (issue 7):"]
+           f"{platform_label(platforms, ran_qemu)} ==", "", "Read-side goals:"]
     out += goals(rows, paper)[:7]       # the table without its footnote
     matrix = readside_matrix(rows)
     if matrix:
@@ -1088,7 +1087,7 @@ def main(argv=None):
                     "(none: boot ./run.sh and use its output)")
     ap.add_argument("--out", default=os.path.join(ROOT, "build", "report"))
     ap.add_argument("--paper-data", help="the article's data (default: "
-                    "../shared/paper-data beside the repository)")
+                    "docs/paper-data)")
     ap.add_argument("--run-args", default="",
                     help="arguments for ./run.sh when no log is given, "
                          "e.g. \"-s 16 -c 'bench=readside'\"")
@@ -1116,6 +1115,12 @@ def main(argv=None):
         r, p = read_log(text, os.path.basename(path))
         rows += r
         platforms += p
+    if not rows:
+        # Nothing to report is an error, and the last report stays.
+        print(f"report: no '# bench' rows in {', '.join(logs)}; "
+              f"{os.path.join(args.out, 'report.md')} is left as it was",
+              file=sys.stderr)
+        return 1
     gnuplot = None if args.gnuplot in (None, "", "none") else args.gnuplot
     if gnuplot and not shutil.which(gnuplot):
         print(f"report: {gnuplot} not found: plots skipped", file=sys.stderr)
@@ -1132,8 +1137,6 @@ def main(argv=None):
     print(f"report: {path}: {len(rows)} row(s), "
           + (f"{len(made)} plot(s)" if drawn is not None else "plots skipped")
           + ("" if paper else ", no 2007 data found"))
-    if not rows:
-        print("report: the log has no '# bench' rows", file=sys.stderr)
     return 0
 
 

@@ -13,9 +13,11 @@
 #include "asm/cpufeature.h"
 #include "asm/irq.h"
 #include "kernel/cmdline.h"
+#include "kernel/cpu.h"
 #include "kernel/printk.h"
 #include "kernel/smp.h"
 #include "kernel/time.h"
+#include "kernel/watchdog.h"
 
 DEFINE_PER_CPU(u64, timer_ticks);
 DEFINE_PER_CPU(const char *, timer_mode);
@@ -47,8 +49,8 @@ static void arm_deadline(void)
 	wrmsr(MSR_IA32_TSC_DEADLINE, next);
 }
 
-/* A deadline interrupt before its deadline (seen under nested KVM) is
- * not a tick: re-arm the same deadline, or the next ones would be set
+/* A deadline interrupt before its deadline (a hypervisor may deliver
+ * one early) is not a tick: re-arm the same deadline, or the next ones would be set
  * from an early base and ticks would come in bursts, faster than hz. */
 static bool deadline_due(void)
 {
@@ -76,6 +78,7 @@ static void timer_interrupt(struct pt_regs *regs)
 		jiffies++;	/* the only writer */
 	/* What NMI handlers printed on this CPU reaches the console here. */
 	printk_nmi_flush();
+	watchdog_tick();	/* counts this tick, watches the next CPU's */
 	sched_tick();
 }
 
@@ -236,6 +239,19 @@ void timer_init(void)
 
 void timer_test_lose_tick(void)
 {
+	if (use_deadline)
+		wrmsr(MSR_IA32_TSC_DEADLINE, 0);
+	else
+		lapic_write(APIC_TMICT, 0);
+}
+
+/* CPU hotplug: this CPU is going down; its tick stops for good (until
+ * timer_init_ap() when it comes back), and timer_check_tick() leaves it
+ * stopped. */
+void arch_cpu_stop_timer(void)
+{
+	this_cpu_write(timer_mode, NULL);
+	lapic_write(APIC_LVTT, APIC_LVT_MASKED);
 	if (use_deadline)
 		wrmsr(MSR_IA32_TSC_DEADLINE, 0);
 	else

@@ -57,12 +57,11 @@ static bool need_update(struct dl_el *p, int cpu)
  * TCG with more vCPUs than host cores a FIFO ticket lock then moves only
  * when the host runs the next waiter's vCPU, milliseconds per hand-over (a
  * convoy, not a deadlock: the progress watchdog below tells them apart).
- * Measured with tickets at 16 vCPUs on a loaded 2-core host: 118 ms per
- * upgrade, the longest single wait 23 s.  Spinlocks are test-and-set under
- * a hypervisor now (kernel/spinlock.h), but spinlock.virt=0 brings the
- * tickets back, and a PC may be slow too.  So the quick run does about a hundred
- * upgrades whatever the CPU count (still every CPU upgrading inside its
- * reader, all fighting over one element); bench=full about four thousand.
+ * Spinlocks are test-and-set under a hypervisor (kernel/spinlock.h), but
+ * spinlock.virt=0 brings the tickets back, and a PC may be slow too.  So
+ * the quick run does about a hundred upgrades whatever the CPU count
+ * (still every CPU upgrading inside its reader, all fighting over one
+ * element); bench=full about four thousand.
  */
 static unsigned int deadlock_passes;
 core_param(deadlock.passes, deadlock_passes, uint,

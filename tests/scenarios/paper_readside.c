@@ -140,7 +140,7 @@ static void readside_refcnt_percpu(void) { readside_type("refcnt-percpu"); }
 static void readside_seqlock(void) { readside_type("seqlock"); }
 static void readside_srcu(void) { readside_type("srcu"); }
 
-/* The goals, as figures (never asserted: speed is reported). */
+/* The read-side goals, as figures (never asserted: speed is reported). */
 static u64 mean_of(const char *type, int cpus)
 {
 	const struct rs_ops *ops = rs_ops_find(type);

@@ -11,7 +11,8 @@
  * classic reference count on the object (atomic_inc/atomic_dec of one
  * shared counter) by CPU count, `# bench name=refcnt type=rcu-sched|refcnt`
  * with the readside keys.  Their loops (rs_read_ref_*) are checked by the
- * Quick Quiz 1 host check like the others.
+ * host check of the article's Quick Quiz 1 (docs/article.md) like the
+ * others.
  */
 #include "tests/scenarios/refscale.h"
 #include "kernel/cmdline.h"

@@ -2,8 +2,8 @@
  * times, one loop function per reader type (rs_read_<type> and
  * rs_delay_<type>), and their table.
  *
- * Quick Quiz 1: the article's 100-femtosecond rcu_read_lock() was a loop
- * the compiler had deleted, because rcu_read_lock() of a non-preemptible
+ * The article's Quick Quiz 1 (docs/article.md): its 100-femtosecond
+ * rcu_read_lock() was a loop the compiler had deleted, because rcu_read_lock() of a non-preemptible
  * kernel is empty.  Every loop here has a barrier() in its body: an empty
  * asm with a "memory" clobber that the compiler must emit once per
  * iteration and across which it may not move or merge memory accesses, so

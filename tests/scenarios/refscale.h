@@ -9,7 +9,7 @@
  * loop included.  Over the R runs: mean, standard deviation, median, in
  * ns and cycles.  The timed loop is cut into batches so that host gaps
  * (a vCPU descheduled by the host under QEMU) are counted without a TSC
- * read per section (DESIGN.md, "Measurement"), and so that the readers'
+ * read per section (docs/design.md, "Measurement"), and so that the readers'
  * median batch gives the cost of a section while the host lets the vCPU
  * run (batch_ns=).  About RS_BATCHES batches per run: few enough that a
  * batch's TSC reads and bookkeeping, inside the gross figure, are
@@ -27,8 +27,9 @@
 #include "tests/scenarios/scenario.h"
 
 /* One reader type.  The loops live in tests/scenarios/readers.c, one
- * function per type, so the host check of Quick Quiz 1
- * (tests/host/scenarios_qq1.py) can read their disassembly. */
+ * function per type, so the host check of the article's Quick Quiz 1
+ * (docs/article.md; tests/host/scenarios_qq1.py) can read their
+ * disassembly. */
 struct rs_ops {
 	const char *type;		/* the row's type= */
 	void (*read)(long n);		/* n empty critical sections */
