@@ -982,6 +982,11 @@ def write_report(rows, platforms, sources, out_dir, paper_dir,
         md.append("- The article's 2007 data was not found (looked for "
                   "docs/paper-data in the repository; "
                   "--paper-data DIR): only our numbers are drawn.")
+    if any(r.get("name", "").startswith("linux_") for r in rows):
+        md.append(f"- **{LINUX_LABEL}**: the peer of `make peer` (tinyconfig, "
+                  "PREEMPT_NONE and PREEMPT images) run by tools/peer/bench.py "
+                  "with run.sh's QEMU flags: refscale and rcuscale, gross "
+                  "figures without rcukern's batch medians.")
     md.append(f"- {len(rows)} benchmark row(s).")
     if ours.endswith("QEMU TCG"):
         md.append("- Under QEMU TCG the vCPUs are host threads on a host with "
