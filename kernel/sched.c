@@ -813,8 +813,9 @@ __noreturn void cpu_idle_loop(void)
 		rq->idle->on_cpu = 1;
 		arch_spin_unlock(&rq->lock);
 		this_cpu_write(current_task, rq->idle);
-		this_cpu_write(__preempt_count, 0);
+		preempt_count_set(0);
 		this_cpu_write(sched_need_resched, true);	/* threads may wait */
+		set_preempt_need_resched();
 		local_irq_restore(flags);
 	}
 	idle_loop();

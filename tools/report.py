@@ -285,11 +285,16 @@ class PanelPlot:
                  f"set output {_quote(self.name + '.png')}",
                  f"set multiplot layout 1,{len(panels)} title {_quote(self.title)}",
                  "set grid", "set key outside below Left reverse width -2"]
+        # CPU counts are powers of two: a log2 x axis spaces 1, 2 and 4
+        # as evenly as 8 and 16.
+        xmax = max([x for q in panels for s in q.series for x, *_ in s[1]] + [4])
+        lines += ["set logscale x 2", f"set xrange [0.8:{xmax * 1.25:g}]",
+                  "set xtics (" + ", ".join(f"'{c}' {c}" for c in (1, 2, 4, 8, 16, 32, 64)
+                                           if c <= xmax) + ")"]
         for i, p in enumerate(panels):
             lines += [f"set title {_quote(p.title)}",
                       f"set xlabel {_quote(p.xlabel)}",
-                      f"set ylabel {_quote(p.ylabel)}",
-                      f"set xrange [{p.xmin:g}:*]"]
+                      f"set ylabel {_quote(p.ylabel)}"]
             if p.logy:
                 lines += ["set logscale y", "set format y '%g'"]
             else:
@@ -976,6 +981,11 @@ def write_report(rows, platforms, sources, out_dir, paper_dir,
         md.append("- The article's 2007 data was not found (looked for "
                   "docs/paper-data in the repository; "
                   "--paper-data DIR): only our numbers are drawn.")
+    if any(r.get("name", "").startswith("linux_") for r in rows):
+        md.append(f"- **{LINUX_LABEL}**: the peer of `make peer` (tinyconfig, "
+                  "PREEMPT_NONE and PREEMPT images) run by tools/peer/bench.py "
+                  "with run.sh's QEMU flags: refscale and rcuscale, gross "
+                  "figures without rcukern's batch medians.")
     md.append(f"- {len(rows)} benchmark row(s).")
     if ours.endswith("QEMU TCG"):
         md.append("- Under QEMU TCG the vCPUs are host threads on a host with "

@@ -30,6 +30,7 @@ When build/peer has no images it prints one line and exits 0.
 import argparse
 import os
 import re
+import select
 import statistics
 import subprocess
 import sys
@@ -62,20 +63,38 @@ def qemu_cmd(image, vcpus, append, mem=256):
             "-kernel", image, "-append", append]
 
 
+# The tests power off when done; tinyconfig's kernel may only halt
+# ("reboot: Power down" with no ACPI power-off), so QEMU is stopped then.
+_DONE = re.compile(rb"reboot: (Power down|System halted)|Kernel panic")
+
+
 def boot(image, vcpus, append, log_path, timeout):
-    """Boots the image; returns its serial output (also written to log_path)."""
+    """Boots the image until it powers off (or halts, or panics, or
+    timeout s pass); returns its serial output, also kept in log_path."""
     cmd = qemu_cmd(image, vcpus, append)
+    end = time.monotonic() + timeout
     with open(log_path, "wb") as f:
         f.write(("# " + " ".join(cmd) + "\n").encode())
         f.flush()
-        p = subprocess.Popen(cmd, stdout=f, stderr=subprocess.STDOUT,
+        p = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
                              stdin=subprocess.DEVNULL, start_new_session=True)
-        try:
-            p.wait(timeout)
-        except subprocess.TimeoutExpired:
+        os.set_blocking(p.stdout.fileno(), False)
+        tail, done = b"", False
+        while p.poll() is None and not done:
+            r, _, _ = select.select([p.stdout], [], [], 1.0)
+            if r:
+                chunk = p.stdout.read() or b""
+                f.write(chunk)
+                tail = (tail + chunk)[-4096:]
+                done = bool(_DONE.search(tail))
+            if time.monotonic() > end:
+                f.write(f"\n# peer: stopped after {timeout} s\n".encode())
+                break
+        if p.poll() is None:
             p.kill()
-            p.wait()
-            f.write(f"\n# peer: stopped after {timeout} s\n".encode())
+        p.wait()
+        rest = p.stdout.read() or b""
+        f.write(rest)
     with open(log_path, "rb") as f:
         return f.read().decode("utf-8", errors="replace").replace("\r", "")
 
