@@ -1,11 +1,14 @@
 # Makefile: one build for rcukern.
-#   make            build/kernel.elf and build/rcukern.iso (BIOS + UEFI hybrid)
+#   make            build/kernel.elf and build/rcukern.iso (BIOS + UEFI hybrid,
+#                   tools/mkiso.sh)
 #   make test       host unit tests, then QEMU runs judged from KTAP
 #   make bench      the paper's full benchmark sweeps (long; ONLY=name,name: some
 #                   of tests/bench-configs), then the report from their rows
 #   make report     build/report/report.md with tables and plots (LOG=file: from a saved log)
 #   make verify     long host torture and model checking
 #   make fuzz       libFuzzer targets over the parsers
+#   make peer       Linux 6.1 (Debian's linux-source-6.1) in two images for
+#                   `make bench` to compare with, into build/peer (not in make test)
 # The test build (build/test, SANITIZE=1) adds UBSan and the stack protector.
 # Every .c/.asm file in the kernel directories is built: adding a file needs
 # no edit here.
@@ -41,7 +44,7 @@ KCFLAGS += -fno-stack-protector
 endif
 KLDFLAGS := -nostdlib -z max-page-size=4096 -z noexecstack --no-warn-rwx-segments -T linker.ld
 
-.PHONY: all iso test host-test qemu-test bench report verify fuzz clean deps
+.PHONY: all iso test host-test qemu-test bench report verify fuzz clean deps peer
 all: iso
 
 iso: $(BUILD)/rcukern.iso
@@ -81,13 +84,15 @@ $(BUILD)/kernel.elf: $(OBJS) linker.ld tools/kallsyms.py
 	@nm -n $@ | grep ' [tT] ' > $(BUILD)/syms2.txt
 	@cmp -s $(BUILD)/syms1.txt $(BUILD)/syms2.txt || { echo "kallsyms: text moved between links" >&2; exit 1; }
 
-$(BUILD)/rcukern.iso: $(BUILD)/kernel.elf boot/grub.cfg
+# tools/mkiso.sh: GRUB for BIOS and UEFI, an active MBR partition and an
+# appended EFI system partition (distribution-ISO style).
+$(BUILD)/rcukern.iso: $(BUILD)/kernel.elf boot/grub.cfg tools/mkiso.sh
 	@rm -rf $(BUILD)/isodir
 	@mkdir -p $(BUILD)/isodir/boot/grub
 	@cp $(BUILD)/kernel.elf $(BUILD)/isodir/boot/kernel.elf
 	@cp boot/grub.cfg $(BUILD)/isodir/boot/grub/grub.cfg
 	$(say) "  ISO     $@"
-	$(Q)grub-mkrescue -o $@ $(BUILD)/isodir 2> $(BUILD)/grub-mkrescue.log || { cat $(BUILD)/grub-mkrescue.log >&2; exit 1; }
+	$(Q)sh tools/mkiso.sh $(BUILD)/isodir $@
 
 deps:
 	bash tools/deps.sh
@@ -108,12 +113,24 @@ qemu-test:
 	RCUKERN_ISO=build/test/rcukern.iso $(PYTHON) tests/runner.py
 
 # The sweeps' rows go to build/bench-logs/bench.txt; the report is made
-# from them even when a run failed (its rows so far are kept).
+# from them even when a run failed (its rows so far are kept).  The Linux
+# peer (make peer) runs after them, when built, into build/bench-logs/peer.txt;
+# ONLY=peer runs the peer alone, ONLY=names without peer leaves it out.
 bench: deps iso
-	-$(PYTHON) tests/runner.py --config tests/bench-configs --log-dir build/bench-logs $(if $(ONLY),--only $(ONLY))
-	$(PYTHON) tools/report.py build/bench-logs/bench.txt
+	@only="$(ONLY)"; configs=$$(echo "$$only" | tr , '\n' | grep -vx peer | paste -sd, -); \
+	if [ -z "$$only" ] || [ -n "$$configs" ]; then \
+		$(PYTHON) tests/runner.py --config tests/bench-configs --log-dir build/bench-logs \
+			$${configs:+--only $$configs} || true; \
+	fi; \
+	if [ -z "$$only" ] || echo ",$$only," | grep -q ",peer,"; then \
+		$(PYTHON) tools/peer/bench.py || true; \
+	fi; \
+	logs=$$(ls build/bench-logs/bench.txt build/bench-logs/peer.txt 2>/dev/null); \
+	[ -n "$$logs" ] || { echo "bench: no rows in build/bench-logs" >&2; exit 1; }; \
+	$(PYTHON) tools/report.py $$logs
 
-report: deps iso
+# With LOG= it only formats a saved log: no packages, no ISO needed.
+report: $(if $(LOG),,deps iso)
 	$(PYTHON) tools/report.py $(LOG)
 
 verify: deps
@@ -121,6 +138,11 @@ verify: deps
 
 fuzz:
 	$(MAKE) -C tests/host fuzz
+
+# Minutes on two cores; tools/deps.sh --peer installs the source package.
+peer:
+	bash tools/deps.sh --peer
+	bash tools/peer/build.sh
 
 clean:
 	rm -rf build

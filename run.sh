@@ -18,7 +18,9 @@
 #   -- ARGS       passed to QEMU as they are
 # The ISO is build/rcukern.iso, or $RCUKERN_ISO.
 # Exit status: 0 the kernel reported success, 1 it reported failure (or
-# panicked), 2 no exit from the kernel (reset, triple fault, QEMU quit).
+# panicked), 2 no exit from the kernel (reset, triple fault, QEMU quit),
+# 3 QEMU itself failed (e.g. a bad argument; its message is shown), 64 a
+# bad option of run.sh's.
 # RCUKERN_NO_REPORT=1: no report after the scenarios (tools/report.py
 # sets it when it boots the kernel itself).
 set -uo pipefail
@@ -26,28 +28,46 @@ cd "$(dirname "$0")"
 
 cpus=16 mem=512 cmdline="" uefi=0 machine=pc kvm=0 gdb=0 build=1 display=0 gfx="" usb=0
 extra=()
+usage() { echo "run.sh: $*" >&2; exit 64; }
+# An option's value: a missing one is a usage error, not bash's own.
+value() { [[ $# -ge 2 ]] || usage "$1 needs a value (try --help)"; }
 while [[ $# -gt 0 ]]; do
 	case $1 in
-	-s) cpus=$2; shift 2 ;;
-	-m) mem=$2; shift 2 ;;
-	-c) cmdline=$2; shift 2 ;;
+	-s) value "$@"; cpus=$2; shift 2 ;;
+	-m) value "$@"; mem=$2; shift 2 ;;
+	-c) value "$@"; cmdline=$2; shift 2 ;;
 	--uefi) uefi=1; shift ;;
-	--machine) machine=$2; shift 2 ;;
+	--machine) value "$@"; machine=$2; shift 2 ;;
 	--kvm) kvm=1; shift ;;
 	--gdb) gdb=1; shift ;;
 	--no-build) build=0; shift ;;
 	--display) display=1; shift ;;
-	--gfx) gfx=$2; shift 2 ;;
+	--gfx) value "$@"; gfx=$2; shift 2 ;;
 	--usb) usb=1; shift ;;
 	--) shift; extra=("$@"); break ;;
-	-h|--help) sed -n '2,23p' "$0" | sed 's/^# \{0,1\}//' >&2; exit 0 ;;
-	*) echo "run.sh: unknown option '$1' (try --help)" >&2; exit 64 ;;
+	-h|--help) sed -n '2,25p' "$0" | sed 's/^# \{0,1\}//' >&2; exit 0 ;;
+	*) usage "unknown option '$1' (try --help)" ;;
 	esac
 done
 if [[ $cmdline == *"'"* ]]; then
-	echo "run.sh: the kernel command line may not contain single quotes" >&2
-	exit 64
+	usage "the kernel command line may not contain single quotes"
 fi
+# QEMU's own per-machine CPU limits (QEMU 7.2: pc 255, q35 288); the
+# kernel starts at most NR_CPUS of them.
+case $machine in
+pc) maxcpus=255 ;;
+q35) maxcpus=288 ;;
+*) usage "--machine wants pc or q35, not '$machine'" ;;
+esac
+[[ $cpus =~ ^[0-9]+$ ]] && (( 10#$cpus >= 1 && 10#$cpus <= maxcpus )) ||
+	usage "-s '$cpus': the $machine machine takes 1..$maxcpus CPUs (QEMU's limit for it)"
+cpus=$((10#$cpus))
+nr_cpus=$(sed -n 's/^#define NR_CPUS \([0-9]*\).*/\1/p' kernel/percpu.h 2>/dev/null)
+if [[ -n $nr_cpus ]] && (( cpus > nr_cpus )); then
+	echo "run.sh: -s $cpus: the kernel starts at most $nr_cpus CPUs (NR_CPUS); the others stay parked" >&2
+fi
+[[ $mem =~ ^[0-9]+$ ]] && (( 10#$mem >= 16 )) ||
+	usage "-m '$mem': memory in MiB, at least 16"
 
 iso=${RCUKERN_ISO:-build/rcukern.iso}
 if [[ $build == 1 ]]; then
@@ -104,19 +124,38 @@ qemu+=("${extra[@]}")
 scenarios=0
 [[ " $cmdline " != *" test="* && " $cmdline " != *" torture="* &&
 	${RCUKERN_NO_REPORT:-0} != 1 ]] && scenarios=1
-if [[ $scenarios == 1 ]] && mkdir -p build 2>/dev/null; then
-	"${qemu[@]}" < /dev/null | tee build/run-scenarios.log
+[[ $scenarios == 1 ]] && ! mkdir -p build 2>/dev/null && scenarios=0
+# QEMU's stderr is shown as it comes and kept: its exit status 1 is also
+# what the kernel's "success" write to the exit port gives, so an error
+# message of QEMU's own is what tells the two apart.
+run_qemu() {
+	{ "${qemu[@]}" < /dev/null 2>&1 1>&3 | tee "$tmp/qemu.err" >&2
+	  return "${PIPESTATUS[0]}"; } 3>&1
+}
+if [[ $scenarios == 1 ]]; then
+	run_qemu | tee build/run-scenarios.log
 	rc=${PIPESTATUS[0]}
-	python3 tools/report.py --summary build/run-scenarios.log ||
-		echo "run.sh: tools/report.py failed (the log is build/run-scenarios.log)" >&2
 else
-	"${qemu[@]}" < /dev/null
+	run_qemu
 	rc=$?
 fi
+qemu_error=$(grep -E '^qemu-system-[^:]*: ' "$tmp/qemu.err" |
+	grep -vE '^[^:]*: (warning: |terminating on signal)' | head -3)
 case $rc in
-1) exit 0 ;;			# kernel wrote 0 to the exit port
-3) exit 1 ;;			# kernel wrote 1: failure
-5) exit 1 ;;			# kernel wrote 2: panic
-0) echo "run.sh: QEMU stopped without an exit from the kernel (reset or triple fault?)" >&2; exit 2 ;;
-*) echo "run.sh: QEMU exited with status $rc" >&2; exit 2 ;;
+1) status=0 ;;			# kernel wrote 0 to the exit port
+3) status=1 ;;			# kernel wrote 1: failure
+5) status=1 ;;			# kernel wrote 2: panic
+0) status=2; why="QEMU stopped without an exit from the kernel (reset or triple fault?)" ;;
+*) status=2; why="QEMU exited with status $rc" ;;
 esac
+if [[ $rc == 1 && -n $qemu_error ]]; then
+	echo "run.sh: QEMU failed (exit status 1) before or without running the kernel:" >&2
+	printf '  %s\n' "$qemu_error" >&2
+	exit 3
+fi
+[[ $status == 2 ]] && echo "run.sh: $why" >&2
+if [[ $scenarios == 1 ]]; then
+	python3 tools/report.py --summary build/run-scenarios.log ||
+		echo "run.sh: tools/report.py failed (the log is build/run-scenarios.log)" >&2
+fi
+exit $status

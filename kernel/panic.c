@@ -5,6 +5,7 @@
 #include "kernel/stacktrace.h"
 #include "kernel/percpu.h"
 #include "kernel/system.h"
+#include "kernel/watchdog.h"
 #include "asm/irqflags.h"
 
 unsigned long warn_count;
@@ -40,6 +41,7 @@ void panic(const char *fmt, ...)
 	int none = -1;
 
 	local_irq_disable();
+	watchdog_stop();
 	/* A second CPU panicking at once just stops: one report is readable. */
 	if (!__atomic_compare_exchange_n(&panic_cpu, &none, cpu, false,
 					 __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST) &&

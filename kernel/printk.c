@@ -146,17 +146,31 @@ static int format_line(char *line, const char *fmt, va_list ap, int *level)
 	}
 	n = snprintf(line, LINE_MAX, "[c%d] ", raw_smp_processor_id());
 	n += vsnprintf(line + n, LINE_MAX - n, fmt, ap);
-	return n < LINE_MAX ? n : LINE_MAX - 1;
+	return n;
+}
+
+/*
+ * A message longer than the line buffer is cut, but still ends in "\n"
+ * and says so: otherwise the next line (a KTAP result, say) would be
+ * glued onto it and lost to whoever reads the log.  n is the length the
+ * whole message would have had; returns the length written.
+ */
+static int cut_line(char *line, int n)
+{
+	static const char tail[] = " [line cut]\n";
+
+	if (n < LINE_MAX)
+		return n;
+	memcpy(line + LINE_MAX - sizeof(tail), tail, sizeof(tail));
+	return LINE_MAX - 1;
 }
 
 int vprintk(const char *fmt, va_list ap)
 {
 	char line[LINE_MAX];
 	int level;
-	int n = format_line(line, fmt, ap, &level);
+	int n = cut_line(line, format_line(line, fmt, ap, &level));
 
-	if (n >= LINE_MAX)
-		n = LINE_MAX - 1;
 	if (level > console_loglevel)
 		return n;
 	if (in_nmi_context()) {
@@ -182,10 +196,9 @@ void printk_raw(const char *fmt, ...)
 	char line[LINE_MAX];
 	va_list ap;
 	va_start(ap, fmt);
-	int n = vsnprintf(line, sizeof(line), fmt, ap);
+	int n = cut_line(line, vsnprintf(line, sizeof(line), fmt, ap));
+
 	va_end(ap);
-	if (n >= LINE_MAX)
-		n = LINE_MAX - 1;
 	if (in_nmi_context()) {
 		nmi_store(line, n);
 		return;

@@ -25,8 +25,8 @@ void nmi_profile(unsigned long pc);
  * profile_mutex for it). */
 void nmi_stop(void);
 
-/* Quick Quiz 6: the same reader, were it preemptible (called from a thread
- * rather than an NMI), and its updater. */
+/* The article's Quick Quiz 6 (docs/article.md): the same reader, were it
+ * preemptible (called from a thread rather than an NMI), and its updater. */
 void nmi_profile_preemptible(unsigned long pc);
 void nmi_stop_preemptible(void);
 

@@ -320,8 +320,10 @@ struct task *sched_inject_wake_stall;
 
 /*
  * Test build: wake_up_state() of the chosen task, between its load and its
- * store of ->state, waits (up to 200 ms) for the task to change its state
- * itself: the window a waker's vCPU stalled by the host (or an NMI) opens.
+ * store of ->state, waits (up to 200 ms) for the task to store a state
+ * other than the one read and TASK_RUNNING (the task leaving its wait
+ * stores TASK_RUNNING first): the window a waker's vCPU stalled by the
+ * host (or an NMI) opens.
  */
 static void inject_wake_stall(struct task *t)
 {
@@ -331,7 +333,8 @@ static void inject_wake_stall(struct task *t)
 	if (t != READ_ONCE(sched_inject_wake_stall))
 		return;
 	WRITE_ONCE(sched_inject_wake_stall, NULL);
-	while (READ_ONCE(t->state) == seen && ktime_get_ns() < end)
+	while ((READ_ONCE(t->state) == seen || READ_ONCE(t->state) == TASK_RUNNING) &&
+	       ktime_get_ns() < end)
 		cpu_relax();
 }
 #else
@@ -721,7 +724,7 @@ static __noreturn void idle_loop(void)
 			rcu_idle_enter();
 			stat_inc(idle_halts);
 			t0 = get_cycles();
-			arch_safe_halt();
+			arch_cpu_idle();
 			local_irq_disable();
 			stat_add(idle_halt_cycles, get_cycles() - t0);
 			rcu_idle_exit();

@@ -89,7 +89,8 @@ struct task {
 	struct list_head rcu_node_entry;	/* on a leaf's blkd_tasks */
 	void *rcu_blocked_node;			/* that leaf, or NULL */
 	int rcu_boost_saved_prio;		/* prio before a boost */
-	/* SRCU's Quick Quiz 3 check (rcu/srcu.c): structs this task reads. */
+	/* SRCU's check of the article's Quick Quiz 3 (rcu/srcu.c,
+	 * docs/article.md): the srcu_structs this task reads. */
 	void *srcu_held[4];
 	int srcu_held_depth;
 };
@@ -188,7 +189,8 @@ void resched_cpu(int cpu);
 
 #ifdef CONFIG_SANITIZE
 /* Test build: the next wake_up_state() of this task stalls between its
- * load and its store of ->state until the task changes it (200 ms at most). */
+ * load and its store of ->state until the task stores a state other than
+ * the one read and TASK_RUNNING (200 ms at most). */
 extern struct task *sched_inject_wake_stall;
 #endif
 

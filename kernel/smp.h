@@ -84,6 +84,12 @@ void scheduler_ipi(void);
 bool trigger_cpu_backtrace(int cpu);
 /* Every online CPU but this one. */
 void trigger_all_cpu_backtrace(void);
+/* Runs fn() on cpu in NMI context, from an NMI sent for it (tests that
+ * need code inside an NMI handler: rcutorture's NMI readers).  Does not
+ * wait.  False if cpu is not online, already has one pending, or cannot
+ * be sent an NMI.  fn must be NMI-safe; callable from irq context. */
+typedef void (*smp_nmi_func_t)(void);
+bool smp_call_nmi(int cpu, smp_nmi_func_t fn);
 
 /* Bring-up, from arch code. */
 void smp_prepare_boot_cpu(void);	/* CPU 0 online, before the APs */

@@ -6,6 +6,7 @@
 #include "kernel/printk.h"
 #include "kernel/cmdline.h"
 #include "kernel/string.h"
+#include "kernel/watchdog.h"
 
 static char *exit_param = "auto";
 core_param(exit, exit_param, charp,
@@ -29,6 +30,7 @@ void system_exit(int status)
 {
 	enum exit_mode mode = exit_mode();
 
+	watchdog_stop();	/* a halted CPU is not a hard lockup */
 	printk_raw("# rcukern: exit status %d\n", status);
 	if (mode == EXIT_QEMU || (mode == EXIT_AUTO && arch_under_qemu())) {
 		arch_qemu_exit(status);

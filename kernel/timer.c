@@ -42,11 +42,8 @@ void (*timer_inject_hook)(enum timer_inject_point where, struct timer_list *t);
 #endif
 
 /*
- * Once, by the boot CPU before any other runs (kmain()).  It used to be
- * done by the first timer_setup(), which two CPUs could reach at once:
- * the second reset a base's lock under the tick that held it, leaving
- * owner one past next, and every later taker waited for ever (seen in
- * torture-exp-4: the raw spinlock watchdog reported owner/next 1/0).
+ * Once, by the boot CPU before any other runs (kmain()): a base's lock
+ * must never be re-initialised while a tick may hold it.
  */
 void timers_init(void)
 {
@@ -77,12 +74,12 @@ bool timer_pending(const struct timer_list *t)
 static struct timer_base *lock_timer_base(struct timer_list *t, int *cpu)
 {
 	for (;;) {
-		int c = READ_ONCE(t->base);
+		int c = __atomic_load_n(&t->base, __ATOMIC_RELAXED);
 
 		if (c < 0)
 			return NULL;
 		arch_spin_lock(&timer_bases[c].lock);
-		if (READ_ONCE(t->base) == c) {
+		if (__atomic_load_n(&t->base, __ATOMIC_RELAXED) == c) {
 			*cpu = c;
 			return &timer_bases[c];
 		}
@@ -142,9 +139,9 @@ void add_timer_on(struct timer_list *t, int cpu)
 
 	local_irq_save(flags);
 	for (;;) {
-		old = READ_ONCE(t->base);
+		old = __atomic_load_n(&t->base, __ATOMIC_RELAXED);
 		lock_two_bases(old < 0 ? cpu : old, cpu);
-		if (READ_ONCE(t->base) == old)
+		if (__atomic_load_n(&t->base, __ATOMIC_RELAXED) == old)
 			break;
 		unlock_two_bases(old < 0 ? cpu : old, cpu);
 	}
@@ -155,7 +152,7 @@ void add_timer_on(struct timer_list *t, int cpu)
 			to = old;
 	}
 	list_add_tail(&t->entry, &timer_bases[to].list);
-	WRITE_ONCE(t->base, to);
+	__atomic_store_n(&t->base, to, __ATOMIC_RELAXED);
 	__atomic_store_n(&t->cpu, to, __ATOMIC_RELEASE);
 	unlock_two_bases(old < 0 ? cpu : old, cpu);
 	local_irq_restore(flags);
@@ -199,6 +196,7 @@ bool del_timer_sync(struct timer_list *t)
 		local_irq_restore(flags);
 		if (!running)
 			return was;
+		timer_inject(TIMER_INJECT_SYNC_WAIT, t);
 		cpu_relax();
 	}
 }
@@ -252,12 +250,11 @@ void timers_migrate_cpu(int cpu)
 
 	local_irq_save(flags);
 	me = smp_processor_id();
-	if (WARN_ON_ONCE(cpu == me)) {
+	if (cpu == me) {	/* cpu_down() runs on another CPU than the one it takes down */
 		local_irq_restore(flags);
 		return;
 	}
 	lock_two_bases(cpu, me);
-	WARN_ON_ONCE(timer_bases[cpu].running);
 	list_for_each_entry_safe(t, n, &timer_bases[cpu].list, entry) {
 		list_move_tail(&t->entry, &timer_bases[me].list);
 		WRITE_ONCE(t->base, me);

@@ -35,8 +35,7 @@ void rcu_exp_init(void)
 
 unsigned long rcu_exp_batches_completed_sched(void)
 {
-	return rcu_seq_ctr(__atomic_load_n(&rcu_state.expedited_sequence, __ATOMIC_ACQUIRE) -
-			   ((0UL - 300UL) << RCU_SEQ_CTR_SHIFT));
+	return rcu_seq_completed(&rcu_state.expedited_sequence);
 }
 
 bool rcu_exp_pending_here(void)
@@ -119,8 +118,7 @@ static void __synchronize_sched_expedited(void)
 		rcu_mutex_unlock(&rcu_state.exp_mutex);
 		return;
 	}
-	__atomic_store_n(&rcu_state.expedited_sequence, rcu_state.expedited_sequence + 1,
-			 __ATOMIC_RELEASE);
+	rcu_seq_start(&rcu_state.expedited_sequence);
 	smp_mb();
 
 	/*
@@ -158,8 +156,7 @@ static void __synchronize_sched_expedited(void)
 		}
 	}
 	smp_mb();
-	__atomic_store_n(&rcu_state.expedited_sequence,
-			 rcu_seq_endval(rcu_state.expedited_sequence), __ATOMIC_RELEASE);
+	rcu_seq_end(&rcu_state.expedited_sequence);
 	rcu_mutex_unlock(&rcu_state.exp_mutex);
 }
 

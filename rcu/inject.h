@@ -16,8 +16,7 @@
  * Only CONFIG_SANITIZE builds (build/test) have them; in the benchmark
  * build rcu_inject() is the constant false and the code is gone.
  */
-#ifndef RCU_INJECT_H
-#define RCU_INJECT_H
+#pragma once
 
 #include "kernel/types.h"
 
@@ -39,5 +38,3 @@ static inline bool rcu_inject(unsigned int bug)
 static inline void rcu_inject_init(void) {}
 static inline bool rcu_inject(unsigned int bug) { (void)bug; return false; }
 #endif
-
-#endif /* RCU_INJECT_H */

@@ -59,7 +59,7 @@ void rcu_preempt_init_node(struct rcu_node *rnp)
 /* The expedited state (Linux's tree_exp.h, flattened to one mask word). */
 static atomic_long_t rcu_pexp_mask;		/* CPUs still to report */
 /* rcu_seq-style counter, from near the wrap as tree.c's gp_seq. */
-static unsigned long rcu_pexp_seq = (0UL - 300UL) << RCU_SEQ_CTR_SHIFT;
+static unsigned long rcu_pexp_seq = RCU_SEQ_INITIAL_VAL;
 static unsigned long rcu_pexp_start;		/* jiffies */
 static struct rcu_mutex rcu_pexp_mutex = {
 	.wq = __WAIT_QUEUE_HEAD_INITIALIZER(rcu_pexp_mutex.wq),
@@ -348,7 +348,7 @@ unsigned long rcu_batches_completed(void)
 
 unsigned long rcu_exp_batches_completed(void)
 {
-	return rcu_seq_ctr(READ_ONCE(rcu_pexp_seq) - ((0UL - 300UL) << RCU_SEQ_CTR_SHIFT));
+	return rcu_seq_completed(&rcu_pexp_seq);
 }
 
 /* The cross-CPU call, irq context on the target, irqs off. */
@@ -417,7 +417,7 @@ static void __synchronize_rcu_expedited(void)
 		return;
 	}
 	WRITE_ONCE(rcu_pexp_start, jiffies);
-	__atomic_store_n(&rcu_pexp_seq, rcu_pexp_seq + 1, __ATOMIC_RELEASE);
+	rcu_seq_start(&rcu_pexp_seq);
 	smp_mb();	/* the caller's updates before the checks below */
 
 	preempt_disable();
@@ -452,7 +452,7 @@ static void __synchronize_rcu_expedited(void)
 		}
 	}
 	smp_mb();	/* the readers' accesses before the caller's frees */
-	__atomic_store_n(&rcu_pexp_seq, rcu_seq_endval(rcu_pexp_seq), __ATOMIC_RELEASE);
+	rcu_seq_end(&rcu_pexp_seq);
 	rcu_mutex_unlock(&rcu_pexp_mutex);
 }
 

@@ -118,8 +118,8 @@ extern atomic_t rcu_deref_warnings;
  *    readers (one grace-period machine serves both, as Linux's since
  *    4.20); synchronize_rcu_expedited() waits for rcu_read_lock()
  *    readers only.
- *  - otherwise: the names map onto RCU-sched, the article's Quick Quiz 1
- *    answer for a non-preemptible kernel (a reader is a preempt-disabled
+ *  - otherwise: the names map onto RCU-sched, the answer of the article's
+ *    Quick Quiz 1 (docs/article.md) for a non-preemptible kernel (a reader is a preempt-disabled
  *    region).
  * synchronize_rcu() and friends called inside an rcu_read_lock() section
  * of the calling task are reported (rcu_misuse_reports) and return at once.

@@ -3,8 +3,9 @@
  *
  * Pure list surgery with no concurrency of its own: rcu/tree.c holds the
  * owning CPU's rcu_data lock around every call, so nothing here needs a
- * barrier.  The host tests (tests/host/rcu/test_segcblist.c) check every
- * operation against a simple model.
+ * barrier.  The host builds of rcu/ (tests/host/rcu.mk: the callback
+ * flood and rcutorture, under ASan and TSan) check that every callback
+ * runs once, after its grace period.
  */
 #include "rcu/segcblist.h"
 

@@ -2,8 +2,8 @@
  * rcu/srcu.c - sleepable RCU's update side: the two-scan grace period of
  * each srcu_struct, synchronize_srcu() (and the expedited form, which
  * polls harder), call_srcu()/srcu_barrier() through one callback kthread,
- * and the Quick Quiz 3 check.  The reader and the contract are in
- * rcu/srcu.h.
+ * and the check of the article's Quick Quiz 3 (docs/article.md).  The
+ * reader and the contract are in rcu/srcu.h.
  *
  * A grace period is a small state machine in ->srcu_gp_seq (rcu_seq
  * style) that any waiter or the kthread advances a step at a time under
@@ -45,7 +45,7 @@ static struct task *srcu_kthread;
 int init_srcu_struct(struct srcu_struct *ss)
 {
 	memset(ss, 0, sizeof(*ss));
-	ss->srcu_gp_seq = ss->srcu_gp_seq_needed = (0UL - 300UL) << RCU_SEQ_CTR_SHIFT;
+	ss->srcu_gp_seq = ss->srcu_gp_seq_needed = RCU_SEQ_INITIAL_VAL;
 	spin_lock_init(&ss->lock);
 	rcu_segcblist_init(&ss->cblist);
 	INIT_LIST_HEAD(&ss->list);
@@ -55,8 +55,7 @@ int init_srcu_struct(struct srcu_struct *ss)
 
 unsigned long srcu_batches_completed(struct srcu_struct *ss)
 {
-	return rcu_seq_ctr(__atomic_load_n(&ss->srcu_gp_seq, __ATOMIC_ACQUIRE) -
-			   ((0UL - 300UL) << RCU_SEQ_CTR_SHIFT));
+	return rcu_seq_completed(&ss->srcu_gp_seq);
 }
 
 bool srcu_read_lock_held(struct srcu_struct *ss)
@@ -129,8 +128,7 @@ static void srcu_gp_advance(struct srcu_struct *ss)
 			if (!srcu_readers_active_idx_check(ss, (ss->srcu_idx & 1) ^ 1))
 				return;
 			smp_mb();	/* the readers' sections before the end */
-			__atomic_store_n(&ss->srcu_gp_seq, rcu_seq_endval(ss->srcu_gp_seq),
-					 __ATOMIC_RELEASE);
+			rcu_seq_end(&ss->srcu_gp_seq);
 			break;
 		default:
 			WARN_ONCE(1, "srcu: %s: bad grace-period state %#lx\n", ss->name,

@@ -9,7 +9,7 @@
  *  - A grace period of srcu_struct ss waits only for readers of ss: readers
  *    of another srcu_struct, or of RCU, never delay it.
  *  - synchronize_srcu(ss) inside a reader of the same ss would wait for
- *    itself forever (the article's Quick Quiz 3): it is detected per task,
+ *    itself forever (the article's Quick Quiz 3, docs/article.md): it is detected per task,
  *    reported with a backtrace (srcu_misuse_reports) and returns at once.
  *    Inside a reader of another srcu_struct it is legal and waits.
  *  - Ordering: as RCU's.  Every reader that began before synchronize_srcu()
@@ -25,6 +25,7 @@
  */
 #pragma once
 
+#include "rcu/rcu.h"
 #include "rcu/rcupdate.h"
 #include "rcu/segcblist.h"
 #include "kernel/percpu.h"
@@ -51,8 +52,8 @@ struct srcu_struct {
 
 /* A statically initialised srcu_struct (no init_srcu_struct() needed). */
 #define __SRCU_STRUCT_INIT(n) {						\
-	.srcu_gp_seq = (0UL - 300UL) << 2,				\
-	.srcu_gp_seq_needed = (0UL - 300UL) << 2,			\
+	.srcu_gp_seq = RCU_SEQ_INITIAL_VAL,				\
+	.srcu_gp_seq_needed = RCU_SEQ_INITIAL_VAL,			\
 	.lock = __SPIN_LOCK_UNLOCKED(n.lock),				\
 	.cblist = { .tails = { &n.cblist.head, &n.cblist.head,		\
 			       &n.cblist.head, &n.cblist.head } },	\

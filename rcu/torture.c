@@ -1,41 +1,67 @@
 /*
- * rcu/torture.c - rcutorture's method applied to RCU-sched, in the kernel
- * (torture= on the command line, tests/kernel/test_rcu.c) and on the host
- * (tests/host/rcu, under ThreadSanitizer).
+ * rcu/torture.c - rcutorture's method applied to this kernel's RCU
+ * flavours, in the kernel (torture= on the command line,
+ * tests/kernel/test_rcu.c) and on the host (tests/host/rcu, under
+ * ThreadSanitizer): the writer, the fake writers, the readers and the run.
+ * The stressors Linux's rcutorture adds around them live in
+ * rcu/torture_cb.c (n_barrier_cbs, fwd_progress) and
+ * rcu/torture_threads.c (irqreader, stall_cpu, read_exit, stutter,
+ * shuffle); each is off unless its torture.* option is given.
  *
  * One writer replaces the RCU-protected rcu_torture_current again and
  * again; each old element walks a pipeline of RCU_TORTURE_PIPE_LEN stages,
  * one stage per grace period (the writer's wait, or a callback chain),
- * and goes back to the free pool at the end, poisoned.  Readers on every
- * CPU pick up the current element inside a read-side critical section of
- * a random kind (preempt_disable, irqs off, bh off, rcu_read_lock_sched,
- * nested), dawdle, and record the element's stage.  Stage 0 or 1 is fine
- * (1: removed while we held it); 2 or more means a whole grace period
- * passed while a reader that started before it still held the element:
- * RCU is broken.  A poisoned element seen is broken too.  Fake writers
- * wait for grace periods at the same time, so requests overlap.
+ * and goes back to the free pool at the end, poisoned.  Readers pick up
+ * the current element inside a read-side critical section, dawdle, and
+ * record the element's stage.  Stage 0 or 1 is fine (1: removed while we
+ * held it); 2 or more means a whole grace period passed while a reader
+ * that started before it still held the element: RCU is broken.  A
+ * poisoned element seen is broken too.  Fake writers wait for grace
+ * periods at the same time, so requests overlap.  The writers wait the
+ * flavour's way, or (torture.gp_normal/gp_sync/gp_exp/gp_cond/gp_poll)
+ * each update picks one of the kinds given at random.
  *
- * The rcu and srcu flavours (rcu, rcu-expedited, srcu, srcu-expedited)
- * put the same body inside rcu_read_lock() or srcu_read_lock() sections
- * that are also preempted on purpose (a forced switch mid-section) and,
- * for SRCU, sleep; their writer waits with synchronize_rcu*() or
- * synchronize_srcu*().
+ * The reader shapes covered (keep this list true):
+ *  - RCU-sched (sched, sched-expedited, sched-async, sched-polled):
+ *    rcu_read_lock_sched(), nested; preempt_disable(), nested;
+ *    local_irq_save(); local_bh_disable().  Each is entered and left
+ *    whole, in the usual nesting order.
+ *  - rcu, rcu-expedited: rcu_read_lock(), nested, and around a
+ *    preempt_disable(); preempted mid-section (a forced switch) and
+ *    off the CPU for 1-3 ticks.
+ *  - srcu, srcu-expedited: srcu_read_lock(), nested in the same struct;
+ *    preempted and asleep mid-section.
+ *  - torture.extendables=MASK (Linux's rcutorture_one_extend()), every
+ *    flavour: half the sections start with a random set of protections
+ *    (bh, irqs, preemption, rcu_read_lock_sched(), the flavour's lock
+ *    nested twice, rcu_read_lock(), srcu_read_lock()) of which one
+ *    protects the flavour's readers, then move through up to seven more
+ *    such sets, each change taking the new protections in a random order
+ *    and only then dropping the old ones, also in a random order (so out
+ *    of nesting order: preempt_disable(), local_irq_disable(),
+ *    preempt_enable() is one of them), lingering now and then in between.
+ *  - torture.irqreader: in a timer handler (irq context) on every CPU,
+ *    and, for RCU-sched, in NMI handlers (smp_call_nmi()); the host shim
+ *    has NMI readers of its own (rcu_torture_nmi_hook).
+ *  - torture.read_exit_burst: in short-lived kthreads that read, then exit.
+ * Not covered: readers that migrate mid-section (tasks never migrate
+ * here; shuffle moves readers by restarting them).  CPU hotplug is
+ * rcu/torture_onoff.c's (torture.onoff_interval): a reader on a CPU
+ * that goes offline is moved off it between sections.
  *
  * Element fields are read and written with READ_ONCE/WRITE_ONCE only: the
  * busted flavour really does reuse elements under readers, and the host
  * race detector must not drown its FAILURE in reports.
  */
-#include "rcu/torture.h"
+#include "rcu/torture_internal.h"
 #include "rcu/torture_onoff.h"
-#include "rcu/tree.h"
-#include "rcu/srcu.h"
-#include "kernel/printk.h"
-#include "kernel/cmdline.h"
 #include "kernel/list.h"
 
 #define RCU_TORTURE_POOL	(10 * RCU_TORTURE_PIPE_LEN)
 #define RCU_TORTURE_POISON	0x6b6b6b6bu
 #define MAX_FAKEWRITERS		4
+#define TORTURE_ERRORS_PRINTED	10
+#define TORTURE_STRESSOR_WAIT_S	300	/* past the run, for a first round */
 
 struct rcu_torture {
 	struct rcu_head rtort_rcu;
@@ -43,16 +69,6 @@ struct rcu_torture {
 	struct list_head rtort_free;
 	int rtort_mbtest;		/* 1 while allocated, 0 once freed */
 	unsigned int rtort_poison;	/* RCU_TORTURE_POISON once freed */
-};
-
-enum torture_mode { TM_SYNC, TM_EXP, TM_ASYNC, TM_POLLED, TM_BUSTED };
-/* Which RCU: RCU-sched, preemptible RCU (rcu/preempt.c), SRCU (rcu/srcu.c). */
-enum torture_flavor { TF_SCHED, TF_RCU, TF_SRCU };
-
-struct rcu_torture_ops {
-	const char *name;
-	enum torture_mode mode;
-	enum torture_flavor flavor;
 };
 
 static const struct rcu_torture_ops torture_ops[] = {
@@ -67,7 +83,7 @@ static const struct rcu_torture_ops torture_ops[] = {
 	{ "srcu-expedited", TM_EXP, TF_SRCU },
 };
 
-DEFINE_STATIC_SRCU(rcu_torture_srcu);
+DEFINE_SRCU(rcu_torture_srcu);
 
 static const char *torture_type;
 core_param(torture, torture_type, charp,
@@ -81,7 +97,45 @@ static unsigned int torture_stat_interval = 5;
 core_param(torture.stat_interval, torture_stat_interval, uint,
 	   "seconds between summaries (0: only at the end)");
 
-static const struct rcu_torture_ops *cur_ops;
+/*
+ * Reader extensions (Linux's rcutorture_one_extend()): the protections a
+ * reader may take and drop mid-section.  Linux's bit values where Linux
+ * has the bit; RCU_1/RCU_2 are the flavour's own read lock (nested), the
+ * last two the other flavours' locks taken as noise.
+ */
+#define RCUTORTURE_RDR_BH	0x01	/* local_bh_disable() */
+#define RCUTORTURE_RDR_IRQ	0x02	/* local_irq_disable() */
+#define RCUTORTURE_RDR_PREEMPT	0x04	/* preempt_disable() */
+#define RCUTORTURE_RDR_SCHED	0x10	/* rcu_read_lock_sched() */
+#define RCUTORTURE_RDR_RCU_1	0x20	/* the flavour's read lock */
+#define RCUTORTURE_RDR_RCU_2	0x40	/* ... nested */
+#define RCUTORTURE_RDR_RCU	0x80	/* rcu_read_lock() */
+#define RCUTORTURE_RDR_SRCU	0x100	/* srcu_read_lock(&rcu_torture_srcu) */
+#define RCUTORTURE_RDR_NBITS	9
+#define RCUTORTURE_MAX_EXTEND	0x1f7
+static unsigned int torture_extendables;
+core_param(torture.extendables, torture_extendables, uint,
+	   "reader protections taken and dropped mid-section, a mask: 0x1 bh, 0x2 irq, "
+	   "0x4 preempt, 0x10 sched, 0x20|0x40 the flavour's lock, 0x80 rcu, 0x100 srcu "
+	   "(0x1f7 all; 0 none)");
+
+/* The writers' grace-period primitives (Linux's gp_*): none set keeps the
+ * flavour's own; else each update picks one of those set at random. */
+#define GP_NORMAL	0x1	/* call_rcu*() / call_srcu(): the async path */
+#define GP_SYNC		0x2
+#define GP_EXP		0x4
+#define GP_COND		0x8
+#define GP_POLL		0x10
+static bool gp_normal, gp_sync, gp_exp, gp_cond, gp_poll;
+core_param(torture.gp_normal, gp_normal, bool, "writers use call_rcu*()/call_srcu()");
+core_param(torture.gp_sync, gp_sync, bool, "writers use synchronize_*()");
+core_param(torture.gp_exp, gp_exp, bool, "writers use synchronize_*_expedited()");
+core_param(torture.gp_cond, gp_cond, bool, "writers use cond_synchronize_*()");
+core_param(torture.gp_poll, gp_poll, bool, "writers use start/poll_state_synchronize_*()");
+static unsigned int gp_types;		/* GP_* this run mixes, 0: the flavour's mode */
+static atomic_long_t n_gp_used[5];	/* updates (and fake ones) per GP_* kind */
+
+const struct rcu_torture_ops *cur_ops;
 static struct rcu_torture rcu_tortures[RCU_TORTURE_POOL];
 static struct rcu_torture *rcu_torture_current;	/* __rcu */
 static unsigned long rcu_torture_current_version;
@@ -95,34 +149,37 @@ static atomic_long_t n_rcu_torture_free;
 static atomic_long_t n_rcu_torture_mberror;
 static atomic_long_t n_rcu_torture_error;
 static atomic_long_t n_rcu_torture_nmi_reads;
+static atomic_long_t n_rcu_torture_extended;
 static long rcu_torture_wcount[RCU_TORTURE_PIPE_LEN + 1];	/* writer only */
 
 DEFINE_PER_CPU(long [RCU_TORTURE_PIPE_LEN + 1], rcu_torture_count);
 DEFINE_PER_CPU(long [RCU_TORTURE_PIPE_LEN + 1], rcu_torture_batch);
 
 static bool torture_stop;	/* READ_ONCE/WRITE_ONCE */
+static bool rcu_torture_reader_leave[NR_CPUS];	/* shuffle: end, to restart */
 static int torture_error_logged;
+static atomic_t torture_errors_printed;
 
 /* For the host shim's simulated NMIs (a reader in NMI context). */
 void (*rcu_torture_nmi_hook)(void);
 
-/* ---- a small per-thread PRNG (no floating point, no shared state) ---- */
-
-struct torture_random {
-	u64 s;
-};
-
-static u32 torture_random(struct torture_random *r)
+bool torture_must_stop(void)
 {
-	r->s ^= r->s << 13;
-	r->s ^= r->s >> 7;
-	r->s ^= r->s << 17;
-	return (u32)(r->s >> 11);
+	return READ_ONCE(torture_stop);
 }
 
-static void torture_random_init(struct torture_random *r, u64 seed)
+void torture_error(const char *fmt, ...)
 {
-	r->s = seed * 0x9e3779b97f4a7c15ull + get_cycles() + 1;
+	char buf[192];
+	va_list ap;
+
+	atomic_long_inc(&n_rcu_torture_error);
+	if (atomic_inc_return(&torture_errors_printed) > TORTURE_ERRORS_PRINTED)
+		return;
+	va_start(ap, fmt);
+	vsnprintf(buf, sizeof(buf), fmt, ap);
+	va_end(ap);
+	printk(KERN_ERR "rcu-torture: ERROR: %s", buf);
 }
 
 /* ---- the element pool ---- */
@@ -189,12 +246,32 @@ static void rcu_torture_cb(struct rcu_head *head)
 	if (READ_ONCE(torture_stop) || rcu_torture_pipe_update_one(p))
 		rcu_torture_free(p);
 	else
-		call_rcu_sched(&p->rtort_rcu, rcu_torture_cb);
+		torture_call(&p->rtort_rcu, rcu_torture_cb);
 }
 
-/* ---- one grace period, the flavour's way ---- */
+/* ---- the flavour's primitives ---- */
 
-static void torture_sync_normal(void)
+void torture_call(struct rcu_head *head, rcu_callback_t func)
+{
+	if (cur_ops->flavor == TF_RCU)
+		call_rcu(head, func);
+	else if (cur_ops->flavor == TF_SRCU)
+		call_srcu(&rcu_torture_srcu, head, func);
+	else
+		call_rcu_sched(head, func);
+}
+
+void torture_barrier(void)
+{
+	if (cur_ops->flavor == TF_RCU)
+		rcu_barrier();
+	else if (cur_ops->flavor == TF_SRCU)
+		srcu_barrier(&rcu_torture_srcu);
+	else
+		rcu_barrier_sched();
+}
+
+void torture_sync_normal(void)
 {
 	if (cur_ops->flavor == TF_RCU)
 		synchronize_rcu();
@@ -204,7 +281,7 @@ static void torture_sync_normal(void)
 		synchronize_sched();
 }
 
-static void torture_sync_exp(void)
+void torture_sync_exp(void)
 {
 	if (cur_ops->flavor == TF_RCU)
 		synchronize_rcu_expedited();
@@ -215,7 +292,7 @@ static void torture_sync_exp(void)
 }
 
 /* Grace periods of the flavour under test, normal and expedited. */
-static unsigned long torture_completed(void)
+unsigned long torture_completed(void)
 {
 	if (cur_ops->flavor == TF_SRCU)
 		return srcu_batches_completed(&rcu_torture_srcu);
@@ -231,10 +308,75 @@ static unsigned long torture_exp_completed(void)
 	return rcu_exp_batches_completed_sched();
 }
 
+/* The polled API of the flavour (RCU-sched and RCU; SRCU has none). */
+static unsigned long torture_get_gp_state(void)
+{
+	return cur_ops->flavor == TF_RCU ? get_state_synchronize_rcu() :
+	       get_state_synchronize_sched();
+}
+
+static void torture_cond_sync(unsigned long cookie)
+{
+	if (cur_ops->flavor == TF_RCU)
+		cond_synchronize_rcu(cookie);
+	else
+		cond_synchronize_sched(cookie);
+}
+
+static void torture_poll_sync(void)
+{
+	unsigned long cookie = cur_ops->flavor == TF_RCU ? start_poll_synchronize_rcu() :
+			       start_poll_synchronize_sched();
+
+	while (!(cur_ops->flavor == TF_RCU ? poll_state_synchronize_rcu(cookie) :
+		 poll_state_synchronize_sched(cookie)))
+		schedule_timeout_uninterruptible(1);
+}
+
+/* GP_* kinds the flavour has. */
+static unsigned int torture_gp_available(void)
+{
+	if (cur_ops->flavor == TF_SRCU)
+		return GP_NORMAL | GP_SYNC | GP_EXP;
+	return GP_NORMAL | GP_SYNC | GP_EXP | GP_COND | GP_POLL;
+}
+
+/* One of gp_types at random. */
+static unsigned int torture_pick_gp(struct torture_random *r)
+{
+	unsigned int n = 0, pick, bit;
+
+	for (bit = 1; bit <= GP_POLL; bit <<= 1)
+		n += !!(gp_types & bit);
+	pick = torture_random(r) % n;
+	for (bit = 1; ; bit <<= 1)
+		if ((gp_types & bit) && !pick--)
+			break;
+	atomic_long_inc(&n_gp_used[__builtin_ctz(bit)]);
+	return bit;
+}
+
+/* A synchronous grace period of kind gp (any GP_* but GP_NORMAL). */
+static void torture_gp_wait(unsigned int gp)
+{
+	switch (gp) {
+	case GP_EXP:
+		torture_sync_exp();
+		break;
+	case GP_COND:
+		torture_cond_sync(torture_get_gp_state());
+		break;
+	case GP_POLL:
+		torture_poll_sync();
+		break;
+	default:
+		torture_sync_normal();
+	}
+}
+
+/* The flavour's own wait (no gp_* option given). */
 static void torture_gp_sync(struct torture_random *r)
 {
-	unsigned long cookie;
-
 	switch (cur_ops->mode) {
 	case TM_SYNC:
 		torture_sync_normal();
@@ -243,16 +385,13 @@ static void torture_gp_sync(struct torture_random *r)
 		torture_sync_exp();
 		break;
 	case TM_POLLED:
-		if (torture_random(r) & 1) {
-			cookie = start_poll_synchronize_sched();
-			while (!poll_state_synchronize_sched(cookie))
-				schedule_timeout_uninterruptible(1);
-		} else {
-			cond_synchronize_sched(get_state_synchronize_sched());
-		}
+		if (torture_random(r) & 1)
+			torture_poll_sync();
+		else
+			torture_cond_sync(torture_get_gp_state());
 		break;
 	case TM_ASYNC:
-		synchronize_sched();	/* fake writers only */
+		torture_sync_normal();	/* fake writers only */
 		break;
 	case TM_BUSTED:
 		break;			/* the deliberate bug: no wait at all */
@@ -270,6 +409,7 @@ static int rcu_torture_writer(void *arg)
 	while (!READ_ONCE(torture_stop)) {
 		struct rcu_torture *rp = rcu_torture_alloc(), *old;
 
+		stutter_wait();
 		if (!rp) {
 			schedule_timeout_uninterruptible(1);
 			continue;
@@ -281,13 +421,18 @@ static int rcu_torture_writer(void *arg)
 		old = rcu_dereference_protected(rcu_torture_current, 1);
 		rcu_assign_pointer(rcu_torture_current, rp);
 		if (old) {
+			unsigned int gp = gp_types ? torture_pick_gp(&r) : 0;
+
 			/* Removed: stage 1.  Readers may still hold it. */
 			WRITE_ONCE(old->rtort_pipe_count, old->rtort_pipe_count + 1);
-			if (cur_ops->mode == TM_ASYNC) {
-				call_rcu_sched(&old->rtort_rcu, rcu_torture_cb);
+			if (gp == GP_NORMAL || (!gp && cur_ops->mode == TM_ASYNC)) {
+				torture_call(&old->rtort_rcu, rcu_torture_cb);
 			} else {
 				list_add(&old->rtort_free, &rcu_torture_removed);
-				torture_gp_sync(&r);
+				if (gp)
+					torture_gp_wait(gp);
+				else
+					torture_gp_sync(&r);
 				rcu_torture_pipe_update();
 			}
 		}
@@ -300,34 +445,52 @@ static int rcu_torture_writer(void *arg)
 	return 0;
 }
 
+struct fake_head {
+	struct rcu_head head;
+	atomic_t pending;
+};
+
 static void fake_cb(struct rcu_head *head)
 {
-	atomic_t *pending = (atomic_t *)((char *)head + sizeof(*head));
+	atomic_dec(&container_of(head, struct fake_head, head)->pending);
+}
 
-	atomic_dec(pending);
+/* The async kind for a fake writer: one callback in flight, and now and
+ * then a barrier, after which it must have run. */
+static void rcu_torture_fake_async(struct fake_head *fake, struct torture_random *r)
+{
+	if (!atomic_read(&fake->pending)) {
+		atomic_inc(&fake->pending);
+		torture_call(&fake->head, fake_cb);
+	} else if (!(torture_random(r) & 0xf)) {
+		torture_barrier();
+		if (atomic_read(&fake->pending))
+			torture_error("a fake writer's callback had not run when the "
+				      "barrier returned\n");
+	}
 }
 
 static int rcu_torture_fakewriter(void *arg)
 {
 	struct torture_random r;
-	struct {
-		struct rcu_head head;
-		atomic_t pending;
-	} fake = { .pending = ATOMIC_INIT(0) };
+	struct fake_head fake = { .pending = ATOMIC_INIT(0) };
 
 	torture_random_init(&r, (unsigned long)arg);
 	while (!READ_ONCE(torture_stop)) {
 		schedule_timeout_uninterruptible(1 + (torture_random(&r) & 1));
+		stutter_wait();
+		if (gp_types) {
+			unsigned int gp = torture_pick_gp(&r);
+
+			if (gp == GP_NORMAL)
+				rcu_torture_fake_async(&fake, &r);
+			else
+				torture_gp_wait(gp);
+			continue;
+		}
 		switch (cur_ops->mode) {
 		case TM_ASYNC:
-			if (!atomic_read(&fake.pending)) {
-				atomic_inc(&fake.pending);
-				call_rcu_sched(&fake.head, fake_cb);
-			} else if (!(torture_random(&r) & 0xf)) {
-				rcu_barrier_sched();
-				if (atomic_read(&fake.pending))
-					atomic_long_inc(&n_rcu_torture_error);	/* barrier broke */
-			}
+			rcu_torture_fake_async(&fake, &r);
 			break;
 		case TM_EXP:
 			if (torture_random(&r) & 3)
@@ -340,7 +503,7 @@ static int rcu_torture_fakewriter(void *arg)
 		}
 	}
 	if (atomic_read(&fake.pending))
-		rcu_barrier_sched();
+		torture_barrier();
 	return 0;
 }
 
@@ -378,23 +541,26 @@ static void rcu_read_preempt_delay(struct torture_random *r)
 	}
 }
 
-/* The body of a read: works in any reader context, NMI included. */
-static void rcu_torture_one_read_body(struct torture_random *r, int cpu)
+/* A read's start: the element, checked for having been freed. */
+static struct rcu_torture *rcu_torture_read_start(unsigned long *started)
 {
-	unsigned long started = torture_completed(), completed;
-	struct rcu_torture *p = cur_ops->flavor == TF_SCHED ?
-		rcu_dereference_sched(rcu_torture_current) :
-		rcu_dereference_raw(rcu_torture_current);
+	struct rcu_torture *p;
+
+	*started = torture_completed();
+	p = cur_ops->flavor == TF_SCHED ? rcu_dereference_sched(rcu_torture_current) :
+	    rcu_dereference_raw(rcu_torture_current);
+	if (p && (!READ_ONCE(p->rtort_mbtest) ||
+		  READ_ONCE(p->rtort_poison) == RCU_TORTURE_POISON))
+		atomic_long_inc(&n_rcu_torture_mberror);
+	return p;
+}
+
+/* A read's end, still inside the section: the element's stage. */
+static void rcu_torture_read_check(struct rcu_torture *p, unsigned long started, int cpu)
+{
+	unsigned long completed;
 	int pipe;
 
-	if (!p)
-		return;
-	if (!READ_ONCE(p->rtort_mbtest) || READ_ONCE(p->rtort_poison) == RCU_TORTURE_POISON)
-		atomic_long_inc(&n_rcu_torture_mberror);
-	if (r)
-		rcu_read_delay(r);
-	if (r && cur_ops->flavor != TF_SCHED && preemptible())
-		rcu_read_preempt_delay(r);
 	pipe = READ_ONCE(p->rtort_pipe_count);
 	if (pipe > RCU_TORTURE_PIPE_LEN)
 		pipe = RCU_TORTURE_PIPE_LEN;
@@ -409,6 +575,225 @@ static void rcu_torture_one_read_body(struct torture_random *r, int cpu)
 	}
 	__atomic_fetch_add(&per_cpu(rcu_torture_count, cpu)[pipe], 1, __ATOMIC_RELAXED);
 	__atomic_fetch_add(&per_cpu(rcu_torture_batch, cpu)[completed], 1, __ATOMIC_RELAXED);
+}
+
+/* The body of a read: works in any reader context, NMI included. */
+void rcu_torture_one_read_body(struct torture_random *r, int cpu)
+{
+	unsigned long started;
+	struct rcu_torture *p = rcu_torture_read_start(&started);
+
+	if (!p)
+		return;
+	if (r)
+		rcu_read_delay(r);
+	if (r && cur_ops->flavor != TF_SCHED && preemptible())
+		rcu_read_preempt_delay(r);
+	rcu_torture_read_check(p, started, cpu);
+}
+
+/* ---- extendable readers (Linux's rcutorture_one_extend()) ---- */
+
+struct torture_rdr {
+	unsigned int state;	/* RCUTORTURE_RDR_* held */
+	int idx1, idx2, idx_srcu;	/* srcu_read_lock() indices */
+};
+
+/* The bits that make a reader of the flavour under test. */
+static unsigned int rcutorture_protecting(void)
+{
+	unsigned int own = RCUTORTURE_RDR_RCU_1 | RCUTORTURE_RDR_RCU_2;
+
+	if (cur_ops->flavor == TF_RCU)
+		return own | RCUTORTURE_RDR_RCU;
+	if (cur_ops->flavor == TF_SRCU)
+		return own | RCUTORTURE_RDR_SRCU;
+	return own | RCUTORTURE_RDR_BH | RCUTORTURE_RDR_IRQ | RCUTORTURE_RDR_PREEMPT |
+	       RCUTORTURE_RDR_SCHED;
+}
+
+static void rcutorture_flavour_lock(int *idx)
+{
+	if (cur_ops->flavor == TF_RCU)
+		rcu_read_lock();
+	else if (cur_ops->flavor == TF_SRCU)
+		*idx = srcu_read_lock(&rcu_torture_srcu);
+	else
+		rcu_read_lock_sched();
+}
+
+static void rcutorture_flavour_unlock(int idx)
+{
+	if (cur_ops->flavor == TF_RCU)
+		rcu_read_unlock();
+	else if (cur_ops->flavor == TF_SRCU)
+		srcu_read_unlock(&rcu_torture_srcu, idx);
+	else
+		rcu_read_unlock_sched();
+}
+
+static void rcutorture_rdr_take(struct torture_rdr *rs, unsigned int bit)
+{
+	switch (bit) {
+	case RCUTORTURE_RDR_BH:
+		local_bh_disable();
+		break;
+	case RCUTORTURE_RDR_IRQ:
+		local_irq_disable();
+		break;
+	case RCUTORTURE_RDR_PREEMPT:
+		preempt_disable();
+		break;
+	case RCUTORTURE_RDR_SCHED:
+		rcu_read_lock_sched();
+		break;
+	case RCUTORTURE_RDR_RCU_1:
+		rcutorture_flavour_lock(&rs->idx1);
+		break;
+	case RCUTORTURE_RDR_RCU_2:
+		rcutorture_flavour_lock(&rs->idx2);
+		break;
+	case RCUTORTURE_RDR_RCU:
+		rcu_read_lock();
+		break;
+	case RCUTORTURE_RDR_SRCU:
+		rs->idx_srcu = srcu_read_lock(&rcu_torture_srcu);
+		break;
+	}
+}
+
+/* Any order: every one of these is a count but irqs, which only this
+ * bit turns off and on inside a reader. */
+static void rcutorture_rdr_drop(struct torture_rdr *rs, unsigned int bit)
+{
+	switch (bit) {
+	case RCUTORTURE_RDR_BH:
+		local_bh_enable();
+		break;
+	case RCUTORTURE_RDR_IRQ:
+		local_irq_enable();
+		break;
+	case RCUTORTURE_RDR_PREEMPT:
+		preempt_enable();
+		break;
+	case RCUTORTURE_RDR_SCHED:
+		rcu_read_unlock_sched();
+		break;
+	case RCUTORTURE_RDR_RCU_1:
+		rcutorture_flavour_unlock(rs->idx1);
+		break;
+	case RCUTORTURE_RDR_RCU_2:
+		rcutorture_flavour_unlock(rs->idx2);
+		break;
+	case RCUTORTURE_RDR_RCU:
+		rcu_read_unlock();
+		break;
+	case RCUTORTURE_RDR_SRCU:
+		srcu_read_unlock(&rcu_torture_srcu, rs->idx_srcu);
+		break;
+	}
+}
+
+/* The bits of mask, in a random order. */
+static int rcutorture_rdr_order(unsigned int mask, unsigned int *bits,
+				struct torture_random *r)
+{
+	int n = 0, i;
+
+	for (i = 0; i < RCUTORTURE_RDR_NBITS; i++)
+		if (mask & (1u << i))
+			bits[n++] = 1u << i;
+	for (i = n - 1; i > 0; i--) {
+		int j = torture_random(r) % (i + 1);
+		unsigned int t = bits[i];
+
+		bits[i] = bits[j];
+		bits[j] = t;
+	}
+	return n;
+}
+
+/* Now and then linger in the new state: long enough, sometimes, for an
+ * expedited IPI or a tick to land in it. */
+static void rcutorture_extend_delay(struct torture_random *r)
+{
+	u32 x = torture_random(r);
+
+	if (!(x % 16))
+		udelay(20 + (x >> 8) % 200);
+	else if (!(x % 4))
+		udelay(1);
+}
+
+/*
+ * Go from rs->state to newstate: take the new protections first, in a
+ * random order, then drop the old ones, also in a random order (so not
+ * the reverse of taking them).  newstate holds one of the flavour's
+ * protecting bits, so the section never has a gap.
+ */
+static void rcutorture_one_extend(struct torture_rdr *rs, unsigned int newstate,
+				  struct torture_random *r)
+{
+	unsigned int bits[RCUTORTURE_RDR_NBITS];
+	int n, i;
+
+	n = rcutorture_rdr_order(newstate & ~rs->state, bits, r);
+	for (i = 0; i < n; i++) {
+		rcutorture_rdr_take(rs, bits[i]);
+		rs->state |= bits[i];
+		if (r)
+			rcutorture_extend_delay(r);
+	}
+	n = rcutorture_rdr_order(rs->state & ~newstate, bits, r);
+	for (i = 0; i < n; i++) {
+		rcutorture_rdr_drop(rs, bits[i]);
+		rs->state &= ~bits[i];
+		if (r && newstate)
+			rcutorture_extend_delay(r);
+	}
+}
+
+/* A random state of the allowed bits that protects a reader. */
+static unsigned int rcutorture_extend_mask(struct torture_random *r)
+{
+	unsigned int prot = rcutorture_protecting() & torture_extendables;
+	unsigned int mask = torture_random(r) & torture_extendables;
+	unsigned int bits[RCUTORTURE_RDR_NBITS];
+
+	if (!prot)	/* no protecting bit allowed: the flavour's lock */
+		prot = RCUTORTURE_RDR_RCU_1;
+	if (!(mask & prot) && rcutorture_rdr_order(prot, bits, r))
+		mask |= bits[0];
+	return mask;
+}
+
+/*
+ * A reader that changes its protection mid-section: it takes a random
+ * protecting state, fetches the element, moves through up to seven more
+ * such states (taking and dropping in random orders), checks the element
+ * and drops everything.
+ */
+static void rcu_torture_one_read_extended(struct torture_random *r)
+{
+	struct torture_rdr rs = { 0 };
+	struct rcu_torture *p;
+	unsigned long started;
+	int i, n;
+
+	rcutorture_one_extend(&rs, rcutorture_extend_mask(r), r);
+	p = rcu_torture_read_start(&started);
+	if (p) {
+		n = torture_random(r) % 8;
+		for (i = 0; i < n; i++) {
+			rcutorture_one_extend(&rs, rcutorture_extend_mask(r), r);
+			rcu_read_delay(r);
+			if (cur_ops->flavor != TF_SCHED && preemptible())
+				rcu_read_preempt_delay(r);
+		}
+		rcu_torture_read_check(p, started, raw_smp_processor_id());
+		atomic_long_inc(&n_rcu_torture_extended);
+	}
+	rcutorture_one_extend(&rs, 0, r);
 }
 
 /*
@@ -458,12 +843,17 @@ static void rcu_torture_one_read_srcu(struct torture_random *r)
 	}
 }
 
-/* Every kind of RCU-sched reader the article names. */
-static void rcu_torture_one_read(struct torture_random *r)
+/* Every kind of RCU-sched reader the article names; with extendables,
+ * every other section changes its protection as it goes. */
+void rcu_torture_one_read(struct torture_random *r)
 {
 	unsigned long flags;
 	int cpu;
 
+	if (torture_extendables && (torture_random(r) & 1)) {
+		rcu_torture_one_read_extended(r);
+		return;
+	}
 	if (cur_ops->flavor == TF_RCU) {
 		rcu_torture_one_read_rcu(r);
 		return;
@@ -518,7 +908,8 @@ static int rcu_torture_reader(void *arg)
 	unsigned long n = 0;
 
 	torture_random_init(&r, (unsigned long)arg + 1);
-	while (!READ_ONCE(torture_stop)) {
+	while (!READ_ONCE(torture_stop) && !READ_ONCE(rcu_torture_reader_leave[(long)arg])) {
+		stutter_wait();
 		rcu_torture_one_read(&r);
 		/* Between sections: preempted, or asleep (the CPU may go idle). */
 		if (!(++n & 0x3ff))
@@ -587,6 +978,9 @@ static bool rcu_torture_stats_print(struct rcu_torture_result *res, unsigned lon
 	rcu_torture_print_row("Reader Pipe", pipe);
 	rcu_torture_print_row("Reader Batch", batch);
 	rcu_torture_print_row("Free-Block Circulation", wc);
+	if (torture_extendables)
+		printk(KERN_INFO "rcu-torture: extended readers: %ld\n",
+		       atomic_long_read(&n_rcu_torture_extended));
 	ok = !bad && !res->mberrors && !res->errors && res->versions > 0 && reads > 0;
 	return ok;
 }
@@ -634,22 +1028,79 @@ static void rcu_torture_reset(void)
 	atomic_long_set(&n_rcu_torture_mberror, 0);
 	atomic_long_set(&n_rcu_torture_error, 0);
 	atomic_long_set(&n_rcu_torture_nmi_reads, 0);
+	atomic_long_set(&n_rcu_torture_extended, 0);
+	for (i = 0; i < (int)ARRAY_SIZE(n_gp_used); i++)
+		atomic_long_set(&n_gp_used[i], 0);
+	atomic_set(&torture_errors_printed, 0);
 	rcu_torture_current = NULL;
 	rcu_torture_current_version = 0;
 	torture_error_logged = 0;
 	WRITE_ONCE(torture_stop, false);
 }
 
+/* The reader threads, one per online CPU to begin with. */
+static struct task *rcu_torture_readers[NR_CPUS];
+static DEFINE_SPINLOCK(rcu_torture_readers_lock);	/* the array's slots */
+
+static struct task *rcu_torture_reader_start(int i, int cpu)
+{
+	struct task *t = kthread_create(rcu_torture_reader, (void *)(long)i, "rcu_torture_reader");
+
+	if (!t)
+		return NULL;
+	kthread_bind(t, cpu);
+	/* Below the writers, so their every wake-up preempts a reader. */
+	if (cur_ops->flavor != TF_SCHED)
+		set_task_prio(t, PRIO_LOW);
+	wake_up_process(t);
+	return t;
+}
+
+/*
+ * Shuffle (rcu/torture_threads.c): tasks never migrate here, so readers
+ * move by ending and starting again elsewhere.  Reader i goes to the
+ * (i + rotate)-th online CPU, skipping idle_cpu (-1: none), which is left
+ * with no reader at all.
+ */
+void rcu_torture_readers_shuffle(unsigned int rotate, int idle_cpu)
+{
+	int cpus[NR_CPUS], n = 0, cpu, i;
+
+	for_each_online_cpu(cpu)
+		if (cpu != idle_cpu)
+			cpus[n++] = cpu;
+	if (!n)
+		return;
+	for (i = 0; i < NR_CPUS && !READ_ONCE(torture_stop); i++) {
+		struct task *old, *t;
+
+		spin_lock(&rcu_torture_readers_lock);
+		old = rcu_torture_readers[i];
+		rcu_torture_readers[i] = NULL;
+		spin_unlock(&rcu_torture_readers_lock);
+		if (!old)
+			continue;
+		/* Not kthread_stop(): a reader that ends by itself is never woken. */
+		WRITE_ONCE(rcu_torture_reader_leave[i], true);
+		kthread_join(old);
+		WRITE_ONCE(rcu_torture_reader_leave[i], false);
+		t = rcu_torture_reader_start(i, cpus[(i + rotate) % n]);
+		spin_lock(&rcu_torture_readers_lock);
+		rcu_torture_readers[i] = t;
+		spin_unlock(&rcu_torture_readers_lock);
+	}
+}
+
 int rcu_torture_run(const char *type, unsigned int duration_ms,
 		    struct rcu_torture_result *res)
 {
-	struct task *readers[NR_CPUS] = { 0 }, *writer, *fakes[MAX_FAKEWRITERS] = { 0 };
+	struct task *writer, *fakes[MAX_FAKEWRITERS] = { 0 };
 	unsigned int nfake = MIN(torture_nfakewriters, MAX_FAKEWRITERS), i;
 	unsigned long gp0, exp0, start, stat_next;
 	long blocked0;
 	int boosts0;
 	int cpu;
-	bool ok, onoff_ok;
+	bool ok, stressors_ok, onoff_ok;
 
 	*res = (struct rcu_torture_result){ 0 };
 	cur_ops = rcu_torture_find(type);
@@ -658,23 +1109,29 @@ int rcu_torture_run(const char *type, unsigned int duration_ms,
 		return -EINVAL;
 	}
 	rcu_torture_reset();
+	gp_types = (gp_normal ? GP_NORMAL : 0) | (gp_sync ? GP_SYNC : 0) |
+		   (gp_exp ? GP_EXP : 0) | (gp_cond ? GP_COND : 0) | (gp_poll ? GP_POLL : 0);
+	if (cur_ops->mode == TM_BUSTED)
+		gp_types = 0;	/* busted stays busted */
+	if (gp_types && !(gp_types & torture_gp_available())) {
+		pr_warn("rcu-torture: %s has none of the gp_* asked for; using synchronize\n",
+			cur_ops->name);
+		gp_types = GP_SYNC;
+	}
+	gp_types &= torture_gp_available();
 	printk(KERN_INFO "rcu-torture:--- Start of test: torture_type=%s duration=%ums "
-	       "nreaders=%d nfakewriters=%u stat_interval=%u\n", cur_ops->name,
-	       duration_ms, num_online_cpus(), nfake, torture_stat_interval);
+	       "nreaders=%d nfakewriters=%u stat_interval=%u extendables=%#x gp_types=%#x\n",
+	       cur_ops->name, duration_ms, num_online_cpus(), nfake, torture_stat_interval,
+	       torture_extendables, gp_types);
 	blocked0 = atomic_long_read(&rcu_preempt_blocked_total);
 	boosts0 = atomic_read(&rcu_boosts);
 	gp0 = torture_completed();
 	exp0 = torture_exp_completed();
 
+	i = 0;
 	for_each_online_cpu(cpu) {
-		readers[cpu] = kthread_create(rcu_torture_reader, (void *)(long)cpu, "rcu_torture_reader");
-		if (readers[cpu]) {
-			kthread_bind(readers[cpu], cpu);
-			/* Below the writers, so their every wake-up preempts a reader. */
-			if (cur_ops->flavor != TF_SCHED)
-				set_task_prio(readers[cpu], PRIO_LOW);
-			wake_up_process(readers[cpu]);
-		}
+		rcu_torture_readers[i] = rcu_torture_reader_start(i, cpu);
+		i++;
 	}
 	writer = kthread_run(rcu_torture_writer, NULL, "rcu_torture_writer");
 	for (i = 0; i < nfake; i++)
@@ -683,8 +1140,10 @@ int rcu_torture_run(const char *type, unsigned int duration_ms,
 	/* NMI handlers are RCU-sched readers, not rcu or srcu ones. */
 	if (cur_ops->flavor == TF_SCHED)
 		WRITE_ONCE(rcu_torture_nmi_hook, rcu_torture_nmi_read);
-
+	rcu_torture_cb_start();
+	rcu_torture_threads_start();
 	torture_onoff_start();
+
 	start = jiffies;
 	stat_next = start + msecs_to_jiffies(torture_stat_interval * 1000);
 	/* With onoff, until its pairs are done too (within 10x the time). */
@@ -696,21 +1155,46 @@ int rcu_torture_run(const char *type, unsigned int duration_ms,
 			stat_next += msecs_to_jiffies(torture_stat_interval * 1000);
 		}
 	}
+	/* Every stressor that is on does its part at least once. */
+	start = jiffies;
+	while ((rcu_torture_cb_pending() || rcu_torture_threads_pending()) &&
+	       jiffies - start < (unsigned long)TORTURE_STRESSOR_WAIT_S * HZ)
+		msleep(20);
+	if (rcu_torture_cb_pending() || rcu_torture_threads_pending())
+		pr_err("rcu-torture: a stressor had not done its part once %u s after "
+		       "the run's end; stopping it\n", TORTURE_STRESSOR_WAIT_S);
+	else if (jiffies != start)
+		printk(KERN_INFO "rcu-torture: the stressors' first rounds took %u ms past "
+		       "the run's end\n", jiffies_to_msecs(jiffies - start));
 
 	onoff_ok = torture_onoff_stop(cur_ops->name, NULL);
 	WRITE_ONCE(rcu_torture_nmi_hook, NULL);
 	WRITE_ONCE(torture_stop, true);
+	/* Stressor threads first: shuffle may be restarting readers. */
+	rcu_torture_threads_stop();
+	rcu_torture_cb_stop();
 	if (writer)
 		kthread_stop(writer);
 	for (i = 0; i < nfake; i++)
 		if (fakes[i])
 			kthread_stop(fakes[i]);
-	for (cpu = 0; cpu < NR_CPUS; cpu++)
-		if (readers[cpu])
-			kthread_stop(readers[cpu]);
-	/* The async flavour's callbacks still hold pool elements. */
-	rcu_barrier_sched();
+	for (i = 0; i < NR_CPUS; i++)
+		if (rcu_torture_readers[i]) {
+			kthread_stop(rcu_torture_readers[i]);
+			rcu_torture_readers[i] = NULL;
+		}
+	/* Callbacks still hold pool elements; one may have requeued itself
+	 * before it saw the stop, so twice. */
+	torture_barrier();
+	torture_barrier();
 
+	stressors_ok = rcu_torture_threads_report();
+	stressors_ok = rcu_torture_cb_report() && stressors_ok;
+	if (gp_types)
+		printk(KERN_INFO "rcu-torture: gp kinds used: normal %ld sync %ld exp %ld "
+		       "cond %ld poll %ld\n", atomic_long_read(&n_gp_used[0]),
+		       atomic_long_read(&n_gp_used[1]), atomic_long_read(&n_gp_used[2]),
+		       atomic_long_read(&n_gp_used[3]), atomic_long_read(&n_gp_used[4]));
 	ok = rcu_torture_stats_print(res, gp0, exp0);
 	if (cur_ops->flavor == TF_RCU)
 		printk(KERN_INFO "rcu-torture: readers preempted inside rcu_read_lock(): %ld, "
@@ -718,7 +1202,7 @@ int rcu_torture_run(const char *type, unsigned int duration_ms,
 		       atomic_read(&rcu_boosts) - boosts0);
 	if (!writer || !res->versions)
 		pr_err("rcu-torture: the writer completed no update: grace periods stuck?\n");
-	res->success = ok && writer && onoff_ok;
+	res->success = ok && stressors_ok && onoff_ok && writer;
 	printk(KERN_INFO "rcu-torture:--- End of test: %s: torture_type=%s gps=%lu\n",
 	       res->success ? "SUCCESS" : "FAILURE", cur_ops->name, res->gps);
 	return res->success ? 0 : 1;

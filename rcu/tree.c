@@ -95,8 +95,8 @@ void rcu_mutex_unlock(struct rcu_mutex *m)
 }
 
 /*
- * Quick Quiz 3: a synchronize call inside its own reader can never
- * return.  Say so, with a backtrace, and return instead of hanging.
+ * The article's Quick Quiz 3 (docs/article.md): a synchronize call inside
+ * its own reader can never return.  Say so, with a backtrace, and return instead of hanging.
  */
 bool rcu_misuse_check(const char *what)
 {
@@ -171,8 +171,7 @@ bool rcu_blocking_is_gp(void)
 unsigned long rcu_batches_completed_sched(void)
 {
 	/* Counted from boot: gp_seq starts near the wrap (rcu_init). */
-	return rcu_seq_ctr(__atomic_load_n(&rcu_state.gp_seq, __ATOMIC_ACQUIRE) -
-			   ((0UL - 300UL) << RCU_SEQ_CTR_SHIFT));
+	return rcu_seq_completed(&rcu_state.gp_seq);
 }
 
 /* ---------------- dynticks: idle is an extended quiescent state ---------------- */
@@ -507,7 +506,7 @@ static bool rcu_gp_init(void)
 		return false;
 	}
 	/* Start: readers that began before this store may hold old data. */
-	__atomic_store_n(&rcu_state.gp_seq, rcu_state.gp_seq + 1, __ATOMIC_RELEASE);
+	rcu_seq_start(&rcu_state.gp_seq);
 	gps = rcu_state.gp_seq;
 	WRITE_ONCE(rcu_state.gp_start, jiffies);	/* read locklessly: stall.c, preempt.c boosting */
 	rcu_stall_gp_start();
@@ -695,7 +694,7 @@ static void rcu_gp_cleanup(void)
 
 	spin_lock_irqsave(&root->lock, flags);
 	/* The release pairs with rcu_seq_done()'s acquire (contract (1)). */
-	__atomic_store_n(&rcu_state.gp_seq, new_gp_seq, __ATOMIC_RELEASE);
+	rcu_seq_end(&rcu_state.gp_seq);
 	if (ULONG_CMP_LT(rcu_state.gp_seq, rcu_state.gp_seq_needed))
 		WRITE_ONCE(rcu_state.gp_flags, rcu_state.gp_flags | RCU_GP_FLAG_INIT);
 	spin_unlock_irqrestore(&root->lock, flags);
@@ -710,10 +709,13 @@ static void rcu_gp_cleanup(void)
 }
 
 /*
- * Each online CPU's rcuc kthread, made once: from rcu_late_init() and from
- * the GP kthread (for CPUs that came online later), which the mutex keeps
- * from both making one for the same CPU.  It also orders the making of
- * one against cpu_down() parking it (rcu_cpu_offline_hook()).
+ * CPUs that came online after rcu_late_init() get their rcuc kthread here.
+ * rcu_late_init() and the GP kthread both call this, maybe at once: the
+ * mutex makes the check and the creation one step, so a CPU never gets
+ * two rcuc kthreads (two would invoke the same list's batches out of
+ * order whenever one of them is switched out between callbacks).  It also
+ * orders the making of one against cpu_down() parking it
+ * (rcu_cpu_offline_hook()).
  */
 static struct rcu_mutex rcu_spawn_mutex = {
 	.wq = __WAIT_QUEUE_HEAD_INITIALIZER(rcu_spawn_mutex.wq),
@@ -1174,7 +1176,7 @@ void rcu_init(void)
 {
 	rcu_inject_init();
 	/* Start near the wrap, as Linux does, so wrap bugs show at once. */
-	rcu_state.gp_seq = (0UL - 300UL) << RCU_SEQ_CTR_SHIFT;
+	rcu_state.gp_seq = RCU_SEQ_INITIAL_VAL;
 	rcu_state.gp_seq_needed = rcu_state.gp_seq;
 	rcu_init_geometry(rcu_geometry_cpus ? (int)MIN(rcu_geometry_cpus, NR_CPUS) : NR_CPUS);
 	init_waitqueue_head(&rcu_state.gp_wq);

@@ -11,13 +11,14 @@
  * last bit ends the grace period's wait.  So a report takes O(depth)
  * locks, and no lock is shared by more than fanout CPUs.
  *
- * Grace-period numbers (gp_seq) are Linux's: the low two bits are the
- * state (0 idle, 1 in progress), the rest counts grace periods.  Nodes
+ * Grace-period numbers (gp_seq) are Linux's (rcu/rcu.h): the low two bits
+ * are the state (0 idle, 1 in progress), the rest counts grace periods.  Nodes
  * learn a new gp_seq root first, so a CPU that sees a GP at its leaf finds
  * every ancestor already waiting for it.
  */
 #pragma once
 
+#include "rcu/rcu.h"
 #include "rcu/rcupdate.h"
 #include "rcu/segcblist.h"
 #include "kernel/percpu.h"
@@ -31,51 +32,6 @@
 #define RCU_FANOUT		16
 #define RCU_MAX_NODES		(NR_CPUS * 2)	/* any geometry with fanout >= 2 */
 #define RCU_MAX_LEVELS		7
-
-/* ---- grace-period sequence numbers ---- */
-
-#define RCU_SEQ_CTR_SHIFT	2
-#define RCU_SEQ_STATE_MASK	((1UL << RCU_SEQ_CTR_SHIFT) - 1)
-
-static inline unsigned long rcu_seq_state(unsigned long s)
-{
-	return s & RCU_SEQ_STATE_MASK;
-}
-
-static inline unsigned long rcu_seq_ctr(unsigned long s)
-{
-	return s >> RCU_SEQ_CTR_SHIFT;
-}
-
-/* The gp_seq once the GP now running (or the next, if idle) has ended. */
-static inline unsigned long rcu_seq_endval(unsigned long s)
-{
-	return (s | RCU_SEQ_STATE_MASK) + 1;
-}
-
-/*
- * The value *sp must reach for a full grace period to have passed since
- * now: the end of the next GP if one is running (it may have started
- * before our caller's update), else the end of the next one to start.
- * The full barrier orders the caller's prior accesses (its removal of an
- * object) before the load: any GP that counts started after them.
- */
-static inline unsigned long rcu_seq_snap(unsigned long *sp)
-{
-	smp_mb();
-	return (__atomic_load_n(sp, __ATOMIC_ACQUIRE) + 2 * RCU_SEQ_STATE_MASK + 1) &
-	       ~RCU_SEQ_STATE_MASK;
-}
-
-/*
- * True once *sp has reached s.  The acquire pairs with the release in
- * rcu_seq_end(): the caller's later accesses (freeing) follow every QS
- * report of that grace period.
- */
-static inline bool rcu_seq_done(unsigned long *sp, unsigned long s)
-{
-	return ULONG_CMP_GE(__atomic_load_n(sp, __ATOMIC_ACQUIRE), s);
-}
 
 /* ---- per-CPU state ---- */
 

@@ -6,7 +6,7 @@ that provoke the kernel's debug reports on purpose (sched.provoke_bugs).
 
 Each REGEX must match some line of the serial LOG, and every line it
 matches must be followed, within a few lines printed by the same CPU, by
-a "Call Trace:" line: the issue asks for each report with a backtrace.
+a "Call Trace:" line: each report must come with a backtrace.
 The runner's allow= hides these BUG lines from the crash check; this is
 what proves they were printed, and printed whole.  Exit status 0 when all
 hold, 1 (saying which failed) otherwise.

@@ -28,24 +28,10 @@ NO_PAPER_DATA = ("gp-latency", "timeline")   # the article has no numbers
 
 
 def paper_dir(tmp):
-    """The article's data if it is beside the repo, else a small stand-in
-    with the same columns (so the test runs on any clone)."""
+    """The article's data, which the repository carries (docs/paper-data)."""
     found = report.find_paper_data()
-    if found:
-        return found
-    d = os.path.join(tmp, "paper-data")
-    os.makedirs(d)
-    with open(os.path.join(d, "readside-nonpreempt.tsv"), "w") as f:
-        f.write("cpus\trcu_ns\trcu_sd\trwlock_ns\trwlock_sd\n1\t1e-4\t1e-6\t57.7\t0.04\n"
-                "16\t3e-4\t6e-5\t3312\t390\n")
-    with open(os.path.join(d, "readside-preempt.tsv"), "w") as f:
-        f.write("cpus\trcu_ns\trcu_sd\trwlock_ns\trwlock_sd\trefcnt_ns\trefcnt_sd\n"
-                "1\t6.05\t0.2\t86.6\t2.7\t66.3\t2.0\n16\t5.63\t0.03\t6629\t690\t2820\t41\n")
-    with open(os.path.join(d, "cslen-preempt-16cpus.tsv"), "w") as f:
-        f.write("cs_us\trcu_ns\trcu_sd\trwlock_ns\trwlock_sd\trefcnt_ns\trefcnt_sd\n"
-                "0\t5.6\t0.03\t6629\t690\t2820\t41\n3\t\t\t6374\t178\t3276\t50\n"
-                "20\t20069\t34\t20351\t37\t20079\t45\n")
-    return d
+    assert found, "docs/paper-data missing"
+    return found
 
 
 class ReportTest(unittest.TestCase):
@@ -159,17 +145,34 @@ class ReportTest(unittest.TestCase):
         self.assertIn("| 18.0x (900 / 50 ns) | 18.0x (900 / 50 ns) | 200.0x (1000 / 5 ns) | met (batch median) |", text)
 
     def test_no_rows(self):
+        # No bench rows (an empty or garbage log): an error, and the last
+        # report is left as it was.
         md_dir = os.path.join(self.tmp.name, "empty")
-        log = os.path.join(self.tmp.name, "empty.log")
-        with open(log, "w") as f:
-            f.write("KTAP version 1\n1..0\n")
-        p = subprocess.run([sys.executable, os.path.join(ROOT, "tools", "report.py"),
-                            log, "--out", md_dir, "--gnuplot", "none"],
-                           capture_output=True, text=True)
-        self.assertEqual(p.returncode, 0)
-        with open(os.path.join(md_dir, "report.md")) as f:
-            self.assertIn("The log has no `# bench` rows.", f.read())
+        os.makedirs(md_dir)
+        md = os.path.join(md_dir, "report.md")
+        with open(md, "w") as f:
+            f.write("the last good report\n")
+        for text in ("KTAP version 1\n1..0\n", "", "\x00\xff garbage\n"):
+            log = os.path.join(self.tmp.name, "empty.log")
+            with open(log, "w") as f:
+                f.write(text)
+            p = subprocess.run([sys.executable, os.path.join(ROOT, "tools", "report.py"),
+                                log, "--out", md_dir, "--gnuplot", "none"],
+                               capture_output=True, text=True)
+            self.assertEqual(p.returncode, 1, repr(text))
+            self.assertIn("no '# bench' rows", p.stderr)
+            with open(md) as f:
+                self.assertEqual(f.read(), "the last good report\n")
 
+    def test_make_report_of_a_log_needs_no_build(self):
+        # `make report LOG=...` only formats a saved log: no apt check, no
+        # ISO (make -n shows what it would run).
+        p = subprocess.run(["make", "-n", "-C", ROOT, "report", "LOG=x.log"],
+                           capture_output=True, text=True)
+        self.assertEqual(p.returncode, 0, p.stderr)
+        self.assertNotIn("deps.sh", p.stdout)
+        self.assertNotIn("grub-mkrescue", p.stdout)
+        self.assertIn("tools/report.py x.log", p.stdout)
 
 if __name__ == "__main__":
     unittest.main()

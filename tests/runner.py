@@ -558,6 +558,7 @@ CRASH_PATTERNS = [
     ("panic", re.compile(r"Kernel panic - not syncing")),
     ("oops", re.compile(r"(?:^|\] )Oops: ")),
     ("bug", re.compile(r"(?:^|\] )BUG: ")),
+    ("hard-lockup", re.compile(r"Watchdog detected hard LOCKUP")),
     ("ubsan", re.compile(r"UBSAN:")),
     ("stack-protector", re.compile(r"stack-protector|stack smashing",
                                    re.IGNORECASE)),
@@ -566,7 +567,8 @@ CRASH_PATTERNS = [
 # The lines of a register dump and backtrace, echoed on a crash.
 _DUMP = re.compile(
     r"Kernel panic|Oops: |BUG: |UBSAN:|stack-protector|stack smashing|"
-    r"WARNING: |\b(?:RIP|RSP|RAX|RDX|RBP|R10|R13|CR0|CR2):|Call Trace:|"
+    r"WARNING: |hard LOCKUP|NMI backtrace for|"
+    r"\b(?:RIP|RSP|RAX|RDX|RBP|R10|R13|CR0|CR2):|Call Trace:|"
     r"\[<[0-9a-fA-F]+>\]|---\[ end ", re.IGNORECASE)
 DUMP_MAX_LINES = 60
 
@@ -666,7 +668,8 @@ def judge(cfg, lines, rc=None, timed_out=False, stderr_text="",
     if rc == EXIT_QEMU and not timed_out:
         # Nothing ran: the log says nothing about the kernel.
         said = [x.strip() for x in stderr_text.splitlines() if x.strip()]
-        qemu = [x for x in said if x.startswith("qemu")] or said[-3:]
+        qemu = list(dict.fromkeys(x for x in said if x.startswith("qemu"))) \
+            or said[-3:]
         case = Case("FAIL", "qemu", "QEMU did not start: "
                     + (" / ".join(qemu) or "it gave no reason"))
         return Verdict(cfg.name, [case], [], False, [], [])

@@ -12,6 +12,7 @@ time limit (the whole process group is killed), resets and the exit code.
 
 import os
 import re
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -184,6 +185,16 @@ class VerdictTest(unittest.TestCase):
         out = text_of(v)
         self.assertIn("UBSAN: shift-out-of-bounds in kernel/pmm.c:88:19", out)
         self.assertIn("shift exponent 64", out)
+
+    def test_hard_lockup_report_fails(self):
+        lines = fixture("good.log")[:-1] + [
+            "[c0] watchdog: Watchdog detected hard LOCKUP on cpu 1: no timer "
+            "tick for 10 s of CPU 0's ticks, irqs off",
+            "[c0] NMI backtrace for cpu 1"] + fixture("good.log")[-1:]
+        v = runner.judge(runner.Config(name="h"), lines, rc=0)
+        self.assertFalse(v.passed)
+        self.assertIn("hard-lockup at log line", text_of(v))
+        self.assertIn("| [c0] NMI backtrace for cpu 1", text_of(v))
 
     def test_stack_protector_fails(self):
         v = judge_fixture("stack-protector.log")
@@ -605,6 +616,42 @@ class RunnerProcessTest(unittest.TestCase):
                             "--only", "crash")
         self.assertEqual(p.returncode, 0, p.stdout)
         self.assertEqual(p.stdout.splitlines()[-1], "1 passed, 0 failed")
+
+
+class RunShTest(unittest.TestCase):
+    """run.sh's own checks: a bad option is a usage error (64) before QEMU
+    starts; QEMU failing by itself is exit 3 with QEMU's message, never
+    the kernel's success (0) and never a fresh empty report."""
+
+    def run_sh(self, *args, iso=os.devnull):
+        env = dict(os.environ, RCUKERN_ISO=iso)
+        return subprocess.run([os.path.join(os.path.dirname(HERE), "run.sh"),
+                               "--no-build", *args], capture_output=True,
+                              text=True, env=env, timeout=60)
+
+    def test_bad_options_are_usage_errors(self):
+        for args, said in ((["-s", "300"], "the pc machine takes 1..255 CPUs"),
+                           (["-s", "0"], "1..255"),
+                           (["-s", "abc"], "-s 'abc'"),
+                           (["--machine", "q35", "-s", "289"], "q35 machine takes 1..288"),
+                           (["-m", "lots"], "memory in MiB"),
+                           (["-s"], "-s needs a value"),
+                           (["-c"], "-c needs a value"),
+                           (["--bogus"], "unknown option")):
+            p = self.run_sh(*args)
+            self.assertEqual(p.returncode, 64, (args, p.stderr))
+            self.assertIn(said, p.stderr, args)
+
+    @unittest.skipUnless(shutil.which("qemu-system-x86_64"), "no QEMU")
+    def test_qemu_that_fails_to_start_is_not_success(self):
+        with tempfile.TemporaryDirectory() as d:
+            iso = os.path.join(d, "x.iso")
+            open(iso, "w").close()
+            p = self.run_sh("-s", "1", "-c", "test=x", "--", "-smp", "300",
+                            iso=iso)
+        self.assertEqual(p.returncode, 3, p.stderr)
+        self.assertIn("run.sh: QEMU failed", p.stderr)
+        self.assertIn("Invalid SMP CPUs 300", p.stderr)
 
 
 if __name__ == "__main__":

@@ -2,6 +2,8 @@
 # tools/deps.sh: install the Debian packages rcukern needs, when missing.
 # Used by run.sh, `make test` and .ci/run; safe to run again (quick when
 # everything is there).  Needs root or sudo for apt-get.
+#   tools/deps.sh --peer   also what `make peer` needs to build Linux 6.1
+#                          (Debian's linux-source-6.1 and the kernel build's tools)
 set -euo pipefail
 
 # package:command-or-file that shows it is installed
@@ -22,6 +24,17 @@ NEEDS=(
 	"spin:spin"
 	"clang:clang"
 )
+if [[ ${1:-} == --peer ]]; then
+	NEEDS+=(
+		"linux-source-6.1:/usr/src/linux-source-6.1.tar.xz"
+		"flex:flex"
+		"bison:bison"
+		"bc:bc"
+		"libelf-dev:/usr/include/libelf.h"
+		"xz-utils:xz"
+		"cpio:cpio"
+	)
+fi
 
 missing=()
 for entry in "${NEEDS[@]}"; do

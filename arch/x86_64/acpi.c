@@ -1,8 +1,9 @@
 /* arch/x86_64/acpi.c: the ACPI table parser (RSDP, RSDT/XSDT, MADT, HPET,
- * FADT).  Pure code: physical memory is reached only through the caller's
+ * FADT, DMAR).  Pure code: physical memory is reached only through the caller's
  * map callback, so the same file runs in the kernel and in the host tests.
- * Firmware tables are untrusted: every length is bounded, every checksum
- * checked, and a bad table is reported and skipped rather than believed. */
+ * Firmware tables are untrusted: every length is bounded, and a table
+ * whose lengths do not hold is reported and skipped rather than believed.
+ * A wrong checksum alone is reported and the table used, as Linux does. */
 #include "arch/x86_64/acpi.h"
 #include "kernel/printk.h"
 #include "kernel/string.h"
@@ -36,8 +37,12 @@ static void sig_str(const u8 *p, char out[5])
 }
 
 /* Common checks on a whole table in memory: header fits, stated length
- * fits what we have, checksum is zero. */
-static int check_sdt(const void *table, size_t len, const char *want)
+ * fits what we have.  A wrong checksum is only reported: Linux (ACPICA,
+ * built without ACPI_CHECKSUM_ABORT) warns and uses the table, and
+ * firmware that ships one is far more common than a table that is
+ * otherwise corrupt; every field read is bounded by the length anyway. */
+static int check_sdt(const void *table, size_t len, const char *want,
+		     struct acpi_info *out)
 {
 	const u8 *t = table;
 	char sig[5];
@@ -59,8 +64,8 @@ static int check_sdt(const void *table, size_t len, const char *want)
 		return -EINVAL;
 	}
 	if (acpi_checksum(t, tlen) != 0) {
-		pr_err("ACPI: %s: bad checksum, table skipped\n", sig);
-		return -EINVAL;
+		pr_warn("ACPI: %s: incorrect checksum (firmware bug), using the table anyway\n", sig);
+		out->tables_bad_checksum++;
 	}
 	return (int)tlen;
 }
@@ -148,7 +153,7 @@ static const u8 madt_min_len[] = {
 int acpi_parse_madt(const void *table, size_t len, struct acpi_info *out)
 {
 	const u8 *t = table;
-	int tlen = check_sdt(table, len, "APIC");
+	int tlen = check_sdt(table, len, "APIC", out);
 	size_t off;
 
 	if (tlen < 0)
@@ -234,7 +239,7 @@ int acpi_parse_madt(const void *table, size_t len, struct acpi_info *out)
 int acpi_parse_hpet(const void *table, size_t len, struct acpi_info *out)
 {
 	const u8 *t = table;
-	int tlen = check_sdt(table, len, "HPET");
+	int tlen = check_sdt(table, len, "HPET", out);
 	u64 base;
 
 	if (tlen < 0)
@@ -260,7 +265,7 @@ int acpi_parse_hpet(const void *table, size_t len, struct acpi_info *out)
 int acpi_parse_fadt(const void *table, size_t len, struct acpi_info *out)
 {
 	const u8 *t = table;
-	int tlen = check_sdt(table, len, "FACP");
+	int tlen = check_sdt(table, len, "FACP", out);
 	u32 port = 0;
 	u32 flags = 0;
 
@@ -316,6 +321,26 @@ int acpi_parse_fadt(const void *table, size_t len, struct acpi_info *out)
 	return 0;
 }
 
+/* ---- DMAR (Intel VT-d): only its flags, for the x2APIC decision ---- */
+
+#define DMAR_FLAGS_OFF 37	/* after the header and the host address width */
+
+int acpi_parse_dmar(const void *table, size_t len, struct acpi_info *out)
+{
+	const u8 *t = table;
+	int tlen = check_sdt(table, len, "DMAR", out);
+
+	if (tlen < 0)
+		return tlen;
+	if (tlen <= DMAR_FLAGS_OFF) {
+		pr_err("ACPI: DMAR: %d bytes, too short for its flags\n", tlen);
+		return -EINVAL;
+	}
+	out->have_dmar = true;
+	out->dmar_flags = rd8(t, DMAR_FLAGS_OFF);
+	return 0;
+}
+
 /* ---- the root table walk ---- */
 
 /* Maps a table: its header first to learn its length, then all of it. */
@@ -368,6 +393,8 @@ static void parse_one(acpi_map_fn map, u64 phys, struct acpi_info *out)
 		r = acpi_parse_hpet(t, len, out);
 	else if (!memcmp(t, "FACP", 4) && !out->have_fadt)
 		r = acpi_parse_fadt(t, len, out);
+	else if (!memcmp(t, "DMAR", 4) && !out->have_dmar)
+		r = acpi_parse_dmar(t, len, out);
 	if (r < 0)
 		out->tables_bad++;
 }
@@ -383,7 +410,7 @@ static int walk_root(acpi_map_fn map, u64 phys, bool xsdt, struct acpi_info *out
 
 	if (!t)
 		return -EINVAL;
-	tlen = check_sdt(t, len, want);
+	tlen = check_sdt(t, len, want, out);
 	if (tlen < 0)
 		return tlen;
 	memcpy(out->oem_id, t + 10, 6);

@@ -1,5 +1,5 @@
 /* arch/x86_64/acpi.h: what the kernel takes from the ACPI tables (RSDP,
- * RSDT/XSDT, MADT, HPET, FADT).  The parser is pure code: it reaches
+ * RSDT/XSDT, MADT, HPET, FADT, DMAR).  The parser is pure code: it reaches
  * physical memory only through a caller-supplied map callback, so the
  * host tests and the fuzzer feed it tables from plain buffers. */
 #pragma once
@@ -82,8 +82,15 @@ struct acpi_info {
 	u8 reset_space;		/* ACPI_SPACE_IO or ACPI_SPACE_MEM */
 	u8 reset_value;
 	u64 reset_addr;
-	int tables_bad;		/* tables skipped for checksum/length/mapping */
+	bool have_dmar;		/* an Intel VT-d DMA remapping table */
+	u8 dmar_flags;		/* ACPI_DMAR_* */
+	int tables_bad;		/* tables skipped for length/mapping/contents */
+	int tables_bad_checksum;	/* tables used despite a wrong checksum */
 };
+
+/* DMAR flags (Intel VT-d spec 8.1). */
+#define ACPI_DMAR_INTR_REMAP      0x1	/* interrupt remapping supported */
+#define ACPI_DMAR_X2APIC_OPT_OUT  0x2	/* firmware asks the OS not to enable x2APIC */
 
 /* Where the RSDP came from: UEFI firmware has no BIOS areas to scan, so
  * there it must be one of the multiboot2 tags. */
@@ -110,10 +117,12 @@ int acpi_parse(const void *rsdp_new, size_t new_len,
 	       bool bios_scan, acpi_map_fn map, struct acpi_info *out);
 
 /* The pieces, exposed for the host tests and the fuzzer.  table/len is a
- * whole table including its 36-byte header; the checksum is verified. */
+ * whole table including its 36-byte header.  A wrong checksum is
+ * reported, counted in tables_bad_checksum, and the table used. */
 int acpi_parse_madt(const void *table, size_t len, struct acpi_info *out);
 int acpi_parse_hpet(const void *table, size_t len, struct acpi_info *out);
 int acpi_parse_fadt(const void *table, size_t len, struct acpi_info *out);
+int acpi_parse_dmar(const void *table, size_t len, struct acpi_info *out);
 /* Validates an RSDP image of avail bytes; returns its length or -errno. */
 int acpi_check_rsdp(const void *p, size_t avail);
 u8 acpi_checksum(const void *p, size_t len);

@@ -10,6 +10,7 @@
 #include "asm/desc.h"
 #include "kernel/percpu.h"
 #include "kernel/printk.h"
+#include "arch/x86_64/timer.h"
 
 struct idt_entry {
 	u16 offset_lo;
@@ -104,6 +105,9 @@ void x86_trap(struct pt_regs *regs)
 		h(regs);
 	else
 		irq_unhandled_count++;
+	/* Any interrupt is a chance to restart a tick that stopped. */
+	if (vec != LOCAL_TIMER_VECTOR)
+		timer_check_tick(false);
 	/* The spurious vector is the one the LAPIC does not want EOI'd. */
 	if (vec != SPURIOUS_APIC_VECTOR)
 		apic_eoi();

@@ -1,7 +1,8 @@
 /* arch/x86_64/lapic.c: the local APIC of each CPU, in xAPIC (MMIO) or
- * x2APIC (MSR) mode.  x2APIC is used where the CPU has it: it is the only
- * way to reach APIC ids above 254, and firmware that turned it on cannot
- * be gone back on without a disable/re-enable dance the SDM discourages. */
+ * x2APIC (MSR) mode.  Which one is arch/x86_64/apic_mode.c's decision
+ * (Linux's rule without interrupt remapping: xAPIC on bare metal unless
+ * firmware enabled x2APIC or an APIC id needs it; the DMAR opt-out
+ * honoured); every CPU then runs in the boot CPU's mode. */
 #include "arch/x86_64/lapic.h"
 #include "arch/x86_64/acpi.h"
 #include "arch/x86_64/mmio.h"
@@ -168,6 +169,11 @@ static void enable_mode(void)
 		if ((base & (APIC_BASE_ENABLE | APIC_BASE_EXTD)) !=
 		    (APIC_BASE_ENABLE | APIC_BASE_EXTD))
 			wrmsr(MSR_IA32_APIC_BASE, base | APIC_BASE_ENABLE | APIC_BASE_EXTD);
+	} else if (base & APIC_BASE_EXTD) {
+		/* x2APIC to xAPIC only through the disabled state (SDM
+		 * 10.12.5, Linux's __x2apic_disable()). */
+		wrmsr(MSR_IA32_APIC_BASE, base & ~(APIC_BASE_ENABLE | APIC_BASE_EXTD));
+		wrmsr(MSR_IA32_APIC_BASE, (base & ~APIC_BASE_EXTD) | APIC_BASE_ENABLE);
 	} else if (!(base & APIC_BASE_ENABLE)) {
 		wrmsr(MSR_IA32_APIC_BASE, base | APIC_BASE_ENABLE);
 	}
@@ -201,6 +207,8 @@ int lapic_init_bsp(void)
 	struct apic_mode_in in = {
 		.has_x2apic = has_x2, .fw_x2apic = fw_x2,
 		.want_xapic = !strcmp(apic_mode_param, "xapic"), .need_x2apic = need_x2,
+		.hypervisor = boot_cpu_has(X86_FEATURE_HYPERVISOR),
+		.have_dmar = acpi_info.have_dmar, .dmar_flags = acpi_info.dmar_flags,
 	};
 	struct apic_mode_out out;
 
@@ -209,8 +217,8 @@ int lapic_init_bsp(void)
 	if (out.param_ignored)
 		pr_warn("lapic: apic=xapic ignored: the firmware enabled x2APIC mode\n");
 	if (out.ids_unreachable)
-		pr_warn("lapic: %s: CPUs with APIC ids above %d will not start\n",
-			has_x2 ? "apic=xapic" : "no x2APIC", XAPIC_MAX_ID);
+		pr_warn("lapic: xAPIC mode (%s): CPUs with APIC ids above %d will not start\n",
+			out.why, XAPIC_MAX_ID);
 	if (!x2apic_mode) {
 		u64 phys = acpi_info.have_madt && acpi_info.lapic_phys ?
 			acpi_info.lapic_phys : (base & ~0xfffull);
@@ -225,8 +233,8 @@ int lapic_init_bsp(void)
 	lapic_setup(acpi_uid_of(lapic_id()));
 	irq_register(SPURIOUS_APIC_VECTOR, spurious_interrupt);
 	irq_register(ERROR_APIC_VECTOR, error_interrupt);
-	pr_info("lapic: %s mode%s, BSP APIC id %u, version 0x%x\n",
-		x2apic_mode ? "x2APIC" : "xAPIC", fw_x2 ? " (enabled by firmware)" : "",
+	pr_info("lapic: %s mode (%s), BSP APIC id %u, version 0x%x\n",
+		x2apic_mode ? "x2APIC" : "xAPIC", out.why,
 		lapic_id(), lapic_read(APIC_VER) & 0xff);
 	return 0;
 }

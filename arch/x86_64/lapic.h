@@ -60,17 +60,20 @@ struct apic_mode_in {
 	bool fw_x2apic;		/* IA32_APIC_BASE already has EN and EXTD */
 	bool want_xapic;	/* apic=xapic on the command line */
 	bool need_x2apic;	/* the MADT lists an APIC id above XAPIC_MAX_ID */
+	bool hypervisor;	/* CPUID.1:ECX[31]: a virtual APIC */
+	bool have_dmar;		/* the ACPI DMAR table exists */
+	u8 dmar_flags;		/* its flags (ACPI_DMAR_*) */
 };
 struct apic_mode_out {
 	bool x2apic;
 	bool ids_unreachable;	/* CPUs the chosen mode cannot start */
 	bool param_ignored;	/* apic=xapic refused: firmware chose x2APIC */
+	const char *why;	/* the rule that decided, for the boot log */
 };
 void apic_choose_mode(const struct apic_mode_in *in, struct apic_mode_out *out);
 
-/* Boot CPU: choose the mode (x2APIC when the CPU has it, or firmware
- * already enabled it; apic=xapic forces MMIO), map the registers, enable
- * this LAPIC.  Returns 0 or -ENODEV (no APIC at all). */
+/* Boot CPU: choose the mode (apic_choose_mode(); needs acpi_info), map
+ * the registers, enable this LAPIC.  Returns 0 or -ENODEV (no APIC). */
 int lapic_init_bsp(void);
 /* Each AP: the same mode as the BSP, then lapic_setup(). */
 void lapic_init_ap(void);

@@ -138,6 +138,50 @@ void nmi_handler(struct pt_regs *regs)
 	this_cpu_dec(nmi_depth);
 }
 
+/* ---- smp_call_nmi() ----
+ * One pending function per target CPU; the NMI handler takes it with an
+ * exchange, so an NMI that carries another reason too still runs it once. */
+
+static smp_nmi_func_t nmi_call_fn[NR_CPUS];
+static bool nmi_call_registered;
+
+static int nmi_call_handler(struct pt_regs *regs, void *data)
+{
+	smp_nmi_func_t fn = __atomic_exchange_n(&nmi_call_fn[smp_processor_id()], NULL,
+						__ATOMIC_ACQ_REL);
+
+	(void)regs;
+	(void)data;
+	if (!fn)
+		return NMI_DONE;
+	fn();
+	return NMI_HANDLED;
+}
+
+static struct nmiaction nmi_call_action = { nmi_call_handler, NULL, "smp_call_nmi" };
+
+bool smp_call_nmi(int cpu, smp_nmi_func_t fn)
+{
+	smp_nmi_func_t none = NULL;
+
+	if (cpu < 0 || cpu >= NR_CPUS || !cpu_online(cpu) || in_nmi())
+		return false;
+	if (!__atomic_load_n(&nmi_call_registered, __ATOMIC_ACQUIRE)) {
+		int ret = register_nmi_handler(&nmi_call_action);
+
+		if (ret < 0 && ret != -EBUSY)
+			return false;
+		__atomic_store_n(&nmi_call_registered, true, __ATOMIC_RELEASE);
+	}
+	if (!__atomic_compare_exchange_n(&nmi_call_fn[cpu], &none, fn, false,
+					 __ATOMIC_ACQ_REL, __ATOMIC_RELAXED))
+		return false;
+	if (arch_send_nmi(cpu))
+		return true;
+	__atomic_store_n(&nmi_call_fn[cpu], NULL, __ATOMIC_RELEASE);
+	return false;
+}
+
 /* ---- NMI backtraces ----
  * The target's NMI handler only copies its interrupted registers and
  * return addresses into a per-CPU snapshot; the requester prints them.  A

@@ -47,7 +47,8 @@ static u64 bsp_cr0, bsp_cr4;
 static bool lapic_ok;
 
 int smp_cpus_wanted = 1, smp_cpus_failed;
-static unsigned int smp_max_cpus;
+#define SMP_UNSET 0xffffffffu	/* no smp= on the command line */
+static unsigned int smp_max_cpus = SMP_UNSET;
 core_param(smp, smp_max_cpus, uint, "use at most this many CPUs (0: all the MADT lists)");
 static unsigned int smp_timeout_ms = 2000;
 core_param(smp.timeout_ms, smp_timeout_ms, uint, "how long an AP may take to answer its SIPIs, and again to come online");
@@ -114,9 +115,16 @@ static void acpi_setup(void)
 		acpi_info.nr_ioapics, acpi_info.nr_isos, acpi_info.nr_lapic_nmis,
 		acpi_info.have_hpet ? ", HPET" : "",
 		acpi_info.pm_tmr_port ? ", PM timer" : "");
+	if (acpi_info.have_dmar)
+		pr_info("acpi: DMAR flags 0x%x:%s%s\n", acpi_info.dmar_flags,
+			acpi_info.dmar_flags & ACPI_DMAR_INTR_REMAP ? " interrupt remapping" : "",
+			acpi_info.dmar_flags & ACPI_DMAR_X2APIC_OPT_OUT ? ", x2APIC opt-out" : "");
 	if (acpi_info.nr_cpus_dropped)
 		pr_warn("acpi: %d more CPUs than the kernel supports (%d) ignored\n",
 			acpi_info.nr_cpus_dropped, ACPI_MAX_CPUS);
+	if (acpi_info.tables_bad_checksum)
+		pr_warn("acpi: %d tables with a wrong checksum are used anyway (a firmware bug)\n",
+			acpi_info.tables_bad_checksum);
 	if (acpi_info.madt_errors || acpi_info.tables_bad)
 		pr_warn("acpi: %d malformed MADT entries and %d bad tables were skipped\n",
 			acpi_info.madt_errors, acpi_info.tables_bad);
@@ -127,6 +135,7 @@ void x86_platform_init(void)
 	if (ist_stacks_guard(0))
 		pr_warn("gdt: the boot CPU keeps its IST stacks without guard pages\n");
 	cpu_identify(&boot_cpu_data);
+	cpu_init_this();
 	pr_info("cpu: %s family 0x%x model 0x%x stepping %u microcode 0x%x\n",
 		x86_vendor_name(&boot_cpu_data), boot_cpu_data.x86, boot_cpu_data.x86_model,
 		boot_cpu_data.x86_stepping, boot_cpu_data.microcode);
@@ -305,6 +314,8 @@ void smp_ap_entry(int cpu)
 	percpu_load(cpu);
 	write_cr0(bsp_cr0);
 	write_cr4(bsp_cr4);
+	cpu_init_this();
+	tsc_adjust_init_ap();
 	paging_load_cpu();
 	gdt_init_cpu(cpu);
 	idt_load();
@@ -341,7 +352,18 @@ void smp_boot_cpus(void)
 
 	bsp_cr0 = read_cr0();
 	bsp_cr4 = read_cr4();
-	if (smp_max_cpus && smp_max_cpus < (unsigned)limit)
+	/* An smp= that cannot be honoured as written says what is used. */
+	unsigned int listed = acpi_info.have_madt ? (unsigned)acpi_info.nr_cpus : 1;
+	unsigned int avail = listed < NR_CPUS ? listed : NR_CPUS;
+
+	if (smp_max_cpus == 0)
+		pr_warn("smp: smp=0 sets no limit: using all %u CPUs there are "
+			"(the MADT lists %u, this kernel takes up to %d)\n", avail, listed, NR_CPUS);
+	else if (smp_max_cpus != SMP_UNSET && smp_max_cpus > avail)
+		pr_warn("smp: smp=%u is more than the %u CPUs there are (the MADT lists %u, "
+			"this kernel takes up to %d): using %u\n", smp_max_cpus, avail, listed,
+			NR_CPUS, avail);
+	if (smp_max_cpus && smp_max_cpus != SMP_UNSET && smp_max_cpus < (unsigned)limit)
 		limit = smp_max_cpus;
 	if (!acpi_info.have_madt) {
 		pr_warn("smp: no MADT: running on the boot CPU only\n");
@@ -387,6 +409,10 @@ void smp_boot_cpus(void)
 		if (cpu_tsc_skew[cpu] > worst)
 			worst = cpu_tsc_skew[cpu];
 	}
+	if (tsc_adjust_fixed_cpus())
+		pr_warn("tsc: %d CPUs had a TSC_ADJUST other than the boot CPU's; set to it\n",
+			tsc_adjust_fixed_cpus());
+	tsc_sync_skew = worst > 0 ? (u64)worst : 0;
 	if (num_online_cpus() > 1)
 		pr_info("tsc: largest cross-CPU skew seen %lld cycles (%llu ns)%s\n",
 			(long long)worst, (unsigned long long)cycles_to_ns(worst > 0 ? worst : 0),

@@ -1,9 +1,13 @@
 /* arch/x86_64/timer.c: every CPU's scheduling-clock tick, from its own
- * LAPIC timer.  TSC-deadline mode where the CPU has it (the deadline is
- * set in TSC cycles, so no calibration error accumulates); else periodic
- * mode, with the LAPIC's bus clock measured against the TSC at boot.
- * CPU 0's tick also advances jiffies. */
+ * LAPIC timer.  TSC-deadline mode where the CPU has it and its microcode
+ * is not one with the deadline erratum (arch/x86_64/errata.c; the deadline
+ * is set in TSC cycles, so no calibration error accumulates); else
+ * periodic mode, with the LAPIC's bus clock measured against the TSC at
+ * boot.  On AMD CPUs with erratum 400, C1E is kept off so that the timer
+ * keeps running while every core halts.  CPU 0's tick also advances
+ * jiffies. */
 #include "arch/x86_64/timer.h"
+#include "arch/x86_64/errata.h"
 #include "arch/x86_64/lapic.h"
 #include "asm/cpu.h"
 #include "asm/cpufeature.h"
@@ -13,11 +17,14 @@
 #include "kernel/printk.h"
 #include "kernel/smp.h"
 #include "kernel/time.h"
+#include "kernel/watchdog.h"
 
 DEFINE_PER_CPU(u64, timer_ticks);
 DEFINE_PER_CPU(const char *, timer_mode);
 DEFINE_PER_CPU(u64, timer_next_deadline);
 DEFINE_PER_CPU(u64, timer_early);
+DEFINE_PER_CPU(u64, timer_rearms);
+DEFINE_PER_CPU(u64, timer_last_tick);	/* TSC of the last tick or restart */
 
 static bool use_deadline;
 static u32 lapic_ticks_per_tick;	/* periodic initial count */
@@ -42,8 +49,8 @@ static void arm_deadline(void)
 	wrmsr(MSR_IA32_TSC_DEADLINE, next);
 }
 
-/* A deadline interrupt before its deadline (seen under nested KVM) is
- * not a tick: re-arm the same deadline, or the next ones would be set
+/* A deadline interrupt before its deadline (a hypervisor may deliver
+ * one early) is not a tick: re-arm the same deadline, or the next ones would be set
  * from an early base and ticks would come in bursts, faster than hz. */
 static bool deadline_due(void)
 {
@@ -66,15 +73,18 @@ static void timer_interrupt(struct pt_regs *regs)
 		arm_deadline();
 	}
 	this_cpu_inc(timer_ticks);
+	this_cpu_write(timer_last_tick, rdtsc());
 	if (smp_processor_id() == 0)
 		jiffies++;	/* the only writer */
 	/* What NMI handlers printed on this CPU reaches the console here. */
 	printk_nmi_flush();
+	watchdog_tick();	/* counts this tick, watches the next CPU's */
 	sched_tick();
 }
 
 static void start_this_cpu(void)
 {
+	this_cpu_write(timer_last_tick, rdtsc());
 	if (use_deadline) {
 		lapic_write(APIC_LVTT, LOCAL_TIMER_VECTOR | APIC_LVT_TIMER_TSCDEADLINE);
 		/* SDM 10.5.4.1: order the LVT write before the deadline write. */
@@ -136,13 +146,78 @@ static u64 calibrate_lapic(void)
 	return v[2];
 }
 
+/* ---- AMD erratum 400: C1E stops the LAPIC timer ---- */
+
+#define MSR_K8_INT_PENDING_MSG   0xc0010055
+#define K8_INTP_C1E_ACTIVE_MASK  0x18000000	/* SmiOnCmpHalt, C1eOnCmpHalt */
+#define MSR_AMD64_OSVW_ID_LENGTH 0xc0010140
+#define MSR_AMD64_OSVW_STATUS    0xc0010141
+#define OSVW_ID_E400 1
+
+bool amd_c1e_clear_on_halt;
+
+/* Irqs off (the idle loop's halt, or bring-up).  One MSR read when C1E
+ * is already off. */
+void amd_c1e_clear(void)
+{
+	u64 v = rdmsr(MSR_K8_INT_PENDING_MSG);
+
+	if (v & K8_INTP_C1E_ACTIVE_MASK)
+		wrmsr(MSR_K8_INT_PENDING_MSG, v & ~(u64)K8_INTP_C1E_ACTIVE_MASK);
+}
+
+/* Linux marks such CPUs X86_BUG_AMD_APIC_C1E and moves their tick to a
+ * broadcast timer around each halt; with no broadcast timer here, C1E is
+ * turned off instead (as FreeBSD's cpu_idle_amdc1e() does). */
+static void amd_c1e_setup(void)
+{
+	bool osvw_valid = false, osvw_bit = false;
+
+	if (boot_cpu_data.x86_vendor != X86_VENDOR_AMD)
+		return;
+	if (boot_cpu_has(X86_FEATURE_OSVW) &&
+	    rdmsr(MSR_AMD64_OSVW_ID_LENGTH) > OSVW_ID_E400) {
+		osvw_valid = true;
+		osvw_bit = rdmsr(MSR_AMD64_OSVW_STATUS) & (1u << OSVW_ID_E400);
+	}
+	if (!amd_erratum_400(&boot_cpu_data, osvw_valid, osvw_bit))
+		return;
+	if (!(rdmsr(MSR_K8_INT_PENDING_MSG) & K8_INTP_C1E_ACTIVE_MASK)) {
+		pr_info("timer: AMD erratum 400 CPU, C1E off\n");
+		return;
+	}
+	amd_c1e_clear_on_halt = true;
+	amd_c1e_clear();
+	pr_warn("timer: AMD C1E was on (erratum 400: it stops the LAPIC timer); turned off before every halt\n");
+}
+
+/* Whether the TSC-deadline timer may be used; if not, says why. */
+static bool deadline_ok(void)
+{
+	bool has = boot_cpu_has(X86_FEATURE_TSC_DEADLINE_TIMER);
+	u32 rev = tsc_deadline_min_microcode(&boot_cpu_data);
+
+	if (!has || no_deadline)
+		return false;
+	if (tsc_deadline_usable(&boot_cpu_data, has, boot_cpu_has(X86_FEATURE_HYPERVISOR)))
+		return true;
+	if (rev == ~0u)
+		pr_warn("timer: TSC-deadline disabled: family 6 model 0x%x stepping %u has the TSC_DEADLINE erratum and no microcode fixes it; periodic mode\n",
+			boot_cpu_data.x86_model, boot_cpu_data.x86_stepping);
+	else
+		pr_warn("timer: TSC-deadline disabled: microcode 0x%x has the TSC_DEADLINE erratum, please update to 0x%x or later; periodic mode\n",
+			boot_cpu_data.microcode, rev);
+	return false;
+}
+
 void timer_init(void)
 {
 	if (hz < 10 || hz > 10000) {
 		pr_warn("timer: hz=%u out of range, using 1000\n", hz);
 		hz = 1000;
 	}
-	use_deadline = boot_cpu_has(X86_FEATURE_TSC_DEADLINE_TIMER) && !no_deadline;
+	amd_c1e_setup();
+	use_deadline = deadline_ok();
 	tsc_per_tick = tsc_khz * 1000 / hz;
 	if (!use_deadline) {
 		lapic_khz = calibrate_lapic();
@@ -162,10 +237,20 @@ void timer_init(void)
 			hz, (unsigned long long)lapic_khz, lapic_ticks_per_tick);
 }
 
+void timer_test_lose_tick(void)
+{
+	if (use_deadline)
+		wrmsr(MSR_IA32_TSC_DEADLINE, 0);
+	else
+		lapic_write(APIC_TMICT, 0);
+}
+
 /* CPU hotplug: this CPU is going down; its tick stops for good (until
- * timer_init_ap() when it comes back). */
+ * timer_init_ap() when it comes back), and timer_check_tick() leaves it
+ * stopped. */
 void arch_cpu_stop_timer(void)
 {
+	this_cpu_write(timer_mode, NULL);
 	lapic_write(APIC_LVTT, APIC_LVT_MASKED);
 	if (use_deadline)
 		wrmsr(MSR_IA32_TSC_DEADLINE, 0);
@@ -173,8 +258,41 @@ void arch_cpu_stop_timer(void)
 		lapic_write(APIC_TMICT, 0);
 }
 
+/* Is this CPU's timer counting toward its next interrupt?  A deadline
+ * that fired reads 0 until it is written again (SDM 10.5.4.1); a
+ * periodic timer's current count is 0 only when it was stopped. */
+static bool timer_armed(void)
+{
+	if (use_deadline)
+		return rdmsr(MSR_IA32_TSC_DEADLINE) != 0;
+	return lapic_read(APIC_TMCCT) != 0;
+}
+
+void timer_check_tick(bool idle)
+{
+	u64 now;
+
+	if (!this_cpu_read(timer_mode))
+		return;			/* not ticking on this CPU yet */
+	now = rdtsc();
+	if (now - this_cpu_read(timer_last_tick) <= 2 * tsc_per_tick &&
+	    (!idle || timer_armed()))
+		return;
+	/* A deadline already past fires at once; should its interrupt be
+	 * pending already, the two are one in the IRR.  Periodic mode
+	 * restarts its count. */
+	this_cpu_inc(timer_rearms);
+	this_cpu_write(timer_last_tick, now);
+	if (use_deadline)
+		wrmsr(MSR_IA32_TSC_DEADLINE, this_cpu_read(timer_next_deadline));
+	else
+		lapic_write(APIC_TMICT, lapic_ticks_per_tick);
+}
+
 void timer_init_ap(void)
 {
+	if (amd_c1e_clear_on_halt)
+		amd_c1e_clear();
 	if (use_deadline || lapic_ticks_per_tick)
 		start_this_cpu();
 }

@@ -5,8 +5,9 @@
 #include "kernel/percpu.h"
 
 DECLARE_PER_CPU(u64, timer_ticks);	/* ticks taken on this CPU */
-DECLARE_PER_CPU(const char *, timer_mode);
-DECLARE_PER_CPU(u64, timer_early);	/* deadline interrupts that came early */	/* "tsc-deadline" / "periodic" */
+DECLARE_PER_CPU(const char *, timer_mode);	/* "tsc-deadline" / "periodic" */
+DECLARE_PER_CPU(u64, timer_early);	/* deadline interrupts that came early */
+DECLARE_PER_CPU(u64, timer_rearms);	/* stopped or overdue ticks restarted */
 
 /* Boot CPU: calibrate the LAPIC timer against the TSC, start ticking. */
 void timer_init(void);
@@ -16,3 +17,19 @@ void timer_init_ap(void);
 /* The hook the tick calls on every CPU (a weak no-op until the scheduler
  * links its own, which also calls RCU's tick hook). */
 void sched_tick(void);
+
+/* Restarts this CPU's tick if it is overdue (no tick for two periods),
+ * or, when idle, if the timer is not counting at all: one lost deadline
+ * interrupt would otherwise stop the tick for good, and with it jiffies
+ * on CPU 0.  Irqs off; called by the interrupt dispatcher and before
+ * each idle halt. */
+void timer_check_tick(bool idle);
+
+/* test: disarm this CPU's timer, as if its interrupt had been lost. */
+void timer_test_lose_tick(void);
+
+/* AMD erratum 400 with C1E enabled by firmware: C1E is turned off again
+ * before each halt (amd_c1e_clear(), irqs off), since firmware (SMM,
+ * ACPI) may turn it back on. */
+extern bool amd_c1e_clear_on_halt;
+void amd_c1e_clear(void);

@@ -120,3 +120,27 @@ $(RCU_BUILD)/rcu_model: $(RCU_ROOT)/tests/model/check.sh $(RCU_ROOT)/tests/model
 verify: rcu-verify-model
 rcu-verify-model:
 	$(RCU_ROOT)/tests/model/check.sh long
+
+# SRCU callback bugs forced at their window (rcu/srcu_regress.c includes
+# rcu/srcu.c itself, to hold the callback kthread's list lock), at 2 and 4
+# CPUs, ASan+UBSan.
+HOST_TESTS += $(RCU_BUILD)/rcu_srcu_regress_2 $(RCU_BUILD)/rcu_srcu_regress_4
+$(RCU_BUILD)/rcu_srcu_regress: rcu/srcu_regress.c $(RCU_DEPS)
+	@mkdir -p $(RCU_BUILD)
+	$(CC) $(RCU_CFLAGS) $(RCU_ASAN) -o $@ rcu/srcu_regress.c $(RCU_SHIM_SRC) \
+		$(filter-out %/rcu/srcu.c,$(RCU_KSRC)) $(RCU_LDFLAGS)
+$(RCU_BUILD)/rcu_srcu_regress_2: $(RCU_BUILD)/rcu_srcu_regress
+	@printf '#!/bin/sh\nexec %s 2\n' $< > $@
+	@chmod +x $@
+$(RCU_BUILD)/rcu_srcu_regress_4: $(RCU_BUILD)/rcu_srcu_regress
+	@printf '#!/bin/sh\nexec %s 4\n' $< > $@
+	@chmod +x $@
+# The same with the bug put back (rcu.inject=srcu_accel): must fail.
+HOST_TESTS += $(RCU_BUILD)/rcu_srcu_regress_inject
+$(RCU_BUILD)/rcu_srcu_regress_sanitize: rcu/srcu_regress.c $(RCU_DEPS)
+	@mkdir -p $(RCU_BUILD)
+	$(CC) $(RCU_CFLAGS) -DCONFIG_SANITIZE=1 $(RCU_ASAN) -o $@ rcu/srcu_regress.c $(RCU_SHIM_SRC) \
+		$(filter-out %/rcu/srcu.c,$(RCU_KSRC)) $(RCU_LDFLAGS)
+$(RCU_BUILD)/rcu_srcu_regress_inject: $(RCU_BUILD)/rcu_srcu_regress_sanitize
+	@printf '#!/bin/sh\n%s 2 rcu.inject=srcu_accel > $@.out 2>&1; rc=$$?\ncat $@.out\ngrep -q "^not ok srcu stranded callback" $@.out && grep -q "^ok srcu two structs" $@.out && [ $$rc -ne 0 ] || { echo "not ok: rcu.inject=srcu_accel was not caught"; exit 1; }\necho "ok: rcu.inject=srcu_accel caught"\n' $< > $@
+	@chmod +x $@

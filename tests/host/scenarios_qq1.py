@@ -1,6 +1,7 @@
 #!/usr/bin/env python3
-"""tests/host/scenarios_qq1.py: the host check of Quick Quiz 1 for the
-read-side benchmark (tests/scenarios/readers.c, paper_refcnt.c).
+"""tests/host/scenarios_qq1.py: the host check of the article's Quick Quiz 1
+(docs/article.md) for the read-side benchmark (tests/scenarios/readers.c,
+paper_refcnt.c).
 
 The article's 100-femtosecond rcu_read_lock() was a loop the compiler had
 deleted.  This check compiles the benchmark's loop functions exactly as the

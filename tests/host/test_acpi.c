@@ -195,6 +195,8 @@ static void make_good(void)
 }
 
 static struct acpi_info info;
+static int on_heap(int (*fn)(const void *, size_t, struct acpi_info *),
+		   const void *src, size_t len);
 
 static int parse_tag(void)
 {
@@ -271,9 +273,9 @@ static void test_rsdp_sources(void)
 
 static void test_root_fallback(void)
 {
-	/* XSDT with a bad checksum: the RSDT is used instead. */
+	/* XSDT with a wrong signature: the RSDT is used instead. */
 	make_good();
-	mem[XSDT_AT + 20] ^= 0x55;
+	mem[XSDT_AT + 1] = 'x';
 	EXPECT(parse_tag() == 0);
 	EXPECT(info.present && info.nr_cpus == 3 && info.have_hpet);
 
@@ -284,8 +286,8 @@ static void test_root_fallback(void)
 
 	/* Both broken: no ACPI. */
 	make_good();
-	mem[XSDT_AT + 20] ^= 0x55;
-	mem[RSDT_AT + 20] ^= 0x55;
+	mem[XSDT_AT] = 'x';
+	mem[RSDT_AT] = 'x';
 	EXPECT(parse_tag() == -ENODEV && !info.present);
 
 	/* Root table claiming 4 GiB. */
@@ -326,14 +328,69 @@ static void test_rsdt_outside(void)
 	EXPECT(parse_tag() == 0 && !info.have_madt && info.tables_bad == 1);
 }
 
-static void test_madt_corrupt(void)
+/* A bad checksum is reported and the table used anyway, as Linux
+ * (ACPICA without ACPI_CHECKSUM_ABORT) does: losing the MADT to one
+ * wrong byte would cost every AP. */
+static void test_bad_checksum_used(void)
 {
-	/* Bad checksum: the MADT is skipped; the rest still parsed. */
 	make_good();
 	mem[MADT_AT + 50] ^= 1;
 	EXPECT(parse_tag() == 0);
-	EXPECT(!info.have_madt && info.nr_cpus == 0 && info.tables_bad == 1);
+	EXPECT(info.have_madt && info.nr_cpus == 3 && info.tables_bad == 0);
+	EXPECT_EQ(info.tables_bad_checksum, 1);
 	EXPECT(info.have_hpet && info.have_fadt);
+
+	/* The same for a root table: the XSDT is walked. */
+	make_good();
+	mem[XSDT_AT + 20] ^= 0x55;
+	EXPECT(parse_tag() == 0 && info.nr_cpus == 3);
+	EXPECT_EQ(info.tables_bad_checksum, 1);
+}
+
+#define DMAR_AT 0x5000
+
+/* An XSDT listing the standard tables and a DMAR of len bytes. */
+static void make_dmar(u32 len, u8 flags)
+{
+	u64 tabs[4] = { MADT_AT, HPET_AT, FADT_AT, DMAR_AT };
+
+	make_good();
+	hdr(DMAR_AT, "DMAR", len);
+	if (len > 36)
+		mem[DMAR_AT + 36] = 38;		/* host address width - 1 */
+	if (len > 37)
+		mem[DMAR_AT + 37] = flags;
+	seal(DMAR_AT);
+	hdr(XSDT_AT, "XSDT", 36 + 4 * 8);
+	for (int i = 0; i < 4; i++)
+		put64(XSDT_AT + 36 + i * 8, tabs[i]);
+	seal(XSDT_AT);
+}
+
+static void test_dmar(void)
+{
+	make_good();
+	EXPECT(parse_tag() == 0 && !info.have_dmar);
+
+	make_dmar(48, ACPI_DMAR_INTR_REMAP | ACPI_DMAR_X2APIC_OPT_OUT);
+	EXPECT(parse_tag() == 0 && info.have_dmar);
+	EXPECT_EQ(info.dmar_flags, ACPI_DMAR_INTR_REMAP | ACPI_DMAR_X2APIC_OPT_OUT);
+	EXPECT(info.nr_cpus == 3 && info.tables_bad == 0);
+
+	make_dmar(48, ACPI_DMAR_INTR_REMAP);
+	EXPECT(parse_tag() == 0 && info.have_dmar && info.dmar_flags == ACPI_DMAR_INTR_REMAP);
+
+	/* Too short for its flags: skipped, not read past its end. */
+	make_dmar(37, 0);
+	EXPECT(parse_tag() == 0 && !info.have_dmar && info.tables_bad == 1);
+	EXPECT(on_heap(acpi_parse_dmar, mem + DMAR_AT, 37) == -EINVAL);
+	make_dmar(48, ACPI_DMAR_X2APIC_OPT_OUT);
+	EXPECT(on_heap(acpi_parse_dmar, mem + DMAR_AT, 48) == 0 && info.have_dmar &&
+	       info.dmar_flags == ACPI_DMAR_X2APIC_OPT_OUT);
+}
+
+static void test_madt_corrupt(void)
+{
 
 	/* A zero-length entry stops the walk instead of looping. */
 	make_good();
@@ -535,6 +592,8 @@ int main(int argc, char **argv)
 		{ "acpi_rsdp_sources", test_rsdp_sources },
 		{ "acpi_root_fallback", test_root_fallback },
 		{ "acpi_rsdt_outside", test_rsdt_outside },
+		{ "acpi_bad_checksum_used", test_bad_checksum_used },
+		{ "acpi_dmar", test_dmar },
 		{ "acpi_madt_corrupt", test_madt_corrupt },
 		{ "acpi_madt_many_cpus", test_madt_many_cpus },
 		{ "acpi_direct_parsers", test_direct },

@@ -330,14 +330,38 @@ static void test_spinlock_debug(void)
 	printf("spinlock debug: recursion, bad unlock, wrong CPU, poison checked\n");
 }
 
+/*
+ * The lockup cases: a holder keeps a lock while the others wait on it,
+ * each waiter's watchdog (spinlock_timeout_ms) must report once.  The
+ * holder lets go only when every report it must cause has come in, never
+ * after a fixed time: on a loaded host a waiter may not run at all for
+ * longer than any such time.  A generous bound keeps a broken watchdog
+ * from hanging the test; reaching it is a failure of its own.
+ */
+#define HOLD_BOUND_NS	(600ull * 1000000000ull)
+static int holder_ready, holder_gave_up;
+
+static void hold_until(atomic_t *reports, int want, atomic_t *reports2, int want2)
+{
+	u64 bound = ktime_get_ns() + HOLD_BOUND_NS;
+
+	while (atomic_read(reports) < want || (reports2 && atomic_read(reports2) < want2)) {
+		if (ktime_get_ns() > bound) {
+			__atomic_store_n(&holder_gave_up, 1, __ATOMIC_RELAXED);
+			return;
+		}
+		usleep(1000);
+	}
+}
+
 static DEFINE_SPINLOCK(held_lock);
-static int holder_ready;
+static int lockups_due;		/* spinlock_lockups to wait for */
 
 static void *hold_long(struct worker *w)
 {
 	spin_lock(&held_lock);
 	__atomic_store_n(&holder_ready, 1, __ATOMIC_RELEASE);
-	usleep(400 * 1000);
+	hold_until(&spinlock_lockups, lockups_due, NULL, 0);
 	spin_unlock(&held_lock);
 	return NULL;
 }
@@ -361,7 +385,7 @@ static void *raw_lockup_pair(struct worker *w)
 	if (w->cpu == 3) {
 		arch_spin_lock(&held_raw);
 		__atomic_store_n(&holder_ready, 1, __ATOMIC_RELEASE);
-		usleep(400 * 1000);
+		hold_until(&raw_spinlock_lockups, lockups_due, NULL, 0);
 		arch_spin_unlock(&held_raw);
 		return NULL;
 	}
@@ -379,10 +403,13 @@ static void test_raw_spinlock_lockup(void)
 
 	quiet = 1;
 	spinlock_timeout_ms = 100;
-	holder_ready = 0;
+	holder_ready = holder_gave_up = 0;
+	lockups_due = before + 2;
 	run_workers(4, raw_lockup_pair, ws);	/* CPU 3 holds, 1 and 2 wait */
 	spinlock_timeout_ms = 5000;
 	quiet = 0;
+	EXPECT_MSG(!holder_gave_up, "the holder gave up after %llu s without the reports",
+		   HOLD_BOUND_NS / 1000000000ull);
 	EXPECT_MSG(atomic_read(&raw_spinlock_lockups) == before + 2,
 		   "%d raw lockup reports, expected 2", atomic_read(&raw_spinlock_lockups) - before);
 	EXPECT_MSG(all_backtraces_asked == asked + 2, "all CPUs' backtraces asked %d times, expected 2",
@@ -405,10 +432,13 @@ static void test_spinlock_lockup(void)
 
 	quiet = 1;
 	spinlock_timeout_ms = 100;
-	holder_ready = 0;
+	holder_ready = holder_gave_up = 0;
+	lockups_due = before + 3;
 	run_workers(5, lockup_pair, ws);	/* CPU 3 holds, 1, 2 and 4 wait */
 	spinlock_timeout_ms = 5000;
 	quiet = 0;
+	EXPECT_MSG(!holder_gave_up, "the holder gave up after %llu s without the reports",
+		   HOLD_BOUND_NS / 1000000000ull);
 	EXPECT_MSG(atomic_read(&spinlock_lockups) == before + 3,
 	      "%d lockup reports, expected 3", atomic_read(&spinlock_lockups) - before);
 	EXPECT_MSG(spinlock_last_lockup_holder == 3, "named holder CPU %d, expected 3",
@@ -426,6 +456,7 @@ static void test_spinlock_lockup(void)
 static DEFINE_RWLOCK(held_rw);
 static DEFINE_RWLOCK_FAIR(held_rwf);
 static int rw_holder_ready, rw_fair;
+static int rw_lockups_due, rw_raw_lockups_due;
 
 static void *rw_lockup_pair(struct worker *w)
 {
@@ -437,7 +468,8 @@ static void *rw_lockup_pair(struct worker *w)
 		else
 			write_lock(&held_rw);
 		__atomic_store_n(&rw_holder_ready, 1, __ATOMIC_RELEASE);
-		usleep(400 * 1000);
+		hold_until(&rwlock_lockups, rw_lockups_due,
+			   &raw_spinlock_lockups, rw_raw_lockups_due);
 		if (rw_fair)
 			write_unlock(&held_rwf);
 		else
@@ -464,16 +496,21 @@ static void test_rwlock_lockup(void)
 		int before = atomic_read(&rwlock_lockups), raw_before = atomic_read(&raw_spinlock_lockups);
 		const char *kind = rw_fair ? "rwlock_fair" : "rwlock";
 
+		/* rwlock_fair's second reader waits on wait_lock: a raw report. */
+		int want = rw_fair ? 1 : 2, want_raw = rw_fair ? 1 : 0;
+
 		quiet = 1;
 		spinlock_timeout_ms = 100;
-		rw_holder_ready = 0;
+		rw_holder_ready = holder_gave_up = 0;
+		rw_lockups_due = before + want;
+		rw_raw_lockups_due = raw_before + want_raw;
 		backtrace_asked = -1;
 		rwlock_last_lockup_writer = -1;
 		run_workers(4, rw_lockup_pair, ws);
 		spinlock_timeout_ms = 5000;
 		quiet = 0;
-		/* rwlock_fair's second reader waits on wait_lock: a raw report. */
-		int want = rw_fair ? 1 : 2, want_raw = rw_fair ? 1 : 0;
+		EXPECT_MSG(!holder_gave_up, "%s: the writer gave up after %llu s without the reports",
+			   kind, HOLD_BOUND_NS / 1000000000ull);
 
 		EXPECT_MSG(atomic_read(&rwlock_lockups) == before + want,
 			   "%s: %d lockup reports, expected %d", kind,
@@ -569,7 +606,7 @@ static void *name(struct worker *w)					\
 	read_lock(LOCK);						\
 	__atomic_add_fetch(&arrived, 1, __ATOMIC_RELAXED);		\
 	for (int t = 0; __atomic_load_n(&arrived, __ATOMIC_RELAXED) < NTHREADS; t++) { \
-		if (t > 5000) {						\
+		if (t > 60000) {	/* >= 60 s: a hang guard only */	\
 			__atomic_add_fetch(&gather_timeouts, 1, __ATOMIC_RELAXED); \
 			break;						\
 		}							\

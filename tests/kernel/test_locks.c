@@ -576,11 +576,41 @@ static void locks_mutex_debug_reports(void)
 static DEFINE_SPINLOCK(held_lock);
 static volatile int holder_in;
 
+/*
+ * A holder keeps its lock until the waiter's watchdog has reported it:
+ * *lockup_counter reaching lockup_due is what must happen.  A fixed hold
+ * lost the report whenever the host left the waiter's vCPU unrun for
+ * most of it.  The bound only keeps a broken watchdog from hanging the
+ * run; the case then fails on the count.  The holder waits in mdelay(),
+ * whose frameless ndelay() its NMI backtrace must see through.
+ */
+#define LOCKUP_HOLD_BOUND_NS (120ull * 1000000000ull)
+static atomic_t *lockup_counter;
+static int lockup_due;
+
+static void hold_until_reported(void)
+{
+	u64 end = ktime_get_ns() + LOCKUP_HOLD_BOUND_NS;
+
+	while (atomic_read(lockup_counter) < lockup_due && ktime_get_ns() < end)
+		mdelay(1);
+}
+
+/* Waits (sleeping) until the holder has its lock, generously bounded. */
+static void wait_for_holder(void)
+{
+	u64 end = ktime_get_ns() + LOCKUP_HOLD_BOUND_NS;
+
+	while (!holder_in && ktime_get_ns() < end)
+		msleep(1);
+}
+
 static int hold_lock(void *p)
 {
+	(void)p;
 	spin_lock(&held_lock);
 	holder_in = 1;
-	mdelay((unsigned long)p);
+	hold_until_reported();
 	spin_unlock(&held_lock);
 	return 0;
 }
@@ -588,13 +618,14 @@ static int hold_lock(void *p)
 /*
  * The lockup cases' common start: skip unless bugs may be provoked and a
  * second CPU can hold the lock; then a 200 ms watchdog and fn holding its
- * lock for 1 s on CPU LOCKUP_HOLDER.  NULL if skipped.  The caller waits
+ * lock on CPU LOCKUP_HOLDER until one more report in *counter.  NULL if
+ * skipped.  The caller waits
  * for the lock, then lockup_end().
  */
 #define LOCKUP_HOLDER 1
 static unsigned int lockup_saved_ms;
 
-static struct task *lockup_begin(int (*fn)(void *), void *arg, const char *name)
+static struct task *lockup_begin(int (*fn)(void *), atomic_t *counter, const char *name)
 {
 	struct task *t;
 
@@ -607,15 +638,15 @@ static struct task *lockup_begin(int (*fn)(void *), void *arg, const char *name)
 		return NULL;
 	}
 	holder_in = 0;
+	lockup_counter = counter;
+	lockup_due = atomic_read(counter) + 1;
 	lockup_saved_ms = spinlock_timeout_ms;
 	spinlock_timeout_ms = 200;
-	t = kthread_create_on_cpu(fn, arg, LOCKUP_HOLDER, name);
+	t = kthread_create_on_cpu(fn, NULL, LOCKUP_HOLDER, name);
 	if (!t)
 		return NULL;
 	wake_up_process(t);
-	u64 end = ktime_get_ns() + 10000000000ull;
-	while (!holder_in && ktime_get_ns() < end)
-		msleep(1);
+	wait_for_holder();
 	return t;
 }
 
@@ -628,14 +659,14 @@ static void lockup_end(struct task *t)
 static void locks_spinlock_lockup_names_holder(void)
 {
 	int before = atomic_read(&spinlock_lockups);
-	struct task *t = lockup_begin(hold_lock, (void *)1000ul, "holder");
+	struct task *t = lockup_begin(hold_lock, &spinlock_lockups, "holder");
 
 	if (!t) {
 		KTAP_EXPECT(!sched_provoke_bugs || nr_cpu_ids < 2 ||
 			    smp_processor_id() == LOCKUP_HOLDER);	/* skipped, not failed to start */
 		return;
 	}
-	spin_lock(&held_lock);	/* waits ~1 s: past the 200 ms watchdog */
+	spin_lock(&held_lock);	/* waits past the 200 ms watchdog */
 	spin_unlock(&held_lock);
 	lockup_end(t);
 	KTAP_EXPECT(holder_in);
@@ -651,7 +682,7 @@ static int hold_raw(void *p)
 	preempt_disable();
 	arch_spin_lock(&held_raw);
 	holder_in = 1;
-	mdelay((unsigned long)p);
+	hold_until_reported();
 	arch_spin_unlock(&held_raw);
 	preempt_enable();
 	return 0;
@@ -660,7 +691,7 @@ static int hold_raw(void *p)
 static void locks_raw_spinlock_lockup_reported(void)
 {
 	int before = atomic_read(&raw_spinlock_lockups);
-	struct task *t = lockup_begin(hold_raw, (void *)1000ul, "raw_holder");
+	struct task *t = lockup_begin(hold_raw, &raw_spinlock_lockups, "raw_holder");
 
 	if (!t) {
 		KTAP_EXPECT(!sched_provoke_bugs || nr_cpu_ids < 2 ||
@@ -668,7 +699,7 @@ static void locks_raw_spinlock_lockup_reported(void)
 		return;
 	}
 	preempt_disable();
-	arch_spin_lock(&held_raw);	/* waits ~1 s: past the 200 ms watchdog */
+	arch_spin_lock(&held_raw);	/* waits past the 200 ms watchdog */
 	arch_spin_unlock(&held_raw);
 	preempt_enable();
 	lockup_end(t);
@@ -677,7 +708,8 @@ static void locks_raw_spinlock_lockup_reported(void)
 }
 
 /* The rwlock lockup report names the writer CPU, which then prints its
- * NMI backtrace: CPU 1 write-holds each kind for 1 s, this CPU reads. */
+ * NMI backtrace: CPU 1 write-holds each kind until the report, this CPU
+ * reads. */
 static DEFINE_RWLOCK(held_rw);
 static DEFINE_RWLOCK_FAIR(held_rwf);
 
@@ -690,7 +722,7 @@ static int hold_rw(void *p)
 	else
 		write_lock(&held_rw);
 	holder_in = 1;
-	mdelay(1000);
+	hold_until_reported();
 	if (fair)
 		write_unlock(&held_rwf);
 	else
@@ -718,13 +750,13 @@ static void locks_rwlock_lockup_names_writer(void)
 
 		holder_in = 0;
 		rwlock_last_lockup_writer = -1;
+		lockup_counter = &rwlock_lockups;
+		lockup_due = before + 1;
 		t = kthread_create_on_cpu(hold_rw, (void *)fair, holder, "rw_holder");
 		KTAP_ASSERT(t);
 		wake_up_process(t);
-		u64 end = ktime_get_ns() + 10000000000ull;
-		while (!holder_in && ktime_get_ns() < end)
-			msleep(1);
-		if (fair) {	/* waits ~1 s: past the 200 ms watchdog */
+		wait_for_holder();
+		if (fair) {	/* waits past the 200 ms watchdog */
 			read_lock(&held_rwf);
 			read_unlock(&held_rwf);
 		} else {

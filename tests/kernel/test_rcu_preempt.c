@@ -4,7 +4,8 @@
  * holds up synchronize_rcu(), call_rcu() and synchronize_rcu_expedited()
  * until its outermost rcu_read_unlock(), and not much longer; a reader
  * running on another CPU holds up the expedited form; nesting and the
- * misuse report (Quick Quiz 3 for RCU); priority boosting ends a forced
+ * misuse report (the article's Quick Quiz 3 for
+ * RCU, docs/article.md); priority boosting ends a forced
  * inversion (rcu.boost=1) or, with rcu.boost=0, visibly does not; and the
  * grace-period latency rows `# bench name=gp type=rcu|rcu-expedited`.
  *
@@ -129,7 +130,7 @@ static void __preempted_reader_blocks(int kind, bool same_cpu)
 	ut = start_on(updater_fn, &u, ucpu, PRIO_HIGH, "rcu-updater");
 	KTAP_ASSERT(ut);
 	/* The reader must stay in its section, so the GP must not end. */
-	WAIT_UNTIL(u.done_ns, hold_ms);
+	WAIT_WINDOW(u.done_ns, hold_ms);
 	KTAP_EXPECT(!u.done_ns);
 	if (u.done_ns)
 		ktap_log("%s ended while a pre-existing reader held its section", kind_name[kind]);

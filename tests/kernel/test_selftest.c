@@ -4,6 +4,7 @@
  * (tests/qemu-configs expects it to fail in exactly that way). */
 #include "kernel/ktap.h"
 #include "kernel/kallsyms.h"
+#include "kernel/printk.h"
 #include "kernel/string.h"
 #include "asm/irq.h"
 
@@ -47,10 +48,39 @@ static void probe_fault_catches_page_fault(void)
 	KTAP_EXPECT_EQ(probe_fault(read_noncanonical, NULL), 13);
 }
 
+/* A message longer than printk's line buffer is cut, yet still ends in
+ * "\n" and says so: the line after it must stay a line of its own, or a
+ * KTAP result printed next would be lost to the judge. */
+static char cut_log[128 * 1024 + 1];
+
+static void printk_cut_line_still_ends_in_newline(void)
+{
+	static char big[700];
+	const char *p, *last = NULL, *eol;
+	size_t n;
+
+	memset(big, 'x', sizeof(big) - 1);
+	printk("printk-cut-test %s never-seen\n", big);
+	printk_raw("# printk-cut-test: the next line\n");
+	n = printk_log_read(cut_log, sizeof(cut_log) - 1, 0);
+	cut_log[n] = '\0';
+	for (p = cut_log; *p; p++)
+		if (*p == 'p' && !strncmp(p, "printk-cut-test x", 17))
+			last = p;
+	KTAP_ASSERT(last != NULL);
+	eol = strchr(last, '\n');
+	KTAP_ASSERT(eol != NULL);
+	KTAP_EXPECT(eol - last > 400);
+	KTAP_EXPECT(!strncmp(eol - 10, "[line cut]", 10));
+	KTAP_EXPECT(!strncmp(eol + 1, "# printk-cut-test: the next line\n", 33));
+	ktap_log("the cut line is %d bytes up to its \"\\n\"", (int)(eol - last));
+}
+
 KTAP_SUITE(selftest,
 	   KTAP_CASE(ktap_expect_works),
 	   KTAP_CASE(kallsyms_names_functions),
-	   KTAP_CASE(probe_fault_catches_page_fault));
+	   KTAP_CASE(probe_fault_catches_page_fault),
+	   KTAP_CASE(printk_cut_line_still_ends_in_newline));
 
 static __attribute__((noinline)) void crash_null_dereference(void)
 {

@@ -3,7 +3,8 @@
  * A reader that sleeps inside srcu_struct A's section holds up
  * synchronize_srcu(A) (normal and expedited) and A's callbacks until it
  * leaves, and holds up neither B's grace periods or callbacks nor RCU's;
- * synchronize_srcu(A) inside A's own section (Quick Quiz 3) is reported
+ * synchronize_srcu(A) inside A's own section (the article's Quick
+ * Quiz 3, docs/article.md) is reported
  * and returns, inside B's section it waits and works; srcu_barrier()
  * waits for every callback; the grace-period latency rows
  * `# bench name=gp type=srcu|srcu-expedited`.  Every wait is bounded.
@@ -105,7 +106,7 @@ static void sleeping_reader_holds_own_struct(bool expedited)
 	/* B and RCU do not wait for A's reader... */
 	KTAP_EXPECT(WAIT_UNTIL(wb.done_ns && wr.done_ns, 2000));
 	/* ...A does, for as long as it sleeps. */
-	WAIT_UNTIL(wa.done_ns, 300);
+	WAIT_WINDOW(wa.done_ns, 300);
 	KTAP_EXPECT(!wa.done_ns);
 	KTAP_EXPECT(s.in_section);
 	s.release = true;

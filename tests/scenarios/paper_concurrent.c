@@ -225,26 +225,13 @@ static void cc_report(struct cc_ctx *x, int n, u64 readers_end_ns);
 
 static void cc_run(enum cc_type type)
 {
-	int cpus[NR_CPUS], n = scen_online_cpus(cpus, NR_CPUS);
+	int cpus[NR_CPUS], n;
 	const char *name = cc_names[type];
+	struct scen_group *g;
+	struct cc_ctx *x = scen_setup(cpus, &n, sizeof(*x), &g, "a reader beside the updater");
 
-	if (n < 2) {
-		ktap_skip("needs 2 CPUs (a reader beside the updater)");
+	if (!x)
 		return;
-	}
-	if (type == CC_RCU && scen_rcu_update_missing()) {
-		ktap_skip("%s", scen_rcu_update_missing());
-		return;
-	}
-	struct cc_ctx *x = kzalloc(sizeof(*x), GFP_KERNEL);
-	struct scen_group *g = scen_group_alloc();
-
-	if (!x || !g) {
-		kfree(x);
-		kfree(g);
-		ktap_fail("out of memory");
-		return;
-	}
 	x->type = type;
 	x->cs_ns = cc_cs_ns;
 	cc_cur = &cc_vals[0];

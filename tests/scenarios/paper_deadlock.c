@@ -22,9 +22,7 @@
 #include "kernel/spinlock.h"
 #include "kernel/string.h"
 #include "kernel/time.h"
-#if SCEN_HAVE_RCU
 #include "rcu/rculist.h"
-#endif
 
 static unsigned int deadlock_wait_ms = 200;
 core_param(deadlock.wait_ms, deadlock_wait_ms, uint,
@@ -59,12 +57,11 @@ static bool need_update(struct dl_el *p, int cpu)
  * TCG with more vCPUs than host cores a FIFO ticket lock then moves only
  * when the host runs the next waiter's vCPU, milliseconds per hand-over (a
  * convoy, not a deadlock: the progress watchdog below tells them apart).
- * Measured with tickets at 16 vCPUs on a loaded 2-core host: 118 ms per
- * upgrade, the longest single wait 23 s.  Spinlocks are test-and-set under
- * a hypervisor now (kernel/spinlock.h), but spinlock.virt=0 brings the
- * tickets back, and a PC may be slow too.  So the quick run does about a hundred
- * upgrades whatever the CPU count (still every CPU upgrading inside its
- * reader, all fighting over one element); bench=full about four thousand.
+ * Spinlocks are test-and-set under a hypervisor (kernel/spinlock.h), but
+ * spinlock.virt=0 brings the tickets back, and a PC may be slow too.  So
+ * the quick run does about a hundred upgrades whatever the CPU count
+ * (still every CPU upgrading inside its reader, all fighting over one
+ * element); bench=full about four thousand.
  */
 static unsigned int deadlock_passes;
 core_param(deadlock.passes, deadlock_passes, uint,
@@ -89,7 +86,6 @@ struct dl_stat {
 static struct dl_stat dl_stats[NR_CPUS];
 static long dl_npasses;
 
-#if SCEN_HAVE_RCU
 /* The article's fragment, one upgrade per pass, on each worker's CPU. */
 static void dl_upgrader(struct scen_worker *w)
 {
@@ -152,13 +148,9 @@ static int dl_wait(struct scen_group *g, int n)
 	}
 	return scen_group_wait(g, 10000);
 }
-#endif
 
 static void rcu_read_to_update_upgrade(void)
 {
-#if !SCEN_HAVE_RCU
-	ktap_skip("needs rcu/rcupdate.h (RCU-sched, issue 5)");
-#else
 	int cpus[NR_CPUS], n = scen_online_cpus(cpus, NR_CPUS);
 	long expect = 0;
 	struct scen_group *g = scen_group_alloc();
@@ -211,7 +203,6 @@ static void rcu_read_to_update_upgrade(void)
 	KTAP_EXPECT_EQ(atomic_read(&dl_updates), expect);
 	KTAP_EXPECT_EQ(sum, expect);
 	scen_group_free(g, ret);
-#endif
 }
 
 /* Spins on write_trylock() until the deadline: write_lock() without the

@@ -21,9 +21,7 @@
 #include "kernel/smp.h"
 #include "kernel/spinlock.h"
 #include "kernel/time.h"
-#if SCEN_HAVE_RCU
 #include "rcu/rculist.h"
-#endif
 
 static unsigned int list_ms;
 core_param(list.ms, list_ms, uint, "duration of each paper_list run in ms (default 200 quick, 2000 full)");
@@ -101,7 +99,6 @@ static int delete_rwlock(struct list_ctx *x, long key)
 	return 0;
 }
 
-#if SCEN_HAVE_RCU
 static int search_rcu(struct list_ctx *x, long key, int *result, bool *bad)
 {
 	struct el *p;
@@ -142,7 +139,6 @@ static int delete_rcu(struct list_ctx *x, long key)
 	spin_unlock(&x->listmutex);
 	return 0;
 }
-#endif
 
 static struct el *el_new(long key)
 {
@@ -163,11 +159,9 @@ static void insert(struct list_ctx *x, struct el *p)
 		list_add_tail(&p->list, &x->head);
 		write_unlock(&x->listmutex_rw);
 	} else {
-#if SCEN_HAVE_RCU
 		spin_lock(&x->listmutex);
 		list_add_tail_rcu(&p->list, &x->head);
 		spin_unlock(&x->listmutex);
-#endif
 	}
 }
 
@@ -202,11 +196,7 @@ static void list_worker(struct scen_worker *w)
 
 			if (!fresh)
 				break;
-#if SCEN_HAVE_RCU
 			done = x->form == FORM_RCU ? delete_rcu(x, key) : delete_rwlock(x, key);
-#else
-			done = delete_rwlock(x, key);
-#endif
 			x->delete_cycles += get_cycles() - t0;
 			x->deletes += done;
 			insert(x, fresh);
@@ -224,12 +214,8 @@ static void list_worker(struct scen_worker *w)
 			int result = 0, f;
 			bool bad = false;
 
-#if SCEN_HAVE_RCU
 			f = x->form == FORM_RCU ? search_rcu(x, key, &result, &bad)
 						: search_rwlock(x, key, &result, &bad);
-#else
-			f = search_rwlock(x, key, &result, &bad);
-#endif
 			x->found[w->idx] += f;
 			x->bad[w->idx] += bad || (f && result != el_data(key));
 		}
@@ -242,26 +228,13 @@ static void list_worker(struct scen_worker *w)
 static void list_run(enum list_form form)
 {
 	const char *type = form == FORM_RCU ? "rcu-sched" : "rwlock";
-	int cpus[NR_CPUS], n = scen_online_cpus(cpus, NR_CPUS);
+	int cpus[NR_CPUS], n;
 	unsigned int ms = list_ms ? list_ms : scen_full() ? 2000 : 200;
+	struct scen_group *g;
+	struct list_ctx *x = scen_setup(cpus, &n, sizeof(*x), &g, "searchers beside the deleter");
 
-	if (n < 2) {
-		ktap_skip("needs 2 CPUs (searchers beside the deleter)");
+	if (!x)
 		return;
-	}
-	if (form == FORM_RCU && scen_rcu_update_missing()) {
-		ktap_skip("%s", scen_rcu_update_missing());
-		return;
-	}
-	struct list_ctx *x = kzalloc(sizeof(*x), GFP_KERNEL);
-	struct scen_group *g = scen_group_alloc();
-
-	if (!x || !g) {
-		kfree(x);
-		kfree(g);
-		ktap_fail("out of memory");
-		return;
-	}
 	x->form = form;
 	INIT_LIST_HEAD(&x->head);
 	rwlock_init(&x->listmutex_rw);

@@ -11,7 +11,8 @@
  * classic reference count on the object (atomic_inc/atomic_dec of one
  * shared counter) by CPU count, `# bench name=refcnt type=rcu-sched|refcnt`
  * with the readside keys.  Their loops (rs_read_ref_*) are checked by the
- * Quick Quiz 1 host check like the others.
+ * host check of the article's Quick Quiz 1 (docs/article.md) like the
+ * others.
  */
 #include "tests/scenarios/refscale.h"
 #include "kernel/cmdline.h"
@@ -41,7 +42,6 @@ static volatile long ref_sink;
 
 #define RS_LOOP __attribute__((noinline, used))
 
-#if SCEN_HAVE_RCU
 RS_LOOP void rs_read_ref_rcu(long n)
 {
 	for (long i = 0; i < n; i++) {
@@ -53,7 +53,6 @@ RS_LOOP void rs_read_ref_rcu(long n)
 		rcu_read_unlock_sched();	/* release reference */
 	}
 }
-#endif
 
 RS_LOOP void rs_read_ref_atomic(long n)
 {
@@ -74,11 +73,7 @@ static void ref_delay_unused(long n, unsigned int cs_ns)
 
 static const struct rs_ops ref_rcu_ops = {
 	.type = "rcu-sched",
-#if SCEN_HAVE_RCU
 	.read = rs_read_ref_rcu,
-#else
-	.missing = "needs rcu/rcupdate.h",
-#endif
 	.read_delay = ref_delay_unused,
 };
 static const struct rs_ops ref_atomic_ops = {
@@ -98,8 +93,6 @@ static void refcnt_cost(void)
 			struct rs_result r;
 			int ret;
 
-			if (ops[i]->missing)
-				continue;
 			ret = refscale_measure(ops[i], cpus, 0, refscale_loops(0), refscale_runs(), &r);
 			if (ret) {
 				ktap_fail("%s at %d CPUs: measurement failed (%d)", ops[i]->type, cpus, ret);
@@ -190,25 +183,18 @@ static void del_worker(struct scen_worker *w)
 
 static void restricted_delete(void)
 {
-	int cpus[NR_CPUS], n = scen_online_cpus(cpus, NR_CPUS);
+	int cpus[NR_CPUS], n;
 	unsigned int ms = refcnt_ms ? refcnt_ms : scen_full() ? 2000 : 200;
+	struct scen_group *g;
+	struct del_ctx *x = scen_setup(cpus, &n, sizeof(*x), &g, "readers beside the updater");
 
-	if (n < 2) {
-		ktap_skip("needs 2 CPUs (readers beside the updater)");
+	if (!x)
 		return;
-	}
-	if (scen_rcu_update_missing()) {
-		ktap_skip("%s", scen_rcu_update_missing());
-		return;
-	}
-	struct del_ctx *x = kzalloc(sizeof(*x), GFP_KERNEL);
-	struct scen_group *g = scen_group_alloc();
 	struct obj *first = kzalloc(sizeof(*first), GFP_KERNEL);
 
-	if (!x || !g || !first) {
+	if (!first) {
 		kfree(x);
 		kfree(g);
-		kfree(first);
 		ktap_fail("out of memory");
 		return;
 	}

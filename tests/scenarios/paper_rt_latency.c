@@ -10,6 +10,11 @@
  * fail are that no reader ever sees the two words disagree or sees a
  * freed (poisoned) record.  Reported per type: entries timed, mean and
  * max entry latency, entries slower than 1 us and 10 us.
+ *
+ * However late the host runs their vCPUs, the updater owes RT_MIN_UPDATES
+ * updates and every reader one entry before a run may end (scen_owe):
+ * readers never keep an RCU updater out, so an updater short of them at
+ * the end means the host did not run its vCPU, and the run says so.
  */
 #include "tests/scenarios/scenario.h"
 #include "kernel/cmdline.h"
@@ -25,6 +30,9 @@ static unsigned int rt_ms;
 core_param(rt_latency.ms, rt_ms, uint, "duration of each paper_rt_latency run in ms (default 200 quick, 2000 full)");
 static unsigned int rt_update_ns = 1000;
 core_param(rt_latency.update_ns, rt_update_ns, uint, "work (ns) inside each update of paper_rt_latency");
+
+/* Updates the updater owes each run, however late the host runs it. */
+#define RT_MIN_UPDATES 8
 
 enum rt_type { RT_RCU, RT_RWLOCK, RT_RWLOCK_FAIR };
 static const char *const rt_names[] = { "rcu-sched", "rwlock", "rwlock-fair" };
@@ -45,6 +53,7 @@ struct rt_ctx {
 	u64 max[NR_CPUS], sum[NR_CPUS];
 	unsigned long n[NR_CPUS], over1us[NR_CPUS], over10us[NR_CPUS], bad[NR_CPUS];
 	unsigned long updates;
+	unsigned long attempts;	/* updates begun (the updater ran) */
 };
 
 static void rt_reader(struct scen_worker *w, struct rt_ctx *x)
@@ -94,6 +103,7 @@ static void rt_reader(struct scen_worker *w, struct rt_ctx *x)
 		x->over1us[i] += d > c1us;
 		x->over10us[i] += d > c10us;
 		x->bad[i] += a != b || m != REC_MAGIC;
+		scen_paid(w);
 		scen_yield();
 	}
 }
@@ -103,6 +113,7 @@ static void rt_updater(struct scen_worker *w, struct rt_ctx *x)
 	while (!scen_should_stop(w)) {
 		long v = (long)x->updates + 1;
 
+		WRITE_ONCE(x->attempts, x->attempts + 1);
 		switch (x->type) {
 		case RT_RCU: {
 			struct rec *fresh = kmalloc(sizeof(*fresh), GFP_KERNEL), *old;
@@ -137,6 +148,8 @@ static void rt_updater(struct scen_worker *w, struct rt_ctx *x)
 			break;
 		}
 		x->updates++;
+		if (x->updates >= RT_MIN_UPDATES)
+			scen_paid(w);
 		scen_yield();
 	}
 }
@@ -145,6 +158,7 @@ static void rt_worker(struct scen_worker *w)
 {
 	struct rt_ctx *x = w->arg;
 
+	scen_owe(w);
 	if (!scen_start_barrier(w))
 		return;
 	if (w->idx == 0)
@@ -155,26 +169,19 @@ static void rt_worker(struct scen_worker *w)
 
 static void rt_run(enum rt_type type)
 {
-	int cpus[NR_CPUS], n = scen_online_cpus(cpus, NR_CPUS);
+	int cpus[NR_CPUS], n;
 	unsigned int ms = rt_ms ? rt_ms : scen_full() ? 2000 : 200;
 	const char *name = rt_names[type];
+	struct scen_group *g;
+	struct rt_ctx *x = scen_setup(cpus, &n, sizeof(*x), &g, "readers beside the updater");
 
-	if (n < 2) {
-		ktap_skip("needs 2 CPUs (readers beside the updater)");
+	if (!x)
 		return;
-	}
-	if (type == RT_RCU && scen_rcu_update_missing()) {
-		ktap_skip("%s", scen_rcu_update_missing());
-		return;
-	}
-	struct rt_ctx *x = kzalloc(sizeof(*x), GFP_KERNEL);
-	struct scen_group *g = scen_group_alloc();
 	struct rec *first = kmalloc(sizeof(*first), GFP_KERNEL);
 
-	if (!x || !g || !first) {
+	if (!first) {
 		kfree(x);
 		kfree(g);
-		kfree(first);
 		ktap_fail("out of memory");
 		return;
 	}
@@ -217,8 +224,29 @@ static void rt_run(enum rt_type type)
 	if (bad)
 		ktap_fail("%s: %lu reads saw a torn or freed record", name, bad);
 	KTAP_EXPECT(entries > 0);
-	if (!x->updates)
-		ktap_log("%s: the updater never got in (writer starved by the readers)", name);
+	/*
+	 * Short of its minimum only once the run and its grace (ms, then
+	 * SCEN_OWE_GRACE_NS more) are over.  Say which: never run at all is
+	 * the host's doing; waiting the whole time inside an update is an
+	 * rwlock writer kept out by readers, or, for RCU, a grace period that
+	 * did not end (which the stall detector names).
+	 */
+	if (x->updates < RT_MIN_UPDATES) {
+		unsigned long grace_s = (unsigned long)(SCEN_OWE_GRACE_NS / 1000000000ull);
+
+		if (!x->attempts)
+			ktap_log("%s: updates=%lu of the %d owed: the updater's thread (CPU %d) "
+				 "never ran in %u ms + %lu s: the host did not run that vCPU",
+				 name, x->updates, RT_MIN_UPDATES, cpus[0], ms, grace_s);
+		else if (type == RT_RCU)
+			ktap_fail("%s: updates=%lu of the %d owed: synchronize_sched() did not "
+				  "return in %u ms + %lu s", name, x->updates, RT_MIN_UPDATES, ms, grace_s);
+		else
+			ktap_log("%s: updates=%lu of the %d owed: the writer (CPU %d) ran but "
+				 "waited for the lock for %u ms + %lu s (the readers, or the host "
+				 "not running a lock holder's vCPU)", name, x->updates,
+				 RT_MIN_UPDATES, cpus[0], ms, grace_s);
+	}
 	kfree(x->cur);
 	kfree(x);
 	scen_group_free(g, 0);

@@ -2,8 +2,8 @@
  * times, one loop function per reader type (rs_read_<type> and
  * rs_delay_<type>), and their table.
  *
- * Quick Quiz 1: the article's 100-femtosecond rcu_read_lock() was a loop
- * the compiler had deleted, because rcu_read_lock() of a non-preemptible
+ * The article's Quick Quiz 1 (docs/article.md): its 100-femtosecond
+ * rcu_read_lock() was a loop the compiler had deleted, because rcu_read_lock() of a non-preemptible
  * kernel is empty.  Every loop here has a barrier() in its body: an empty
  * asm with a "memory" clobber that the compiler must emit once per
  * iteration and across which it may not move or merge memory accesses, so
@@ -23,9 +23,7 @@
 #include "kernel/spinlock.h"
 #include "kernel/string.h"
 #include "kernel/time.h"
-#if SCEN_HAVE_RCU
 #include "rcu/srcu.h"
-#endif
 
 #define RS_LOOP __attribute__((noinline, used))
 
@@ -47,9 +45,31 @@ RS_LOOP void rs_delay_empty(long n, unsigned int cs_ns)
 	}
 }
 
+/* ---- the harness alone ------------------------------------------------- */
+
+/*
+ * No sections at all: refscale times batches of "n" sections of this and
+ * so measures only itself (TSC reads, the call, the batch bookkeeping).
+ * Its gross cost per section, at the batch sizes the empty loop gets, is
+ * the readside_harness row: what the harness adds to every gross figure.
+ */
+static void __attribute__((noinline)) rs_harness_none(long n)
+{
+	barrier();
+}
+
+static void __attribute__((noinline)) rs_harness_none_delay(long n, unsigned int cs_ns)
+{
+	barrier();
+}
+
+const struct rs_ops rs_ops_harness = {
+	"harness", rs_harness_none, rs_harness_none_delay, NULL,
+	"the timing harness with no sections: its cost per section of the empty loop's batches"
+};
+
 /* ---- rcu-sched: preempt_disable() / preempt_enable() -------------------- */
 
-#if SCEN_HAVE_RCU
 RS_LOOP void rs_read_rcu_sched(long n)
 {
 	for (long i = 0; i < n; i++) {
@@ -141,7 +161,6 @@ RS_LOOP void rs_delay_srcu(long n, unsigned int cs_ns)
 		srcu_read_unlock(&rs_srcu, idx);
 	}
 }
-#endif
 
 /* ---- rwlock: the 2007 counter rwlock ------------------------------------ */
 
@@ -324,11 +343,7 @@ static bool rs_idle_seqlock(void)
 
 /* ---- the table ---------------------------------------------------------- */
 
-#if SCEN_HAVE_RCU
-#define RCU_OPS(t, f, nt) { t, rs_read_##f, rs_delay_##f, NULL, NULL, nt }
-#else
-#define RCU_OPS(t, f, nt) { t, NULL, NULL, NULL, "needs rcu/rcupdate.h (RCU-sched, issue 5)", nt }
-#endif
+#define RCU_OPS(t, f, nt) { t, rs_read_##f, rs_delay_##f, NULL, nt }
 
 #ifdef CONFIG_PREEMPT_RCU
 #define RCU_NOTE "preemptible RCU: a per-task nesting count"
@@ -337,26 +352,22 @@ static bool rs_idle_seqlock(void)
 #endif
 #define RCU_NONPREEMPT_NOTE "rcu_read_lock() of a non-preemptible kernel: nothing (Quick Quiz 1); this is the loop's cost"
 
-#if SCEN_HAVE_RCU
-#define SRCU_OPS { "srcu", rs_read_srcu, rs_delay_srcu, NULL, NULL, \
+#define SRCU_OPS { "srcu", rs_read_srcu, rs_delay_srcu, NULL, \
 		   "two full-barrier per-CPU counts per section" }
-#else
-#define SRCU_OPS { "srcu", NULL, NULL, NULL, "needs rcu/srcu.h (issue 8)", NULL }
-#endif
 
 const struct rs_ops rs_ops_table[] = {
-	{ "empty", rs_read_empty, rs_delay_empty, NULL, NULL,
+	{ "empty", rs_read_empty, rs_delay_empty, NULL,
 	  "the bare loop (barrier() only): subtract it for net overhead" },
 	RCU_OPS("rcu-sched", rcu_sched, NULL),
 	RCU_OPS("rcu", rcu, RCU_NOTE),
 	RCU_OPS("rcu-nonpreempt", rcu_nonpreempt, RCU_NONPREEMPT_NOTE),
-	{ "rwlock", rs_read_rwlock, rs_delay_rwlock, rs_idle_rwlock, NULL, NULL },
-	{ "rwlock-fair", rs_read_rwlock_fair, rs_delay_rwlock_fair, rs_idle_rwlock_fair, NULL, NULL },
-	{ "spinlock", rs_read_spinlock, rs_delay_spinlock, rs_idle_spinlock, NULL, NULL },
-	{ "refcnt", rs_read_refcnt, rs_delay_refcnt, rs_idle_refcnt, NULL, NULL },
+	{ "rwlock", rs_read_rwlock, rs_delay_rwlock, rs_idle_rwlock, NULL },
+	{ "rwlock-fair", rs_read_rwlock_fair, rs_delay_rwlock_fair, rs_idle_rwlock_fair, NULL },
+	{ "spinlock", rs_read_spinlock, rs_delay_spinlock, rs_idle_spinlock, NULL },
+	{ "refcnt", rs_read_refcnt, rs_delay_refcnt, rs_idle_refcnt, NULL },
 	{ "refcnt-percpu", rs_read_refcnt_percpu, rs_delay_refcnt_percpu,
-	  rs_idle_refcnt_percpu, NULL, NULL },
-	{ "seqlock", rs_read_seqlock, rs_delay_seqlock, rs_idle_seqlock, NULL, NULL },
+	  rs_idle_refcnt_percpu, NULL },
+	{ "seqlock", rs_read_seqlock, rs_delay_seqlock, rs_idle_seqlock, NULL },
 	SRCU_OPS,
 };
 const int rs_ops_count = ARRAY_SIZE(rs_ops_table);

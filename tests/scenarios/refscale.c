@@ -84,7 +84,9 @@ static void rs_reader_fn(struct scen_worker *w)
 	if (!scen_start_barrier(w))
 		return;
 	u64 start = get_cycles_ordered();
-	u64 stop_ns = ktime_get_ns() + run->limit_ns;
+	/* The time limit in TSC cycles, checked between batches against the
+	 * batch's own end time: no clock read besides the batch's two. */
+	u64 stop = start + scen_ns_to_cycles(run->limit_ns);
 	/* Batches start at one section and double up to per_batch while
 	 * they stay quick; one that takes an eighth of the time limit (a
 	 * convoy formed after the probes) halves the next: so the limit,
@@ -93,10 +95,6 @@ static void rs_reader_fn(struct scen_worker *w)
 	long per_batch = 1;
 
 	while (left > 0) {
-		if (ktime_get_ns() >= stop_ns || r->nbatch == RS_MAX_BATCHES) {
-			r->cut = true;
-			break;
-		}
 		long n = MIN(left, per_batch);
 		u64 t0 = get_cycles();
 
@@ -104,7 +102,7 @@ static void rs_reader_fn(struct scen_worker *w)
 			ops->read_delay(n, run->cs_ns);
 		else
 			ops->read(n);
-		u64 d = get_cycles() - t0;
+		u64 t1 = get_cycles(), d = t1 - t0;
 
 		r->bsize[r->nbatch] = (u32)n;
 		r->batch[r->nbatch++] = d > 0xffffffffu ? 0xffffffffu : (u32)d;
@@ -114,6 +112,10 @@ static void rs_reader_fn(struct scen_worker *w)
 			per_batch /= 2;
 		else if (d < slow / 4 && per_batch < run->per_batch)
 			per_batch = MIN(per_batch * 2, run->per_batch);
+		if (left > 0 && (t1 >= stop || r->nbatch == RS_MAX_BATCHES)) {
+			r->cut = true;
+			break;
+		}
 	}
 	r->cycles = get_cycles_ordered() - start;
 	r->pc_after = preempt_count();
@@ -173,9 +175,10 @@ static int rs_one_run(const struct rs_ops *ops, const int *online, int cpus,
 	run->cs_ns = cs_ns;
 	run->loops = loops;
 	run->limit_ns = limit_ns;
-	/* A batch of a few sections at least, so its two TSC reads (slow
-	 * under TCG) do not dominate a short run. */
-	run->per_batch = MAX((loops + RS_MAX_BATCHES - 65) / (RS_MAX_BATCHES - 64), MIN(loops / 8, 32l));
+	/* RS_BATCHES full batches (the rest of RS_MAX_BATCHES is for the
+	 * ramp and for halvings), of a few sections at least, so that a
+	 * batch's TSC reads (slow under TCG) do not weigh on the gross. */
+	run->per_batch = MAX((loops + RS_BATCHES - 1) / RS_BATCHES, MIN(loops / 8, 32l));
 	run->per_batch = MAX(run->per_batch, 1l);
 	ret = scen_group_start(g, online, cpus, rs_reader_fn, run);
 	if (!ret)
@@ -293,8 +296,6 @@ int refscale_measure(const struct rs_ops *ops, int cpus, unsigned int cs_ns,
 	res->cpus = cpus;
 	res->cs_ns = cs_ns;
 	res->loops = loops;
-	if (ops->missing)
-		return -ENOSYS;
 	if (cpus < 1 || cpus > n || loops < 1 || runs < 1)
 		return -EINVAL;
 	runs = MIN(runs, (int)ARRAY_SIZE(per_run_ps));
@@ -372,8 +373,8 @@ void refscale_print_row(const char *name, const struct rs_ops *ops,
 			 scen_fmt_ps(b, sizeof(b), (s64)r->ps.mean - (s64)empty->ps.mean));
 	}
 	/* millicycles print like picoseconds: three decimals. */
-	ktap_log("bench name=%s type=%s cpus=%d cs_ns=%u ns_per_op=%s stddev=%s runs=%d median_ns=%s cycles_per_op=%s host_gaps=%lu loops=%ld cut_runs=%d batch_ns=%s%s",
-		 name, ops->type, r->cpus, r->cs_ns,
+	ktap_log("bench name=%s type=%s cpus=%d vcpus=%d cs_ns=%u ns_per_op=%s stddev=%s runs=%d median_ns=%s cycles_per_op=%s host_gaps=%lu loops=%ld cut_runs=%d batch_ns=%s%s",
+		 name, ops->type, r->cpus, num_online_cpus(), r->cs_ns,
 		 scen_fmt_ps(mean, sizeof(mean), (s64)r->ps.mean),
 		 scen_fmt_ps(sd, sizeof(sd), (s64)r->ps.stddev), r->runs,
 		 scen_fmt_ps(med, sizeof(med), (s64)r->ps.median),
@@ -383,4 +384,60 @@ void refscale_print_row(const char *name, const struct rs_ops *ops,
 	if (r->cut_runs)
 		ktap_log("%s cpus=%d cs_ns=%u: %d of %d runs cut short at their time limit (a lock convoy on the host): figures from the sections done",
 			 ops->type, r->cpus, r->cs_ns, r->cut_runs, r->runs);
+}
+
+/* ---- the empty loop beside each row, for net_ns ---- */
+
+/* Results at cs_ns=0 by type and CPU count, for net_ns and the goals. */
+static struct rs_result rs_zero[16][NR_CPUS + 1];
+
+static int ops_index(const struct rs_ops *ops)
+{
+	return (int)(ops - rs_ops_table);
+}
+
+struct rs_result *refscale_zero(const struct rs_ops *ops, int cpus)
+{
+	return &rs_zero[ops_index(ops)][cpus];
+}
+
+/* The empty loop at cs_ns > 0, measured once per point. */
+static struct empty_at_cs {
+	int cpus;
+	unsigned int cs_ns;
+	struct rs_result r;
+} empty_cs[32];
+
+void refscale_empty_keep(int cpus, unsigned int cs_ns, const struct rs_result *r)
+{
+	for (unsigned int i = 0; cs_ns && i < ARRAY_SIZE(empty_cs); i++)
+		if (!empty_cs[i].r.runs) {
+			empty_cs[i].cpus = cpus;
+			empty_cs[i].cs_ns = cs_ns;
+			empty_cs[i].r = *r;
+			return;
+		}
+}
+
+const struct rs_result *refscale_empty_at(int cpus, unsigned int cs_ns, struct rs_result *tmp)
+{
+	const struct rs_ops *e = rs_ops_find("empty");
+	struct empty_at_cs *slot = NULL;
+
+	if (cs_ns == 0 && rs_zero[ops_index(e)][cpus].runs)
+		return &rs_zero[ops_index(e)][cpus];
+	for (unsigned int i = 0; cs_ns && i < ARRAY_SIZE(empty_cs); i++) {
+		if (empty_cs[i].r.runs && empty_cs[i].cpus == cpus && empty_cs[i].cs_ns == cs_ns)
+			return &empty_cs[i].r;
+		if (!slot && !empty_cs[i].r.runs)
+			slot = &empty_cs[i];
+	}
+	if (refscale_measure(e, cpus, cs_ns, refscale_loops(cs_ns), refscale_runs(), tmp))
+		return NULL;
+	if (slot) {
+		slot->cpus = cpus;
+		slot->cs_ns = cs_ns;
+		slot->r = *tmp;
+	}
+	return tmp;
 }

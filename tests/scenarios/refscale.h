@@ -9,9 +9,12 @@
  * loop included.  Over the R runs: mean, standard deviation, median, in
  * ns and cycles.  The timed loop is cut into batches so that host gaps
  * (a vCPU descheduled by the host under QEMU) are counted without a TSC
- * read per section (DESIGN.md, "Measurement"), and so that the readers'
+ * read per section (docs/design.md, "Measurement"), and so that the readers'
  * median batch gives the cost of a section while the host lets the vCPU
- * run (batch_ns=).
+ * run (batch_ns=).  About RS_BATCHES batches per run: few enough that a
+ * batch's TSC reads and bookkeeping, inside the gross figure, are
+ * amortised over thousands of sections (the readside_harness row prints
+ * what they still cost per section), many enough for a median.
  *
  * Bounded: `loops` is cut to fit a per-run time budget (refscale.run_ms)
  * after probe runs, and a run that still outlasts 20 budgets (a lock
@@ -24,8 +27,9 @@
 #include "tests/scenarios/scenario.h"
 
 /* One reader type.  The loops live in tests/scenarios/readers.c, one
- * function per type, so the host check of Quick Quiz 1
- * (tests/host/scenarios_qq1.py) can read their disassembly. */
+ * function per type, so the host check of the article's Quick Quiz 1
+ * (docs/article.md; tests/host/scenarios_qq1.py) can read their
+ * disassembly. */
 struct rs_ops {
 	const char *type;		/* the row's type= */
 	void (*read)(long n);		/* n empty critical sections */
@@ -33,11 +37,12 @@ struct rs_ops {
 	/* After a measurement: the primitive is back in its idle state
 	 * (lock free, count zero).  NULL: nothing to check. */
 	bool (*idle)(void);
-	const char *missing;		/* non-NULL: not in this build (why) */
 	const char *note;		/* printed beside the row (e.g. QQ1) */
 };
 
 extern const struct rs_ops rs_ops_table[];
+/* Not a reader type: the harness timing batches of nothing (readers.c). */
+extern const struct rs_ops rs_ops_harness;
 extern const int rs_ops_count;
 const struct rs_ops *rs_ops_find(const char *type);
 
@@ -61,7 +66,7 @@ struct rs_result {
 int refscale_measure(const struct rs_ops *ops, int cpus, unsigned int cs_ns,
 		     long loops, int runs, struct rs_result *res);
 
-/* Prints `# bench name=NAME type=... cpus=... cs_ns=... ns_per_op=...
+/* Prints `# bench name=NAME type=... cpus=... vcpus=... cs_ns=... ns_per_op=...
  * stddev=... runs=... median_ns=... cycles_per_op=... host_gaps=...
  * loops=... cut_runs=... batch_ns=...` and,
  * given the empty loop's result at the same point, `net_ns=`. */
@@ -72,6 +77,18 @@ void refscale_print_row(const char *name, const struct rs_ops *ops,
  * fastest batch is a host gap (timer ticks and cache misses are far
  * shorter; a descheduled vCPU is gone for milliseconds). */
 #define RS_GAP_NS 500000
+
+/* Full-size batches per run (after the ramp from one section up). */
+#define RS_BATCHES 64
+
+/* The cs_ns=0 result of ops at cpus, kept for net_ns and the goals (zero
+ * runs: not measured). */
+struct rs_result *refscale_zero(const struct rs_ops *ops, int cpus);
+/* The empty loop's result at (cpus, cs_ns), measured now into tmp if not
+ * yet kept; NULL if it could not be measured. */
+const struct rs_result *refscale_empty_at(int cpus, unsigned int cs_ns, struct rs_result *tmp);
+/* Keeps an empty row measured at cs_ns > 0 for the other types' net_ns. */
+void refscale_empty_keep(int cpus, unsigned int cs_ns, const struct rs_result *r);
 
 /* The loop count per reader for a quick run (bench=quick), and the run
  * count; the full sweep's come from refscale.loops= / refscale.runs=. */

@@ -3,6 +3,7 @@
  * suites (see scenario.h). */
 #include "tests/scenarios/scenario.h"
 #include "kernel/cmdline.h"
+#include "kernel/ktap.h"
 #include "kernel/printk.h"
 #include "kernel/slab.h"
 #include "kernel/smp.h"
@@ -11,9 +12,7 @@
 #include "kernel/system.h"
 #include "kernel/time.h"
 #include "kernel/math.h"
-#if SCEN_HAVE_SCHED
 #include "kernel/sched.h"
-#endif
 
 /* bench=full runs the long sweeps; bench=quick (the default) the short
  * correctness runs of `make test`. */
@@ -34,7 +33,6 @@ static void worker_body(struct scen_worker *w)
 	atomic_inc(&w->g->done);
 }
 
-#if SCEN_HAVE_SCHED
 static char worker_names[NR_CPUS][12];
 
 static int worker_thread(void *arg)
@@ -42,12 +40,6 @@ static int worker_thread(void *arg)
 	worker_body(arg);
 	return 0;
 }
-#else
-static void worker_ipi(void *arg)
-{
-	worker_body(arg);
-}
-#endif
 
 struct scen_group *scen_group_alloc(void)
 {
@@ -88,7 +80,6 @@ int scen_group_start(struct scen_group *g, const int *cpus, int n,
 		g->w[i].owes = false;
 	}
 	smp_mb();
-#if SCEN_HAVE_SCHED
 	struct task **t = g->task;
 
 	/* Create them all before waking any, so an early one never waits at
@@ -110,30 +101,11 @@ int scen_group_start(struct scen_group *g, const int *cpus, int n,
 	}
 	for (int i = 0; i < n; i++)
 		wake_up_process(t[i]);
-#else
-	/* Without the scheduler: calls into the other CPUs (not waited for);
-	 * the worker for this CPU runs inline in scen_group_wait(). */
-	for (int i = 0; i < n; i++) {
-		if (cpus[i] == smp_processor_id())
-			continue;
-		int ret = smp_call_function_single(cpus[i], worker_ipi, &g->w[i], 0);
-		if (ret) {
-			pr_err("scenario: cannot start worker %d on CPU %d (%d)\n", i, cpus[i], ret);
-			g->stop = 1;
-			return ret;
-		}
-	}
-#endif
 	return 0;
 }
 
 int scen_group_wait(struct scen_group *g, unsigned int timeout_ms)
 {
-#if !SCEN_HAVE_SCHED
-	for (int i = 0; i < g->n; i++)
-		if (g->w[i].cpu == smp_processor_id())
-			worker_body(&g->w[i]);
-#endif
 	u64 deadline = ktime_get_ns() + (u64)timeout_ms * 1000000;
 
 	while (atomic_read(&g->done) < g->n) {
@@ -148,13 +120,11 @@ int scen_group_wait(struct scen_group *g, unsigned int timeout_ms)
 		scen_sleep_ms(1);
 	}
 	smp_mb();	/* the workers' results are read after they are done */
-#if SCEN_HAVE_SCHED
 	for (int i = 0; i < g->n; i++)
 		if (g->task[i]) {
 			kthread_join(g->task[i]);
 			g->task[i] = NULL;
 		}
-#endif
 	return 0;
 }
 
@@ -185,20 +155,6 @@ void scen_paid(struct scen_worker *w)
 		w->owes = false;
 		atomic_dec(&w->g->owing);
 	}
-}
-
-const char *scen_rcu_update_missing(void)
-{
-#if !SCEN_HAVE_RCU
-	return "needs rcu/rcupdate.h (RCU-sched, issue 5)";
-#else
-	if (!SCEN_HAVE_SCHED)
-		return "needs kernel/sched.h (kthreads that sleep, issue 4)";
-	if (!synchronize_sched || !call_rcu_sched || !rcu_barrier_sched ||
-	    !rcu_batches_completed_sched)
-		return "needs synchronize_sched/call_rcu_sched/rcu_barrier_sched (rcu/tree.c, issue 5)";
-	return NULL;
-#endif
 }
 
 /*
@@ -282,20 +238,35 @@ int scen_online_cpus(int *cpus, int max)
 	return n;
 }
 
+void *scen_setup(int *cpus, int *n, size_t ctx_size, struct scen_group **g,
+		 const char *who)
+{
+	void *ctx;
+
+	*n = scen_online_cpus(cpus, NR_CPUS);
+	if (*n < 2) {
+		ktap_skip("needs 2 CPUs (%s)", who);
+		return NULL;
+	}
+	ctx = kzalloc(ctx_size, GFP_KERNEL);
+	*g = scen_group_alloc();
+	if (!ctx || !*g) {
+		kfree(ctx);
+		kfree(*g);
+		ktap_fail("out of memory");
+		return NULL;
+	}
+	return ctx;
+}
+
 void scen_yield(void)
 {
-#if SCEN_HAVE_SCHED
 	cond_resched();
-#endif
 }
 
 void scen_sleep_ms(unsigned int ms)
 {
-#if SCEN_HAVE_SCHED
 	msleep(ms);
-#else
-	mdelay(ms);
-#endif
 }
 
 int scen_parse_list(const char *s, unsigned int *out, int max)

@@ -1,10 +1,7 @@
 /* tests/scenarios/scenario.h: what every paper_* scenario suite shares.
  *
- * - Worker groups: N threads, each bound to its own CPU, started together
- *   and waited for with a bound.  With the scheduler (kernel/sched.h) they
- *   are kthreads; a build without it runs them as cross-CPU function calls
- *   in interrupt context, enough for the read-side measurements that never
- *   sleep (a scenario that needs to sleep says so and skips).
+ * - Worker groups: N kthreads, each bound to its own CPU, started together
+ *   and waited for with a bound.
  * - The quick/full switch: `bench=full` turns the short correctness runs
  *   of `make test` into the article's sweeps (`make bench`).
  * - Fixed-point output: no floating point in the kernel, so times are kept
@@ -15,27 +12,7 @@
 #include "kernel/types.h"
 #include "kernel/atomic.h"
 #include "kernel/percpu.h"
-
-#ifndef SCEN_HAVE_SCHED		/* -DSCEN_HAVE_SCHED=0 forces the fallback */
-#if __has_include("kernel/sched.h")
-#define SCEN_HAVE_SCHED 1
-#else
-#define SCEN_HAVE_SCHED 0
-#endif
-#endif
-#if __has_include("rcu/rcupdate.h")
-#define SCEN_HAVE_RCU 1
 #include "rcu/rcupdate.h"
-/* The update side is linked in only once rcu/tree.c lands: weak
- * references let the scenarios build, and skip, before that (see
- * scen_rcu_update_missing()). */
-#pragma weak synchronize_sched
-#pragma weak call_rcu_sched
-#pragma weak rcu_barrier_sched
-#pragma weak rcu_batches_completed_sched
-#else
-#define SCEN_HAVE_RCU 0
-#endif
 
 /* bench=full: the long sweeps.  Otherwise each scenario runs its short
  * version, which judges correctness only. */
@@ -105,11 +82,6 @@ bool scen_start_barrier(struct scen_worker *w);
 void scen_convoy_begin(int cpus);
 void scen_convoy_end(int cpus);
 
-/* NULL when RCU's update side (synchronize_sched, call_rcu_sched,
- * rcu_barrier_sched) and sleeping kthreads are in this build, else the
- * reason a scenario that needs them gives for skipping. */
-const char *scen_rcu_update_missing(void);
-
 /* Allocates a zeroed group; NULL if out of memory. */
 struct scen_group *scen_group_alloc(void);
 /* Frees it, unless a worker may still run (after a timeout): then leaks. */
@@ -118,10 +90,16 @@ void scen_group_free(struct scen_group *g, int wait_ret);
 /* The online CPUs in id order; returns how many (at most max). */
 int scen_online_cpus(int *cpus, int max);
 
-/* Lets the scheduler run others on this CPU if it wants to (a no-op
- * without the scheduler). */
+/* The start of a scenario with an updater beside readers: the online CPUs
+ * into cpus[NR_CPUS] and *n, a new group into *g, and a zeroed context of
+ * ctx_size bytes, returned.  NULL if the case cannot run: it was skipped
+ * with fewer than 2 CPUs ("needs 2 CPUs (who)") or failed out of memory. */
+void *scen_setup(int *cpus, int *n, size_t ctx_size, struct scen_group **g,
+		 const char *who);
+
+/* Lets the scheduler run others on this CPU if it wants to. */
 void scen_yield(void);
-/* Sleeps (or, without the scheduler, busy-waits) ms milliseconds. */
+/* Sleeps ms milliseconds. */
 void scen_sleep_ms(unsigned int ms);
 
 /* Parses a comma-separated list of unsigned numbers ("1,2,4,8,16") into

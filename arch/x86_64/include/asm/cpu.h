@@ -96,6 +96,11 @@ static inline bool arch_irqs_disabled_flags(unsigned long f) { return !(f & X86_
 /* sti;hlt: the one-instruction interrupt shadow of sti means no interrupt
  * can slip in between, so a wake-up interrupt cannot be lost before hlt. */
 static inline void arch_safe_halt(void) { __asm__ __volatile__("sti; hlt" ::: "memory"); }
+
+/* The idle loop's halt (arch/x86_64/process.c): called with irqs off,
+ * returns with them on, after an interrupt.  Before halting it makes sure
+ * the CPU's tick will wake it, and that C1E will not stop it. */
+void arch_cpu_idle(void);
 static inline void arch_halt(void) { __asm__ __volatile__("hlt" ::: "memory"); }
 static inline void arch_cpu_relax(void) { __asm__ __volatile__("pause" ::: "memory"); }
 

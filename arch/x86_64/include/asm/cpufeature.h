@@ -31,6 +31,7 @@ enum cpuid_regs_idx { CPUID_EAX, CPUID_EBX, CPUID_ECX, CPUID_EDX };
 #define X86_FEATURE_RDTSCP         X86_FEATURE(0x80000001, CPUID_EDX, 27)
 #define X86_FEATURE_LM             X86_FEATURE(0x80000001, CPUID_EDX, 29)
 /* CPUID.0x80000001:ECX */
+#define X86_FEATURE_OSVW           X86_FEATURE(0x80000001, CPUID_ECX, 9)
 #define X86_FEATURE_TOPOEXT        X86_FEATURE(0x80000001, CPUID_ECX, 22)
 /* CPUID.0x80000007:EDX */
 #define X86_FEATURE_CONSTANT_TSC   X86_FEATURE(0x80000007, CPUID_EDX, 8)	/* invariant TSC */
@@ -73,4 +74,6 @@ struct cpuinfo_x86 {
  * revision (MSR 0x8B on Intel, 0x8B as PATCH_LEVEL on AMD). */
 void cpu_identify(struct cpuinfo_x86 *c);
 extern struct cpuinfo_x86 boot_cpu_data;
-const char *x86_vendor_name(const struct cpuinfo_x86 *c);	/* the boot CPU's, from kmain */
+const char *x86_vendor_name(const struct cpuinfo_x86 *c);
+/* Per-CPU setup every CPU does from boot_cpu_data (the AMD LFENCE bit). */
+void cpu_init_this(void);	/* the boot CPU's, from kmain */

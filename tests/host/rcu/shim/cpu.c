@@ -29,6 +29,7 @@
 #include <sched.h>
 
 #include "shim.h"
+#include "kernel/timer.h"
 #include "kernel/percpu.h"
 #include "kernel/preempt.h"
 #include "kernel/smp.h"
@@ -874,6 +875,42 @@ void trigger_all_cpu_backtrace(void)
 
 	for_each_online_cpu(cpu)
 		trigger_cpu_backtrace(cpu);
+}
+
+/* The shim's NMIs call rcu_torture_nmi_hook at random instead. */
+bool smp_call_nmi(int cpu, smp_nmi_func_t fn)
+{
+	(void)cpu;
+	(void)fn;
+	return false;
+}
+
+/* kernel/timer.h: the shim has no irq-context timers (schedule_timeout()
+ * has its own); torture.irqreader's timers never fire here. */
+void timer_setup(struct timer_list *t, void (*fn)(struct timer_list *), unsigned flags)
+{
+	(void)flags;
+	INIT_LIST_HEAD(&t->entry);
+	t->function = fn;
+	t->cpu = -1;
+}
+
+void add_timer_on(struct timer_list *t, int cpu)
+{
+	(void)t;
+	(void)cpu;
+}
+
+bool del_timer_sync(struct timer_list *t)
+{
+	(void)t;
+	return false;
+}
+
+bool timer_pending(const struct timer_list *t)
+{
+	(void)t;
+	return false;
 }
 
 /* ---- boot and shutdown ---- */

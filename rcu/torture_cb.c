@@ -1,0 +1,465 @@
+/*
+ * rcu/torture_cb.c - rcutorture's callback stressors (Linux's names):
+ *
+ *  - n_barrier_cbs=N: N threads, one per CPU in turn, each queue one to
+ *    four callbacks per phase (callbacks that take a few microseconds, as
+ *    real ones do, so a batch takes a while to invoke), then one thread
+ *    calls the flavour's barrier, sometimes at once, sometimes after a
+ *    grace period (the callbacks then being invoked), and checks that
+ *    every callback queued before the call has run.
+ *  - fwd_progress=N: N threads, each in rounds after fwd_progress_holdoff
+ *    seconds: (a) a self-requeuing callback chain must advance three grace
+ *    periods while the thread loops in cond_resched() on its CPU; (b) a
+ *    flood of call_rcu*()/call_srcu(), callbacks recycled as they run,
+ *    after which every callback must run while the thread drives grace
+ *    periods with synchronize only (no new call_*() to pick up one left
+ *    behind).  The bound, fwd_progress_bound seconds, is on the chain's
+ *    three grace periods and on each flood callback's queue-to-invoke
+ *    time; a stranded callback must also have missed four grace periods
+ *    before it is called so.  It is what is tested: keep it generous.
+ *
+ * These run beside the writer and readers of rcu/torture.c, so a barrier
+ * meets the flood's batches and the writer's callback chains.
+ */
+#include "rcu/torture_internal.h"
+#include "kernel/slab.h"
+#include "kernel/wait.h"
+
+static unsigned int n_barrier_cbs;
+core_param(torture.n_barrier_cbs, n_barrier_cbs, uint,
+	   "callback-barrier test threads (0: none)");
+static unsigned int fwd_progress;
+core_param(torture.fwd_progress, fwd_progress, uint,
+	   "forward-progress test threads (0: none)");
+static unsigned int fwd_progress_holdoff = 1;
+core_param(torture.fwd_progress_holdoff, fwd_progress_holdoff, uint,
+	   "seconds before each forward-progress round");
+static unsigned int fwd_progress_bound = 30;
+core_param(torture.fwd_progress_bound, fwd_progress_bound, uint,
+	   "seconds a grace period (the chain's three) or a flood callback may take");
+
+#define MAX_BARRIER_CBS		NR_CPUS
+#define BARRIER_CBS_PER_PHASE	4
+#define MAX_FWD_PROGRESS	4
+#define FWD_NR_GPS		3	/* the chain's grace periods per round */
+#define FWD_DRAIN_GPS		4	/* a stranded callback missed this many */
+#define FWD_MAX_CBS		20000	/* flood callbacks in flight at most */
+#define FWD_LAUNDERS		(2 * FWD_MAX_CBS)	/* flood length, in recycled cbs */
+
+/* ---- n_barrier_cbs ---- */
+
+struct barrier_cb {
+	struct rcu_head rh;
+	unsigned int work_us;
+};
+
+static struct task *barrier_task, *barrier_cbs_tasks[MAX_BARRIER_CBS];
+static struct barrier_cb barrier_cbs[MAX_BARRIER_CBS][BARRIER_CBS_PER_PHASE];
+static DECLARE_WAIT_QUEUE_HEAD(barrier_cbs_wq);
+static DECLARE_WAIT_QUEUE_HEAD(barrier_wq);
+static unsigned long barrier_phase;		/* READ_ONCE/WRITE_ONCE */
+static atomic_t barrier_cbs_done;		/* threads that queued this phase */
+static atomic_long_t barrier_cbs_queued, barrier_cbs_invoked;
+static atomic_long_t n_barrier_attempts, n_barrier_successes, n_barrier_errors;
+static atomic_long_t n_barrier_cbs_total;
+
+static void rcu_torture_barrier_cbf(struct rcu_head *rh)
+{
+	struct barrier_cb *cb = container_of(rh, struct barrier_cb, rh);
+
+	if (cb->work_us)
+		udelay(cb->work_us);
+	atomic_long_inc(&barrier_cbs_invoked);
+}
+
+static int rcu_torture_barrier_cbs(void *arg)
+{
+	long me = (long)arg;
+	unsigned long phase = 0;
+	struct torture_random r;
+
+	torture_random_init(&r, me + 300);
+	while (!torture_must_stop()) {
+		int i, n;
+
+		wait_event_timeout(barrier_cbs_wq, READ_ONCE(barrier_phase) != phase ||
+				   torture_must_stop(), HZ);
+		if (READ_ONCE(barrier_phase) == phase)
+			continue;
+		phase = READ_ONCE(barrier_phase);
+		n = 1 + torture_random(&r) % BARRIER_CBS_PER_PHASE;
+		atomic_long_add(n, &barrier_cbs_queued);
+		for (i = 0; i < n; i++) {
+			barrier_cbs[me][i].work_us = torture_random(&r) % 30;
+			torture_call(&barrier_cbs[me][i].rh, rcu_torture_barrier_cbf);
+		}
+		atomic_inc(&barrier_cbs_done);
+		wake_up(&barrier_wq);
+	}
+	return 0;
+}
+
+static int rcu_torture_barrier(void *arg)
+{
+	struct torture_random r;
+	unsigned int nthreads = (unsigned long)arg;
+
+	torture_random_init(&r, 299);
+	while (!torture_must_stop()) {
+		long queued, invoked;
+		u32 x;
+
+		stutter_wait();
+		atomic_set(&barrier_cbs_done, 0);
+		atomic_long_set(&barrier_cbs_queued, 0);
+		atomic_long_set(&barrier_cbs_invoked, 0);
+		WRITE_ONCE(barrier_phase, barrier_phase + 1);
+		wake_up_all(&barrier_cbs_wq);
+		while (atomic_read(&barrier_cbs_done) < (int)nthreads && !torture_must_stop())
+			wait_event_timeout(barrier_wq, atomic_read(&barrier_cbs_done) >=
+					   (int)nthreads || torture_must_stop(), HZ);
+		if (atomic_read(&barrier_cbs_done) < (int)nthreads)
+			break;		/* stopping */
+		/* Now, or once the callbacks are ready and being invoked. */
+		x = torture_random(&r) % 4;
+		if (x == 1)
+			torture_sync_normal();
+		else if (x == 2)
+			schedule_timeout_uninterruptible(1 + torture_random(&r) % 3);
+		queued = atomic_long_read(&barrier_cbs_queued);
+		atomic_long_inc(&n_barrier_attempts);
+		torture_barrier();
+		invoked = atomic_long_read(&barrier_cbs_invoked);
+		atomic_long_add(queued, &n_barrier_cbs_total);
+		if (invoked != queued) {
+			atomic_long_inc(&n_barrier_errors);
+			torture_error("rcu_torture_barrier: %ld of the %ld callbacks queued "
+				      "before the barrier had run when it returned\n", invoked, queued);
+			/* The heads are reused next phase: wait for them. */
+			while (atomic_long_read(&barrier_cbs_invoked) != queued)
+				schedule_timeout_uninterruptible(1);
+		} else {
+			atomic_long_inc(&n_barrier_successes);
+		}
+	}
+	return 0;
+}
+
+/* ---- fwd_progress ---- */
+
+struct fwd_state;
+
+struct fwd_cb {
+	struct rcu_head rh;
+	struct fwd_cb *next;		/* on the free list */
+	struct fwd_state *owner;
+	unsigned long queued_at;	/* jiffies */
+};
+
+struct fwd_chain {
+	struct rcu_head rh;
+	bool run;			/* requeue on invocation */
+	bool active;			/* queued */
+	unsigned long n;		/* invocations */
+	unsigned long last;		/* jiffies of the last one */
+	unsigned long max_gap;		/* jiffies between two, at most */
+};
+
+struct fwd_state {
+	int id, cpu;
+	struct task *task;
+	spinlock_t lock;		/* the free list */
+	struct fwd_cb *free;
+	long allocated;			/* flood callbacks owned */
+	long nfree;			/* of them on the free list */
+	unsigned long max_age;		/* jiffies, queue to invoke */
+	struct fwd_chain chain;
+	/* Totals for the report. */
+	unsigned long rounds, nr_gps, launders, max_in_flight, cr_gps;
+	unsigned long worst_gap, worst_age;
+	unsigned long nr_loops;
+};
+
+static struct fwd_state fwd_states[MAX_FWD_PROGRESS];
+static atomic_long_t n_fwd_errors;
+
+static void fwd_chain_cb(struct rcu_head *rh)
+{
+	struct fwd_chain *c = container_of(rh, struct fwd_chain, rh);
+	unsigned long now = jiffies;
+
+	if (now - c->last > c->max_gap)
+		c->max_gap = now - c->last;
+	c->last = now;
+	WRITE_ONCE(c->n, c->n + 1);
+	if (READ_ONCE(c->run))
+		torture_call(&c->rh, fwd_chain_cb);
+	else
+		WRITE_ONCE(c->active, false);
+}
+
+static void fwd_cb_invoke(struct rcu_head *rh)
+{
+	struct fwd_cb *cb = container_of(rh, struct fwd_cb, rh);
+	struct fwd_state *fs = cb->owner;
+	unsigned long flags, age;
+
+	age = jiffies - cb->queued_at;
+	spin_lock_irqsave(&fs->lock, flags);
+	if (age > fs->max_age)
+		fs->max_age = age;
+	cb->next = fs->free;
+	fs->free = cb;
+	fs->nfree++;
+	WRITE_ONCE(fs->launders, fs->launders + 1);
+	spin_unlock_irqrestore(&fs->lock, flags);
+}
+
+/* (a) cond_resched() alone on this CPU while a chain needs GPs. */
+static void rcu_torture_fwd_prog_nr(struct fwd_state *fs)
+{
+	struct fwd_chain *c = &fs->chain;
+	unsigned long start = jiffies, n0, bound = (unsigned long)fwd_progress_bound * HZ;
+	unsigned long loops = 0;
+
+	c->run = true;
+	c->active = true;
+	c->last = jiffies;
+	c->max_gap = 0;
+	n0 = READ_ONCE(c->n);
+	torture_call(&c->rh, fwd_chain_cb);
+	while (READ_ONCE(c->n) - n0 < FWD_NR_GPS && !torture_must_stop()) {
+		cond_resched();
+		loops++;
+		if (jiffies - start > bound) {
+			atomic_long_inc(&n_fwd_errors);
+			torture_error("fwd_progress: %lu of %d grace periods in %u s while CPU %d "
+				      "looped in cond_resched()\n", READ_ONCE(c->n) - n0,
+				      FWD_NR_GPS, fwd_progress_bound, fs->cpu);
+			break;
+		}
+	}
+	fs->nr_loops += loops;
+	fs->nr_gps += READ_ONCE(c->n) - n0;
+	WRITE_ONCE(c->run, false);
+	while (READ_ONCE(c->active))
+		schedule_timeout_uninterruptible(1);
+	if (c->max_gap > fs->worst_gap)
+		fs->worst_gap = c->max_gap;
+}
+
+/* (b) The flood, then every callback must run without another call_*(). */
+static void rcu_torture_fwd_prog_cr(struct fwd_state *fs)
+{
+	unsigned long launders0 = fs->launders, gp0 = torture_completed(), start = jiffies;
+	unsigned long bound = (unsigned long)fwd_progress_bound * HZ, end, gp_end;
+	unsigned long flags, n = 0;
+	long in_flight;
+
+	fs->max_age = 0;
+	while (READ_ONCE(fs->launders) - launders0 < FWD_LAUNDERS && !torture_must_stop() &&
+	       jiffies - start < bound) {
+		struct fwd_cb *cb = NULL;
+
+		spin_lock_irqsave(&fs->lock, flags);
+		if (fs->free) {
+			cb = fs->free;
+			fs->free = cb->next;
+			fs->nfree--;
+		}
+		spin_unlock_irqrestore(&fs->lock, flags);
+		if (!cb && fs->allocated < FWD_MAX_CBS) {
+			cb = kmalloc(sizeof(*cb), GFP_KERNEL);
+			if (cb)
+				fs->allocated++;
+		}
+		if (!cb) {
+			cond_resched();
+			continue;
+		}
+		cb->owner = fs;
+		cb->queued_at = jiffies;
+		in_flight = fs->allocated - READ_ONCE(fs->nfree);
+		if (in_flight > (long)fs->max_in_flight)
+			fs->max_in_flight = in_flight;
+		torture_call(&cb->rh, fwd_cb_invoke);
+		if (!(++n & 0xff))
+			cond_resched();
+	}
+	fs->cr_gps += torture_completed() - gp0;
+	/* Drain: grace periods by synchronize only. */
+	end = jiffies;
+	gp_end = torture_completed();
+	while (READ_ONCE(fs->nfree) != fs->allocated) {
+		if (torture_completed() - gp_end >= FWD_DRAIN_GPS && jiffies - end > bound) {
+			atomic_long_inc(&n_fwd_errors);
+			torture_error("fwd_progress: %ld flood callbacks not invoked %u s and %lu "
+				      "grace periods after the flood ended\n",
+				      fs->allocated - READ_ONCE(fs->nfree), fwd_progress_bound,
+				      torture_completed() - gp_end);
+			break;
+		}
+		torture_sync_normal();
+		schedule_timeout_uninterruptible(1);
+	}
+	torture_barrier();	/* gathers any left behind */
+	if (fs->max_age > bound) {
+		atomic_long_inc(&n_fwd_errors);
+		torture_error("fwd_progress: a flood callback took %u ms from call to "
+			      "invocation (bound %u s)\n", jiffies_to_msecs(fs->max_age),
+			      fwd_progress_bound);
+	}
+	if (fs->max_age > fs->worst_age)
+		fs->worst_age = fs->max_age;
+}
+
+static int rcu_torture_fwd_prog(void *arg)
+{
+	struct fwd_state *fs = arg;
+
+	while (!torture_must_stop()) {
+		unsigned long until = jiffies + (unsigned long)fwd_progress_holdoff * HZ;
+
+		while (time_before(jiffies, until) && !torture_must_stop())
+			schedule_timeout_uninterruptible(1 + HZ / 50);
+		if (torture_must_stop())
+			break;
+		stutter_wait();
+		rcu_torture_fwd_prog_nr(fs);
+		if (torture_must_stop())
+			break;
+		rcu_torture_fwd_prog_cr(fs);
+		WRITE_ONCE(fs->rounds, fs->rounds + 1);
+	}
+	return 0;
+}
+
+static void fwd_free_all(struct fwd_state *fs)
+{
+	while (fs->free) {
+		struct fwd_cb *cb = fs->free;
+
+		fs->free = cb->next;
+		kfree(cb);
+	}
+	fs->allocated = fs->nfree = 0;
+}
+
+/* ---- start, stop, report ---- */
+
+static int torture_nth_online_cpu(unsigned int n)
+{
+	int cpus[NR_CPUS], k = 0, cpu;
+
+	for_each_online_cpu(cpu)
+		cpus[k++] = cpu;
+	return cpus[n % k];
+}
+
+int rcu_torture_cb_start(void)
+{
+	unsigned int i, nb = MIN(n_barrier_cbs, MAX_BARRIER_CBS);
+	unsigned int nf = MIN(fwd_progress, MAX_FWD_PROGRESS);
+
+	atomic_long_set(&n_barrier_attempts, 0);
+	atomic_long_set(&n_barrier_successes, 0);
+	atomic_long_set(&n_barrier_errors, 0);
+	atomic_long_set(&n_barrier_cbs_total, 0);
+	atomic_long_set(&n_fwd_errors, 0);
+	if (nb) {
+		for (i = 0; i < nb; i++) {
+			struct task *t = kthread_create(rcu_torture_barrier_cbs, (void *)(long)i,
+							"rcu_torture_barrier_cbs");
+			if (!t)
+				return -ENOMEM;
+			kthread_bind(t, torture_nth_online_cpu(i));
+			wake_up_process(t);
+			barrier_cbs_tasks[i] = t;
+		}
+		barrier_task = kthread_run(rcu_torture_barrier, (void *)(unsigned long)nb,
+					   "rcu_torture_barrier");
+	}
+	for (i = 0; i < nf; i++) {
+		struct fwd_state *fs = &fwd_states[i];
+
+		*fs = (struct fwd_state){ .id = (int)i };
+		spin_lock_init(&fs->lock);
+		/* The last CPUs: CPU 0 keeps jiffies and the test's main loop. */
+		fs->cpu = torture_nth_online_cpu(num_online_cpus() - 1 - i);
+		fs->task = kthread_create(rcu_torture_fwd_prog, fs, "rcu_torture_fwd_prog");
+		if (!fs->task)
+			return -ENOMEM;
+		kthread_bind(fs->task, fs->cpu);
+		wake_up_process(fs->task);
+	}
+	return 0;
+}
+
+bool rcu_torture_cb_pending(void)
+{
+	unsigned int i;
+
+	if (barrier_task && !atomic_long_read(&n_barrier_attempts))
+		return true;
+	for (i = 0; i < MAX_FWD_PROGRESS; i++)
+		if (fwd_states[i].task && !READ_ONCE(fwd_states[i].rounds))
+			return true;
+	return false;
+}
+
+void rcu_torture_cb_stop(void)
+{
+	unsigned int i;
+
+	wake_up_all(&barrier_cbs_wq);
+	wake_up_all(&barrier_wq);
+	if (barrier_task)
+		kthread_stop(barrier_task);
+	for (i = 0; i < MAX_BARRIER_CBS; i++)
+		if (barrier_cbs_tasks[i])
+			kthread_stop(barrier_cbs_tasks[i]);
+	for (i = 0; i < MAX_FWD_PROGRESS; i++)
+		if (fwd_states[i].task)
+			kthread_stop(fwd_states[i].task);
+	/* Every callback of ours has run before its memory goes. */
+	torture_barrier();
+}
+
+bool rcu_torture_cb_report(void)
+{
+	bool ok = true;
+	unsigned int i;
+
+	if (barrier_task) {
+		printk(KERN_INFO "rcu-torture: barrier: threads %u attempts %ld successes %ld "
+		       "callbacks %ld errors %ld\n", MIN(n_barrier_cbs, MAX_BARRIER_CBS),
+		       atomic_long_read(&n_barrier_attempts), atomic_long_read(&n_barrier_successes),
+		       atomic_long_read(&n_barrier_cbs_total), atomic_long_read(&n_barrier_errors));
+		if (atomic_long_read(&n_barrier_errors))
+			ok = false;
+		if (!atomic_long_read(&n_barrier_attempts)) {
+			pr_err("rcu-torture: barrier: no barrier completed in the run\n");
+			ok = false;
+		}
+		barrier_task = NULL;
+		for (i = 0; i < MAX_BARRIER_CBS; i++)
+			barrier_cbs_tasks[i] = NULL;
+	}
+	for (i = 0; i < MAX_FWD_PROGRESS; i++) {
+		struct fwd_state *fs = &fwd_states[i];
+
+		if (!fs->task)
+			continue;
+		printk(KERN_INFO "rcu-torture: fwd_progress %d: CPU %d rounds %lu "
+		       "cond_resched loops %lu chain gps %lu max chain gap %u ms flood "
+		       "callbacks %lu in flight max %lu flood gps %lu max cb age %u ms\n",
+		       fs->id, fs->cpu, fs->rounds, fs->nr_loops, fs->nr_gps,
+		       jiffies_to_msecs(fs->worst_gap), fs->launders, fs->max_in_flight,
+		       fs->cr_gps, jiffies_to_msecs(fs->worst_age));
+		fwd_free_all(fs);
+		fs->task = NULL;
+	}
+	if (atomic_long_read(&n_fwd_errors))
+		ok = false;
+	return ok;
+}

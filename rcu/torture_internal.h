@@ -1,0 +1,85 @@
+/*
+ * rcu/torture_internal.h - what rcu/torture.c (the writer, the readers,
+ * the run) shares with its stressors in rcu/torture_cb.c (callback
+ * barrier, forward progress, object debugging) and rcu/torture_threads.c
+ * (irq/NMI readers, CPU stall, read_exit, stutter, shuffle).  Not for use
+ * outside rcu/torture*.c.
+ */
+#ifndef RCU_TORTURE_INTERNAL_H
+#define RCU_TORTURE_INTERNAL_H
+
+#include "rcu/torture.h"
+#include "rcu/tree.h"
+#include "rcu/srcu.h"
+#include "kernel/printk.h"
+#include "kernel/cmdline.h"
+
+enum torture_mode { TM_SYNC, TM_EXP, TM_ASYNC, TM_POLLED, TM_BUSTED };
+/* Which RCU: RCU-sched, preemptible RCU (rcu/preempt.c), SRCU (rcu/srcu.c). */
+enum torture_flavor { TF_SCHED, TF_RCU, TF_SRCU };
+
+struct rcu_torture_ops {
+	const char *name;
+	enum torture_mode mode;
+	enum torture_flavor flavor;
+};
+
+extern const struct rcu_torture_ops *cur_ops;
+extern struct srcu_struct rcu_torture_srcu;
+
+/* ---- a small per-thread PRNG (no floating point, no shared state) ---- */
+
+struct torture_random {
+	u64 s;
+};
+
+static inline u32 torture_random(struct torture_random *r)
+{
+	r->s ^= r->s << 13;
+	r->s ^= r->s >> 7;
+	r->s ^= r->s << 17;
+	return (u32)(r->s >> 11);
+}
+
+static inline void torture_random_init(struct torture_random *r, u64 seed)
+{
+	r->s = seed * 0x9e3779b97f4a7c15ull + get_cycles() + 1;
+}
+
+/* ---- the flavour's primitives ---- */
+
+void torture_call(struct rcu_head *head, rcu_callback_t func);
+void torture_barrier(void);
+void torture_sync_normal(void);
+void torture_sync_exp(void);
+unsigned long torture_completed(void);	/* GPs of the flavour, normal ones */
+
+/* ---- run state ---- */
+
+/* Set when the run ends; every torture thread polls it. */
+bool torture_must_stop(void);
+/* Sleeps while stutter has paused the test (rcu/torture_threads.c). */
+void stutter_wait(void);
+/* One reader critical section of the flavour, from a thread (r != NULL);
+ * a bare body (no lock taken here) from irq or NMI context (r may be NULL
+ * there: no dawdling). */
+void rcu_torture_one_read(struct torture_random *r);
+void rcu_torture_one_read_body(struct torture_random *r, int cpu);
+/* Counts an error and prints the first few messages. */
+void torture_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+/* ---- the stressors (each a no-op unless its torture.* option is set) ---- */
+
+int rcu_torture_cb_start(void);		/* n_barrier_cbs, fwd_progress, object_debug */
+bool rcu_torture_cb_pending(void);	/* one has not yet done its part once */
+void rcu_torture_cb_stop(void);
+bool rcu_torture_cb_report(void);	/* prints; false if a stressor failed */
+int rcu_torture_threads_start(void);	/* irqreader, stall_cpu, read_exit, stutter, shuffle */
+bool rcu_torture_threads_pending(void);
+void rcu_torture_threads_stop(void);
+bool rcu_torture_threads_report(void);
+/* Shuffle: reader i restarts on the (i + rotate)-th online CPU other than
+ * idle_cpu (-1: none), which keeps no reader. */
+void rcu_torture_readers_shuffle(unsigned int rotate, int idle_cpu);
+
+#endif /* RCU_TORTURE_INTERNAL_H */

@@ -1,0 +1,454 @@
+/*
+ * rcu/torture_threads.c - rcutorture's stressors that are threads,
+ * interrupts and pauses around the readers of rcu/torture.c (Linux's
+ * option names):
+ *
+ *  - irqreader: a timer on every CPU reads in its handler (irq context:
+ *    a bare body for RCU-sched, rcu_read_lock() or srcu_read_lock() for
+ *    the others) every tick or two, and for RCU-sched flavours sends an
+ *    NMI to the next CPU whose handler reads too (smp_call_nmi()).  Both
+ *    check the pipeline count as the thread readers do.
+ *  - stall_cpu=S (stall_cpu_holdoff, stall_cpu_irqsoff): after the
+ *    holdoff one CPU (the last; never CPU 0, whose tick keeps jiffies)
+ *    stays in a reader with preemption (or irqs) off for S seconds and
+ *    at least until a stall warning has named it, at most S + 120 s.
+ *    Then grace periods must resume: RCU-sched's (a polled cookie taken
+ *    at the start) and the flavour's (two more), each within 120 s.
+ *  - read_exit_burst=N (read_exit_delay=S): every S seconds N kthreads
+ *    each read 100 times, with their sections preempted or asleep as the
+ *    flavour allows, and exit while grace periods run.
+ *  - stutter=S: the test runs S seconds, then writers, readers and the
+ *    other stressors pause for S seconds, again and again.
+ *  - shuffle_interval=S: every S seconds the readers move: tasks never
+ *    migrate here, so each reader ends and starts again on the next CPU,
+ *    and one CPU in turn keeps none (it goes idle).
+ *
+ * A run does not end before each stressor set has done its part once
+ * (a stall and its recovery, a burst, a pause, a shuffle): counts, not
+ * time, say when; the wait is bounded and says so if cut.
+ */
+#include "rcu/torture_internal.h"
+#include "kernel/timer.h"
+
+static bool irqreader;
+core_param(torture.irqreader, irqreader, bool, "readers in timer and NMI handlers");
+static unsigned int stall_cpu;
+core_param(torture.stall_cpu, stall_cpu, uint, "seconds one CPU stays in a reader (0: none)");
+static unsigned int stall_cpu_holdoff = 10;
+core_param(torture.stall_cpu_holdoff, stall_cpu_holdoff, uint, "seconds before the CPU stall");
+static bool stall_cpu_irqsoff;
+core_param(torture.stall_cpu_irqsoff, stall_cpu_irqsoff, bool, "stall with irqs off");
+static unsigned int read_exit_burst;
+core_param(torture.read_exit_burst, read_exit_burst, uint,
+	   "kthreads per read-then-exit burst (0: none)");
+static unsigned int read_exit_delay = 13;
+core_param(torture.read_exit_delay, read_exit_delay, uint, "seconds between read_exit bursts");
+static unsigned int stutter;
+core_param(torture.stutter, stutter, uint, "seconds of test, then as many paused (0: none)");
+static unsigned int shuffle_interval;
+core_param(torture.shuffle_interval, shuffle_interval, uint,
+	   "seconds between reader shuffles (0: none)");
+
+#define STALL_BOUND_S		120
+#define READ_EXIT_READS		100
+#define MAX_READ_EXIT_BURST	64
+
+/* ---- irqreader ---- */
+
+static struct timer_list irq_timers[NR_CPUS];
+static bool irq_timers_armed[NR_CPUS];
+static bool irqreader_stop;		/* READ_ONCE/WRITE_ONCE */
+static atomic_long_t n_irq_reads, n_nmi_reads, n_nmi_sent;
+
+static void rcu_torture_nmi_reader(void)
+{
+	rcu_torture_one_read_body(NULL, smp_processor_id());
+	atomic_long_inc(&n_nmi_reads);
+}
+
+static void rcu_torture_timer(struct timer_list *t)
+{
+	int cpu = smp_processor_id(), idx, next;
+
+	if (cur_ops->flavor == TF_RCU) {
+		rcu_read_lock();
+		rcu_torture_one_read_body(NULL, cpu);
+		rcu_read_unlock();
+	} else if (cur_ops->flavor == TF_SRCU) {
+		idx = srcu_read_lock(&rcu_torture_srcu);
+		rcu_torture_one_read_body(NULL, cpu);
+		srcu_read_unlock(&rcu_torture_srcu, idx);
+	} else {
+		rcu_torture_one_read_body(NULL, cpu);	/* irq context is a reader */
+	}
+	atomic_long_inc(&n_irq_reads);
+	if (cur_ops->flavor == TF_SCHED && num_online_cpus() > 1) {
+		next = cpu;
+		do
+			next = (next + 1) % NR_CPUS;
+		while (!cpu_online(next));
+		if (smp_call_nmi(next, rcu_torture_nmi_reader))
+			atomic_long_inc(&n_nmi_sent);
+	}
+	if (READ_ONCE(irqreader_stop) || torture_must_stop())
+		return;
+	t->expires = jiffies + 1 + (jiffies & 1);
+	add_timer_on(t, cpu);
+}
+
+static void irqreader_start(void)
+{
+	int cpu;
+
+	WRITE_ONCE(irqreader_stop, false);
+	for_each_online_cpu(cpu) {
+		timer_setup(&irq_timers[cpu], rcu_torture_timer, 0);
+		irq_timers[cpu].expires = jiffies + 1;
+		add_timer_on(&irq_timers[cpu], cpu);
+		irq_timers_armed[cpu] = true;
+	}
+}
+
+static void irqreader_stop_all(void)
+{
+	int cpu;
+
+	WRITE_ONCE(irqreader_stop, true);
+	for (cpu = 0; cpu < NR_CPUS; cpu++) {
+		if (!irq_timers_armed[cpu])
+			continue;
+		/* A handler already past its check may re-arm once more. */
+		while (del_timer_sync(&irq_timers[cpu]) || timer_pending(&irq_timers[cpu]))
+			;
+		irq_timers_armed[cpu] = false;
+	}
+}
+
+/* ---- stall_cpu ---- */
+
+static struct task *stall_task;
+static int stall_cpu_id = -1;
+static bool stall_named, stall_done, stall_resumed, stall_skipped;
+static unsigned long stall_ms, stall_gps_after;
+static int stall_reports;
+
+static bool stall_report_names(int cpu, int reports0)
+{
+	return atomic_read(&rcu_stall_reports) != reports0 &&
+	       (READ_ONCE(rcu_stall_last_mask) & (1UL << cpu));
+}
+
+static int rcu_torture_stall(void *arg)
+{
+	unsigned long until, start, cookie, gp_end, flags = 0;
+	int cpu = smp_processor_id(), reports0, idx = 0;
+	bool named = false;
+
+	(void)arg;
+	until = jiffies + (unsigned long)stall_cpu_holdoff * HZ;
+	while (time_before(jiffies, until) && !torture_must_stop())
+		schedule_timeout_uninterruptible(1 + HZ / 50);
+	if (torture_must_stop()) {
+		stall_skipped = true;
+		WRITE_ONCE(stall_done, true);
+		return 0;
+	}
+	reports0 = atomic_read(&rcu_stall_reports);
+	printk(KERN_INFO "rcu-torture: rcu_torture_stall begin: CPU %d in a reader with %s "
+	       "off for %u s\n", cpu, stall_cpu_irqsoff ? "irqs" : "preemption", stall_cpu);
+	if (cur_ops->flavor == TF_RCU)
+		rcu_read_lock();
+	else if (cur_ops->flavor == TF_SRCU)
+		idx = srcu_read_lock(&rcu_torture_srcu);
+	if (stall_cpu_irqsoff)
+		local_irq_save(flags);
+	else
+		preempt_disable();
+	/* A grace period that needs this CPU, whatever the flavour asks. */
+	cookie = start_poll_synchronize_sched();
+	start = jiffies;
+	for (;;) {
+		unsigned long held = jiffies - start;
+
+		named = named || stall_report_names(cpu, reports0);
+		if (held >= (unsigned long)stall_cpu * HZ && named)
+			break;
+		if (held >= (unsigned long)(stall_cpu + STALL_BOUND_S) * HZ)
+			break;
+		cpu_relax();
+	}
+	stall_ms = jiffies_to_msecs(jiffies - start);
+	if (stall_cpu_irqsoff)
+		local_irq_restore(flags);
+	else
+		preempt_enable();
+	if (cur_ops->flavor == TF_RCU)
+		rcu_read_unlock();
+	else if (cur_ops->flavor == TF_SRCU)
+		srcu_read_unlock(&rcu_torture_srcu, idx);
+	stall_reports = atomic_read(&rcu_stall_reports) - reports0;
+	stall_named = named;
+	printk(KERN_INFO "rcu-torture: rcu_torture_stall end: CPU %d held %lu ms, stall "
+	       "warnings %d, this CPU named: %s\n", cpu, stall_ms, stall_reports,
+	       named ? "yes" : "no");
+	/* Grace periods resume: RCU-sched's, and two more of the flavour's. */
+	gp_end = torture_completed();
+	until = jiffies + (unsigned long)STALL_BOUND_S * HZ;
+	while (time_before(jiffies, until) &&
+	       !(poll_state_synchronize_sched(cookie) && torture_completed() - gp_end >= 2))
+		schedule_timeout_uninterruptible(1);
+	stall_gps_after = torture_completed() - gp_end;
+	stall_resumed = poll_state_synchronize_sched(cookie) && stall_gps_after >= 2;
+	WRITE_ONCE(stall_done, true);
+	return 0;
+}
+
+/* ---- read_exit ---- */
+
+static struct task *read_exit_task;
+static atomic_long_t n_read_exits, n_read_exit_reads, n_read_exit_started;
+static unsigned long n_read_exit_bursts;
+
+static int rcu_torture_read_exit_child(void *arg)
+{
+	struct torture_random r;
+	int i;
+
+	torture_random_init(&r, (unsigned long)arg);
+	for (i = 0; i < READ_EXIT_READS; i++) {
+		rcu_torture_one_read(&r);
+		atomic_long_inc(&n_read_exit_reads);
+		if (!(i & 0xf))
+			cond_resched();
+	}
+	atomic_long_inc(&n_read_exits);
+	return 0;		/* exits while grace periods run */
+}
+
+static int rcu_torture_read_exit(void *arg)
+{
+	struct task *kids[MAX_READ_EXIT_BURST];
+	unsigned int n = MIN(read_exit_burst, MAX_READ_EXIT_BURST), i;
+	unsigned long seed = 1000;
+	int cpus[NR_CPUS], ncpus = 0, cpu;
+
+	(void)arg;
+	for_each_online_cpu(cpu)
+		cpus[ncpus++] = cpu;
+	while (!torture_must_stop()) {
+		unsigned long until = jiffies + (unsigned long)read_exit_delay * HZ;
+
+		while (time_before(jiffies, until) && !torture_must_stop())
+			schedule_timeout_uninterruptible(1 + HZ / 50);
+		if (torture_must_stop())
+			break;
+		stutter_wait();
+		for (i = 0; i < n; i++) {
+			kids[i] = kthread_create(rcu_torture_read_exit_child, (void *)seed++,
+						 "rcu_torture_read_exit_child");
+			if (!kids[i])
+				break;
+			kthread_bind(kids[i], cpus[(n_read_exit_bursts + i) % ncpus]);
+			wake_up_process(kids[i]);
+			atomic_long_inc(&n_read_exit_started);
+		}
+		while (i > 0)
+			kthread_join(kids[--i]);
+		WRITE_ONCE(n_read_exit_bursts, n_read_exit_bursts + 1);
+	}
+	return 0;
+}
+
+/* ---- stutter ---- */
+
+static struct task *stutter_task;
+static bool stutter_paused;		/* READ_ONCE/WRITE_ONCE */
+static unsigned long n_stutter_pauses;
+
+void stutter_wait(void)
+{
+	while (READ_ONCE(stutter_paused) && !torture_must_stop())
+		schedule_timeout_uninterruptible(1 + HZ / 100);
+}
+
+static void torture_sleep_s(unsigned int s)
+{
+	unsigned long until = jiffies + (unsigned long)s * HZ;
+
+	while (time_before(jiffies, until) && !torture_must_stop())
+		schedule_timeout_uninterruptible(1 + HZ / 50);
+}
+
+static int rcu_torture_stutter(void *arg)
+{
+	(void)arg;
+	while (!torture_must_stop()) {
+		torture_sleep_s(stutter);
+		if (torture_must_stop())
+			break;
+		WRITE_ONCE(stutter_paused, true);
+		torture_sleep_s(stutter);
+		WRITE_ONCE(stutter_paused, false);
+		WRITE_ONCE(n_stutter_pauses, n_stutter_pauses + 1);
+	}
+	WRITE_ONCE(stutter_paused, false);
+	return 0;
+}
+
+/* ---- shuffle ---- */
+
+static struct task *shuffle_task;
+static unsigned long n_shuffles;
+
+static int rcu_torture_shuffle(void *arg)
+{
+	unsigned int rotate = 0;
+	int idle = -1, cpu;
+
+	(void)arg;
+	while (!torture_must_stop()) {
+		torture_sleep_s(shuffle_interval);
+		if (torture_must_stop())
+			break;
+		/* The next online CPU in turn keeps no reader. */
+		if (num_online_cpus() > 1) {
+			cpu = idle;
+			do
+				cpu = (cpu + 1) % NR_CPUS;
+			while (!cpu_online(cpu));
+			idle = cpu;
+		}
+		rcu_torture_readers_shuffle(++rotate, idle);
+		WRITE_ONCE(n_shuffles, n_shuffles + 1);
+	}
+	return 0;
+}
+
+/* ---- start, stop, report ---- */
+
+int rcu_torture_threads_start(void)
+{
+	int cpu;
+
+	atomic_long_set(&n_irq_reads, 0);
+	atomic_long_set(&n_nmi_reads, 0);
+	atomic_long_set(&n_nmi_sent, 0);
+	atomic_long_set(&n_read_exits, 0);
+	atomic_long_set(&n_read_exit_reads, 0);
+	atomic_long_set(&n_read_exit_started, 0);
+	n_read_exit_bursts = n_stutter_pauses = n_shuffles = 0;
+	stall_named = stall_done = stall_resumed = stall_skipped = false;
+	stall_ms = stall_gps_after = 0;
+	stall_reports = 0;
+	stall_cpu_id = -1;
+	WRITE_ONCE(stutter_paused, false);
+	if (irqreader)
+		irqreader_start();
+	if (stall_cpu) {
+		for_each_online_cpu(cpu)
+			stall_cpu_id = cpu;	/* the last */
+		if (stall_cpu_irqsoff && stall_cpu_id == 0) {
+			pr_err("rcu-torture: stall_cpu_irqsoff needs a CPU besides CPU 0, "
+			       "whose tick keeps time\n");
+			torture_error("stall_cpu_irqsoff at one CPU\n");
+			stall_cpu_id = -1;
+		} else {
+			stall_task = kthread_create(rcu_torture_stall, NULL, "rcu_torture_stall");
+			if (stall_task) {
+				kthread_bind(stall_task, stall_cpu_id);
+				wake_up_process(stall_task);
+			}
+		}
+	}
+	if (read_exit_burst)
+		read_exit_task = kthread_run(rcu_torture_read_exit, NULL, "rcu_torture_read_exit");
+	if (stutter)
+		stutter_task = kthread_run(rcu_torture_stutter, NULL, "rcu_torture_stutter");
+	if (shuffle_interval)
+		shuffle_task = kthread_run(rcu_torture_shuffle, NULL, "rcu_torture_shuffle");
+	return 0;
+}
+
+/* True while a stressor has not yet done its part once. */
+bool rcu_torture_threads_pending(void)
+{
+	if (stall_task && !READ_ONCE(stall_done))
+		return true;
+	if (read_exit_task && !READ_ONCE(n_read_exit_bursts))
+		return true;
+	if (stutter_task && !READ_ONCE(n_stutter_pauses))
+		return true;
+	if (shuffle_task && !READ_ONCE(n_shuffles))
+		return true;
+	return false;
+}
+
+void rcu_torture_threads_stop(void)
+{
+	if (shuffle_task)
+		kthread_stop(shuffle_task);
+	if (stutter_task)
+		kthread_stop(stutter_task);
+	if (read_exit_task)
+		kthread_stop(read_exit_task);
+	if (stall_task)
+		kthread_stop(stall_task);
+	if (irqreader)
+		irqreader_stop_all();
+}
+
+bool rcu_torture_threads_report(void)
+{
+	bool ok = true;
+
+	if (irqreader) {
+		printk(KERN_INFO "rcu-torture: irqreader: timer reads %ld NMIs sent %ld NMI "
+		       "reads %ld\n", atomic_long_read(&n_irq_reads),
+		       atomic_long_read(&n_nmi_sent), atomic_long_read(&n_nmi_reads));
+		if (!atomic_long_read(&n_irq_reads)) {
+			pr_err("rcu-torture: irqreader: no timer handler read\n");
+			ok = false;
+		}
+	}
+	if (stall_task) {
+		printk(KERN_INFO "rcu-torture: stall_cpu: CPU %d %s off %lu ms, stall warnings "
+		       "%d, named: %s, grace periods after: %lu, resumed: %s\n", stall_cpu_id,
+		       stall_cpu_irqsoff ? "irqs" : "preemption", stall_ms, stall_reports,
+		       stall_named ? "yes" : "no", stall_gps_after, stall_resumed ? "yes" : "no");
+		if (stall_skipped) {
+			pr_err("rcu-torture: stall_cpu: the run ended before the stall\n");
+			ok = false;
+		} else if (!stall_named) {
+			torture_error("stall_cpu: no stall warning named CPU %d in %lu ms\n",
+				      stall_cpu_id, stall_ms);
+			ok = false;
+		} else if (!stall_resumed) {
+			torture_error("stall_cpu: grace periods did not resume within %d s of "
+				      "the stall\n", STALL_BOUND_S);
+			ok = false;
+		}
+		stall_task = NULL;
+	}
+	if (read_exit_task) {
+		printk(KERN_INFO "rcu-torture: read_exit: bursts %lu kthreads exited %ld reads %ld\n",
+		       n_read_exit_bursts, atomic_long_read(&n_read_exits),
+		       atomic_long_read(&n_read_exit_reads));
+		if (atomic_long_read(&n_read_exits) != atomic_long_read(&n_read_exit_started) ||
+		    !atomic_long_read(&n_read_exits)) {
+			torture_error("read_exit: %ld kthreads exited of %ld started\n",
+				      atomic_long_read(&n_read_exits),
+				      atomic_long_read(&n_read_exit_started));
+			ok = false;
+		}
+		read_exit_task = NULL;
+	}
+	if (stutter_task) {
+		printk(KERN_INFO "rcu-torture: stutter: pauses %lu\n", n_stutter_pauses);
+		stutter_task = NULL;
+	}
+	if (shuffle_task) {
+		printk(KERN_INFO "rcu-torture: shuffle: shuffles %lu\n", n_shuffles);
+		shuffle_task = NULL;
+	}
+	return ok;
+}

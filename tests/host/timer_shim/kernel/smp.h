@@ -1,0 +1,15 @@
+/* tests/host/timer_shim/kernel/smp.h - host stand-in: a thread is a CPU. */
+#ifndef KERNEL_SMP_H
+#define KERNEL_SMP_H
+
+#include "kernel/types.h"
+
+#define NR_CPUS 64
+
+extern __thread int shim_cpu;
+extern int nr_cpu_ids;
+static inline int smp_processor_id(void) { return shim_cpu; }
+bool trigger_cpu_backtrace(int cpu);
+void trigger_all_cpu_backtrace(void);
+
+#endif

@@ -1,0 +1,196 @@
+#!/usr/bin/env python3
+"""tools/peer/bench.py: runs the Linux 6.1 peer (`make peer`, build/peer)
+in the same QEMU as rcukern's benchmark configurations and turns its
+refscale and rcuscale output into benchmark rows for tools/report.py.
+
+QEMU as run.sh starts it for tests/bench-configs: -machine pc, -m 256,
+TCG with thread=multi and -cpu max, -no-reboot, serial on stdio, no
+display; -smp 4 (bench-readside-4's size) with 1, 2 and 4 readers, and
+the grace-period runs at 1, 2 and 4 vCPUs (the bench-gp-N sizes).
+
+    refscale  types rcu (PREEMPT_NONE and PREEMPT images), srcu, rwlock,
+              refcnt, lock (PREEMPT): nreaders=1,2,4, loops per run, nruns
+    rcuscale  one writer, no readers (the others idle), normal and
+              expedited, both images
+
+Rows (one line each, in --out, default build/bench-logs/peer.txt):
+
+  # bench name=linux_readside kernel=linux-6.1 model=none|preempt type=T
+    cpus=READERS vcpus=N ns_per_op=MEAN stddev= median_ns= min_ns= max_ns=
+    runs= loops=
+  # bench name=linux_gp kernel=linux-6.1 model=none|preempt type=normal|expedited
+    cpus=N n= min_ns= mean_ns= median_ns= max_ns=
+
+Each boot's serial log is kept beside it (peer-MODEL-KIND-TYPE-N.log).
+When build/peer has no images it prints one line and exits 0.
+
+    tools/peer/bench.py [--out FILE] [--log-dir DIR] [--quick] [--only rs|gp]
+"""
+
+import argparse
+import os
+import re
+import statistics
+import subprocess
+import sys
+import time
+
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+PEER = os.path.join(ROOT, "build", "peer")
+KERNEL = "linux-6.1"
+
+# refscale's timed loop is one per run per reader (irqs off around it);
+# a contended FIFO spinlock under TCG with more vCPUs than host cores
+# hands over only when the host runs the next waiter: fewer loops there.
+LOOPS = {"rcu": 1000000, "srcu": 1000000, "refcnt": 1000000,
+         "rwlock": 1000000, "lock": 100000}
+RS_RUNS = (("none", "rcu"), ("preempt", "rcu"), ("preempt", "srcu"),
+           ("preempt", "rwlock"), ("preempt", "refcnt"), ("preempt", "lock"))
+RS_VCPUS = 4
+RS_READERS = (1, 2, 4)
+GP_VCPUS = (1, 2, 4)
+
+_RUN_LINE = re.compile(r"^\s*(?:\[[\s\d.]+\]\s*)?(\d+)\t(\d+\.\d+)\s*$")
+_GP_LINE = re.compile(r"writer-duration:\s+(\d+)\s+(\d+)\s*$")
+
+
+def qemu_cmd(image, vcpus, append, mem=256):
+    return ["nice", "-n", "10", "qemu-system-x86_64", "-machine", "pc",
+            "-smp", str(vcpus), "-m", str(mem), "-serial", "stdio",
+            "-no-reboot", "-display", "none", "-vga", "std",
+            "-accel", "tcg,thread=multi", "-cpu", "max",
+            "-kernel", image, "-append", append]
+
+
+def boot(image, vcpus, append, log_path, timeout):
+    """Boots the image; returns its serial output (also written to log_path)."""
+    cmd = qemu_cmd(image, vcpus, append)
+    with open(log_path, "wb") as f:
+        f.write(("# " + " ".join(cmd) + "\n").encode())
+        f.flush()
+        p = subprocess.Popen(cmd, stdout=f, stderr=subprocess.STDOUT,
+                             stdin=subprocess.DEVNULL, start_new_session=True)
+        try:
+            p.wait(timeout)
+        except subprocess.TimeoutExpired:
+            p.kill()
+            p.wait()
+            f.write(f"\n# peer: stopped after {timeout} s\n".encode())
+    with open(log_path, "rb") as f:
+        return f.read().decode("utf-8", errors="replace").replace("\r", "")
+
+
+def parse_refscale(text):
+    """The per-run averages (ns per section) after 'Runs\\tTime(ns)'."""
+    lines = text.splitlines()
+    for i, line in enumerate(lines):
+        if "Runs\tTime(ns)" in line:
+            out = []
+            for rest in lines[i + 1:]:
+                m = _RUN_LINE.match(rest)
+                if m:
+                    out.append(float(m.group(2)))
+                elif out and rest.strip():
+                    break
+            return out
+    return []
+
+
+def parse_rcuscale(text):
+    """Every writer-duration (ns) rcuscale printed, in order."""
+    return [int(m.group(2)) for m in map(_GP_LINE.search, text.splitlines()) if m]
+
+
+def fmt(v):
+    return f"{v:.3f}"
+
+
+def rs_row(model, typ, readers, vals, loops):
+    med = statistics.median(vals)
+    sd = statistics.stdev(vals) if len(vals) > 1 else 0.0
+    return (f"# bench name=linux_readside kernel={KERNEL} model={model} type={typ} "
+            f"cpus={readers} vcpus={RS_VCPUS} ns_per_op={fmt(statistics.mean(vals))} "
+            f"stddev={fmt(sd)} median_ns={fmt(med)} min_ns={fmt(min(vals))} "
+            f"max_ns={fmt(max(vals))} runs={len(vals)} loops={loops}")
+
+
+def gp_row(model, typ, vcpus, vals):
+    return (f"# bench name=linux_gp kernel={KERNEL} model={model} type={typ} "
+            f"cpus={vcpus} n={len(vals)} min_ns={min(vals)} "
+            f"mean_ns={int(statistics.mean(vals))} "
+            f"median_ns={int(statistics.median(vals))} max_ns={max(vals)}")
+
+
+def main(argv=None):
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--out", default=os.path.join(ROOT, "build", "bench-logs", "peer.txt"))
+    ap.add_argument("--log-dir", default=os.path.join(ROOT, "build", "bench-logs"))
+    ap.add_argument("--runs", type=int, default=10, help="refscale nruns")
+    ap.add_argument("--quick", action="store_true",
+                    help="a tenth of the loops, 3 runs (a smoke test)")
+    ap.add_argument("--only", choices=("rs", "gp"))
+    ap.add_argument("--timeout", type=int, default=900, help="per boot, s")
+    args = ap.parse_args(argv)
+
+    images = {m: os.path.join(PEER, f"bzImage-{m}") for m in ("none", "preempt")}
+    if not all(os.path.isfile(p) for p in images.values()):
+        print("peer: Linux 6.1 peer not built (make peer): skipped")
+        return 0
+    os.makedirs(args.log_dir, exist_ok=True)
+    runs = 3 if args.quick else args.runs
+    rows, failed = [], 0
+    base = "console=ttyS0 panic=-1 "
+
+    def emit(row):
+        rows.append(row)
+        print(row, flush=True)
+        with open(args.out, "w") as f:
+            f.write("\n".join(rows) + "\n")
+
+    open(args.out, "w").close()
+    if args.only != "gp":
+        for model, typ in RS_RUNS:
+            for readers in RS_READERS:
+                loops = LOOPS[typ] // (10 if args.quick else 1)
+                log = os.path.join(args.log_dir, f"peer-{model}-refscale-{typ}-{readers}.log")
+                # rcuscale initialises first and would hold the torture
+                # framework: an unknown type makes it step aside.
+                append = (base + f"rcuscale.scale_type=none rcuscale.shutdown=0 "
+                          f"refscale.scale_type={typ} refscale.nreaders={readers} "
+                          f"refscale.loops={loops} refscale.nruns={runs} "
+                          f"refscale.holdoff=2")
+                t0 = time.monotonic()
+                vals = parse_refscale(boot(images[model], RS_VCPUS, append, log, args.timeout))
+                took = time.monotonic() - t0
+                if len(vals) < runs:
+                    print(f"peer: {model} refscale {typ} x{readers}: {len(vals)} of "
+                          f"{runs} runs in the log ({os.path.relpath(log, ROOT)}, {took:.0f} s)",
+                          file=sys.stderr)
+                    failed += 1
+                    if not vals:
+                        continue
+                emit(rs_row(model, typ, readers, vals, loops))
+    if args.only != "rs":
+        for model in ("none", "preempt"):
+            for vcpus in GP_VCPUS:
+                for typ, exp in (("normal", 0), ("expedited", 1)):
+                    log = os.path.join(args.log_dir, f"peer-{model}-rcuscale-{typ}-{vcpus}.log")
+                    append = (base + f"rcuscale.nreaders=0 rcuscale.nwriters=1 "
+                              f"rcuscale.gp_exp={exp} rcuscale.holdoff=2")
+                    vals = parse_rcuscale(boot(images[model], vcpus, append, log, args.timeout))
+                    # The first GPs of a boot wait out the rest of boot:
+                    # rcuscale measures from its first, so do we.
+                    if not vals:
+                        print(f"peer: {model} rcuscale {typ} at {vcpus} vCPUs: no "
+                              f"grace periods in the log ({os.path.relpath(log, ROOT)})",
+                              file=sys.stderr)
+                        failed += 1
+                        continue
+                    emit(gp_row(model, typ, vcpus, vals))
+    print(f"peer: {len(rows)} row(s) in {os.path.relpath(args.out, ROOT)}"
+          + (f", {failed} run(s) short" if failed else ""))
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
