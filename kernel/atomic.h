@@ -91,6 +91,9 @@ __ATOMIC_OPS(atomic_long_, atomic_long_t, long)
 
 #undef __ATOMIC_OPS
 
+#define atomic_read_acquire(v)		smp_load_acquire(&(v)->counter)
+#define atomic_long_read_acquire(v)	smp_load_acquire(&(v)->counter)
+
 /* Generic cmpxchg/xchg on a plain scalar, for code that has no atomic_t. */
 #define cmpxchg(ptr, old, new) ({					\
 	__typeof__(*(ptr)) __o = (old);					\

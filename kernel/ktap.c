@@ -3,6 +3,13 @@
 #include "kernel/cmdline.h"
 #include "kernel/string.h"
 #include "kernel/time.h"
+#include "kernel/preempt.h"
+#include "kernel/printk.h"
+#include "kernel/sched.h"
+#include "kernel/slab.h"
+#include "kernel/smp.h"
+#include "kernel/wait.h"
+#include "asm/irqflags.h"
 
 extern const struct ktap_suite __start_ktap_suites[], __stop_ktap_suites[];
 
@@ -58,10 +65,57 @@ bool ktap_case_ok(void)
 	return !case_failed;
 }
 
-__weak bool ktap_run_case(const struct ktap_case *c, unsigned int timeout_ms)
+/* ---- each case in a kthread, with a time limit ---- */
+
+struct ktap_run {
+	const struct ktap_case *c;
+	struct completion done;
+};
+
+static int ktap_case_thread(void *p)
 {
-	(void)timeout_ms;
-	c->run();
+	struct ktap_run *r = p;
+
+	r->c->run();
+	complete(&r->done);
+	return 0;
+}
+
+/*
+ * The case runs on this CPU (the boot CPU, like kmain before it).  A case
+ * that overruns is reported failed and abandoned: it cannot be killed, so
+ * its thread and this record are left to it.
+ */
+bool ktap_run_case(const struct ktap_case *c, unsigned int timeout_ms)
+{
+	struct ktap_run *r;
+	struct task *t;
+
+	if (!sched_running || in_atomic() || irqs_disabled()) {
+		c->run();
+		return true;
+	}
+	r = kzalloc(sizeof(*r), GFP_KERNEL);
+	if (!r) {
+		c->run();
+		return true;
+	}
+	r->c = c;
+	init_completion(&r->done);
+	t = kthread_create_on_cpu(ktap_case_thread, r, smp_processor_id(), c->name);
+	if (!t) {
+		kfree(r);
+		c->run();
+		return true;
+	}
+	wake_up_process(t);
+	if (!wait_for_completion_timeout(&r->done, msecs_to_jiffies(timeout_ms))) {
+		printk(KERN_ERR "ktap: case %s still running after %u ms; abandoned\n",
+		       c->name, timeout_ms);
+		return false;
+	}
+	kthread_join(t);
+	kfree(r);
 	return true;
 }
 

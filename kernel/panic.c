@@ -1,6 +1,7 @@
-/* kernel/panic.c: panic(), warnings and dump_stack().  A panic stops the
- * other CPUs, says why, shows the stack, and ends the run with a failure
- * status (under QEMU the runner sees it at once; on a PC it halts). */
+/* kernel/panic.c: panic(), warnings and dump_stack().  A panic says why,
+ * shows the stack, and ends the run with a failure status (under QEMU the
+ * runner sees it at once; on a PC it halts).  A second CPU that panics
+ * meanwhile only halts; the others are not stopped. */
 #include "kernel/printk.h"
 #include "kernel/stacktrace.h"
 #include "kernel/percpu.h"
@@ -10,9 +11,6 @@
 
 unsigned long warn_count;
 static int panic_cpu = -1;
-
-/* smp.c stops the other CPUs by NMI; before SMP there are none. */
-__weak void smp_send_stop(void) {}
 
 void dump_stack(void)
 {
@@ -54,7 +52,6 @@ void panic(const char *fmt, ...)
 	va_end(ap);
 	printk(KERN_EMERG "Kernel panic - not syncing: %s\n", msg);
 	dump_stack();
-	smp_send_stop();
 	printk(KERN_EMERG "---[ end Kernel panic - not syncing: %s ]---\n", msg);
 	system_exit(EXIT_PANIC);
 }

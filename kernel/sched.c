@@ -26,7 +26,6 @@
 #include "kernel/vmstack.h"
 #include "kernel/time.h"
 #include "kernel/cmdline.h"
-#include "kernel/ktap.h"
 #include "rcu/rcupdate.h"
 #include "asm/cpu.h"
 #include "asm/smp.h"
@@ -135,7 +134,9 @@ void resched_cpu(int cpu)
 {
 	__atomic_store_n(&per_cpu(sched_need_resched, cpu), true, __ATOMIC_RELEASE);
 	if (cpu != smp_processor_id())
-		smp_send_reschedule(cpu);
+		smp_send_reschedule(cpu);	/* scheduler_ipi() folds it there */
+	else
+		set_preempt_need_resched();
 }
 
 /* Called with rq locked, after t was queued on it. */
@@ -202,6 +203,7 @@ static void __schedule(bool preempt)
 
 	arch_spin_lock(&rq->lock);
 	this_cpu_write(sched_need_resched, false);
+	preempt_fold_pending();
 	if (!preempt && prev->state != TASK_RUNNING) {
 		prev->on_rq = 0;	/* sleeps: only a wake-up re-queues it */
 	} else if (!is_idle_task(prev)) {
@@ -222,7 +224,7 @@ static void __schedule(bool preempt)
 		arch_spin_unlock(&rq->lock);
 
 		prev->preempt_count = preempt_count();
-		this_cpu_write(__preempt_count, next->preempt_count);
+		preempt_count_set(next->preempt_count);
 		this_cpu_write(current_task, next);
 		prev = __switch_to_asm(prev, next);
 		/* Now running as next (a task that switched out earlier here). */
@@ -269,14 +271,22 @@ void cond_resched(void)
 		schedule();
 }
 
-/* From preempt_enable() when the count reached 0 with work pending. */
+/*
+ * From preempt_enable() when the count reached 0 with work pending (the
+ * folded bit clear).  The bit may be clear with nothing pending (a task
+ * migrated after asking for its old CPU, or the work done meanwhile):
+ * it is folded again, or every preempt_enable() would come here.
+ */
 void preempt_schedule(void)
 {
 	if (this_cpu_read(rcu_need_deferred_qs))
 		rcu_preempt_deferred_qs();
 	if (!preempt_full || !sched_running || !need_resched() || irqs_disabled() ||
-	    preempt_count() != 0 || is_idle_task(current))
+	    preempt_count() != 0 || is_idle_task(current)) {
+		if (!preempt_work_pending())
+			preempt_fold_pending();
 		return;
+	}
 	do {
 		__schedule(true);
 	} while (need_resched());
@@ -495,21 +505,25 @@ void sched_tick(void)
 	if (curr && !is_idle_task(curr)) {
 		int top = highest_queued_prio(rq);
 
-		if (--curr->slice <= 0 && top >= curr->prio)
+		if ((--curr->slice <= 0 && top >= curr->prio) || top > curr->prio) {
 			this_cpu_write(sched_need_resched, true);
-		else if (top > curr->prio)
-			this_cpu_write(sched_need_resched, true);
+			set_preempt_need_resched();
+		}
 	} else if (rq->nr_running) {
 		this_cpu_write(sched_need_resched, true);
+		set_preempt_need_resched();
 	}
 	arch_spin_unlock(&rq->lock);
 }
 
-/* The sender already set sched_need_resched; interrupt exit (or the idle
- * loop, woken from its halt) acts on it.  Counted for the tests. */
+/* The sender already set sched_need_resched: fold it into this CPU's
+ * preempt count; interrupt exit (or the idle loop, woken from its halt)
+ * acts on it.  Counted for the tests. */
 void scheduler_ipi(void)
 {
 	stat_inc(resched_ipis);
+	if (this_cpu_read(sched_need_resched))
+		set_preempt_need_resched();
 }
 
 /* ---- kthreads ---------------------------------------------------------- */
@@ -785,7 +799,7 @@ __noreturn void cpu_idle_loop(void)
 		rq->idle = idle;
 		arch_spin_unlock(&rq->lock);
 		this_cpu_write(current_task, idle);
-		this_cpu_write(__preempt_count, 0);
+		preempt_count_set(0);
 		local_irq_restore(flags);
 	} else {
 		/* Back from cpu_up(): the idle task died here running, on
@@ -943,58 +957,4 @@ void kthread_unpark(struct task *t)
 	WRITE_ONCE(t->parked, false);
 	WRITE_ONCE(t->should_park, false);
 	wake_up_state(t, TASK_PARKED);
-}
-
-/* ---- ktap: each case in a kthread, with a time limit ------------------- */
-
-struct ktap_run {
-	const struct ktap_case *c;
-	struct completion done;
-};
-
-static int ktap_case_thread(void *p)
-{
-	struct ktap_run *r = p;
-
-	r->c->run();
-	complete(&r->done);
-	return 0;
-}
-
-/*
- * The case runs on this CPU (the boot CPU, like kmain before it).  A case
- * that overruns is reported failed and abandoned: it cannot be killed, so
- * its thread and this record are left to it.
- */
-bool ktap_run_case(const struct ktap_case *c, unsigned int timeout_ms)
-{
-	struct ktap_run *r;
-	struct task *t;
-
-	if (!sched_running || in_atomic() || irqs_disabled()) {
-		c->run();
-		return true;
-	}
-	r = kzalloc(sizeof(*r), GFP_KERNEL);
-	if (!r) {
-		c->run();
-		return true;
-	}
-	r->c = c;
-	init_completion(&r->done);
-	t = kthread_create_on_cpu(ktap_case_thread, r, smp_processor_id(), c->name);
-	if (!t) {
-		kfree(r);
-		c->run();
-		return true;
-	}
-	wake_up_process(t);
-	if (!wait_for_completion_timeout(&r->done, msecs_to_jiffies(timeout_ms))) {
-		printk(KERN_ERR "ktap: case %s still running after %u ms; abandoned\n",
-		       c->name, timeout_ms);
-		return false;
-	}
-	kthread_join(t);
-	kfree(r);
-	return true;
 }

@@ -13,11 +13,13 @@
 #include "kernel/atomic.h"
 #include "kernel/preempt.h"
 #include "kernel/printk.h"
+#include "kernel/sched.h"
 #include "kernel/time.h"
 #include "asm/cpu.h"
 #include "asm/irq.h"
 #include "asm/irqflags.h"
 #include "asm/smp.h"
+#include "rcu/rcupdate.h"
 
 int nr_cpu_ids = 1;
 struct cpumask cpu_online_mask;
@@ -35,22 +37,12 @@ struct call_single_data {
 static struct call_single_data call_slots[NR_CPUS][NR_CPUS] ____cacheline_aligned;
 static struct call_single_data *call_queue[NR_CPUS] ____cacheline_aligned;
 
-/* Weak hooks into RCU and the scheduler, until they link theirs. */
-__weak void rcu_init_percpu(int cpu) { (void)cpu; }
-__weak void rcu_cpu_starting(int cpu) { (void)cpu; }
-
 /* CPUs that came up once (and may be brought back by cpu_up()). */
 static struct cpumask cpu_present_mask;
 
 bool cpu_present(int cpu)
 {
 	return cpumask_test_cpu(cpu, &cpu_present_mask);
-}
-
-__weak void cpu_idle_loop(void)
-{
-	for (;;)
-		arch_safe_halt();
 }
 
 void smp_prepare_boot_cpu(void)

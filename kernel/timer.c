@@ -257,7 +257,7 @@ void timers_migrate_cpu(int cpu)
 	lock_two_bases(cpu, me);
 	list_for_each_entry_safe(t, n, &timer_bases[cpu].list, entry) {
 		list_move_tail(&t->entry, &timer_bases[me].list);
-		WRITE_ONCE(t->base, me);
+		__atomic_store_n(&t->base, me, __ATOMIC_RELAXED);
 		__atomic_store_n(&t->cpu, me, __ATOMIC_RELEASE);
 	}
 	unlock_two_bases(cpu, me);

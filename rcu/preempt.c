@@ -367,7 +367,7 @@ static bool rcu_pexp_done(void)
 {
 	struct rcu_node *rnp;
 
-	if (__atomic_load_n(&rcu_pexp_mask.counter, __ATOMIC_ACQUIRE))
+	if (atomic_long_read_acquire(&rcu_pexp_mask))
 		return false;
 	rcu_for_each_leaf_node(rnp)
 		if (READ_ONCE(rnp->exp_tasks))

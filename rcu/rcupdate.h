@@ -63,7 +63,7 @@ void rcu_dereference_sched_warn(const char *file, int line);
  * nothing more than Linux's READ_ONCE (which relies on the address
  * dependency, preserved by every CPU but Alpha).
  */
-#define rcu_dereference_raw(p) __atomic_load_n(&(p), __ATOMIC_ACQUIRE)
+#define rcu_dereference_raw(p) smp_load_acquire(&(p))
 #define rcu_dereference(p) rcu_dereference_raw(p)
 #define rcu_dereference_sched(p) ({					\
 	if (unlikely(!rcu_read_lock_sched_held()))			\
@@ -75,7 +75,7 @@ void rcu_dereference_sched_warn(const char *file, int line);
 #define rcu_access_pointer(p) READ_ONCE(p)
 
 /* Release: the object's initialisation is visible before the pointer. */
-#define rcu_assign_pointer(p, v) __atomic_store_n(&(p), (v), __ATOMIC_RELEASE)
+#define rcu_assign_pointer(p, v) smp_store_release(&(p), (v))
 /* NULL, or an object no reader can reach yet: no ordering needed. */
 #define RCU_INIT_POINTER(p, v) WRITE_ONCE(p, v)
 

@@ -90,8 +90,7 @@ static unsigned long srcu_sum(struct srcu_struct *ss, int idx, bool unlocks)
 	for (int cpu = 0; cpu < NR_CPUS; cpu++) {
 		struct srcu_data *sdp = &ss->sda[cpu];
 
-		sum += __atomic_load_n(unlocks ? &sdp->unlock_count[idx] : &sdp->lock_count[idx],
-				       __ATOMIC_RELAXED);
+		sum += atomic_long_read(unlocks ? &sdp->unlock_count[idx] : &sdp->lock_count[idx]);
 	}
 	return sum;
 }
@@ -248,7 +247,7 @@ static bool srcu_cb_pass(struct rcu_cblist *done)
 
 			srcu_gp_advance(ss);
 			rcu_segcblist_advance(&ss->cblist,
-					      __atomic_load_n(&ss->srcu_gp_seq, __ATOMIC_ACQUIRE));
+					      smp_load_acquire(&ss->srcu_gp_seq));
 			rcu_cblist_init(&ready);
 			n = rcu_segcblist_extract_done_cbs(&ss->cblist, &ready, ~0UL >> 1);
 			/*

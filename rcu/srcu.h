@@ -34,8 +34,8 @@
 #include "kernel/sched.h"
 
 struct srcu_data {
-	unsigned long lock_count[2];
-	unsigned long unlock_count[2];
+	atomic_long_t lock_count[2];
+	atomic_long_t unlock_count[2];
 } ____cacheline_aligned;
 
 struct srcu_struct {
@@ -103,12 +103,12 @@ static inline int srcu_read_lock(struct srcu_struct *ss)
 	/*
 	 * Preemption off between reading the index and counting: at most one
 	 * reader per CPU can hold a stale index uncounted, which is why a GP
-	 * needs only two scans.  The seq_cst add is a full barrier (B): the
-	 * section's loads come after the count.
+	 * needs only two scans.  The value-returning increment is fully
+	 * ordered, a full barrier (B): the section's loads come after the count.
 	 */
 	preempt_disable();
 	idx = READ_ONCE(ss->srcu_idx) & 1;
-	__atomic_fetch_add(&ss->sda[smp_processor_id()].lock_count[idx], 1, __ATOMIC_SEQ_CST);
+	atomic_long_inc_return(&ss->sda[smp_processor_id()].lock_count[idx]);
 	preempt_enable();
 	srcu_held_push(ss);
 	return idx;
@@ -118,8 +118,7 @@ static inline void srcu_read_unlock(struct srcu_struct *ss, int idx)
 {
 	srcu_held_pop(ss);
 	/* Full barrier (C): the section's loads come before the count. */
-	__atomic_fetch_add(&ss->sda[raw_smp_processor_id()].unlock_count[idx & 1], 1,
-			   __ATOMIC_SEQ_CST);
+	atomic_long_inc_return(&ss->sda[raw_smp_processor_id()].unlock_count[idx & 1]);
 }
 
 #define srcu_dereference(p, ss) ({ (void)(ss); rcu_dereference_raw(p); })

@@ -96,7 +96,7 @@ void rcu_check_cpu_stall(struct rcu_data *rdp)
 
 	if (READ_ONCE(rcu_cpu_stall_suppress))
 		return;
-	gps = __atomic_load_n(&rcu_state.gp_seq, __ATOMIC_ACQUIRE);
+	gps = smp_load_acquire(&rcu_state.gp_seq);
 	if (!rcu_seq_state(gps))
 		return;
 	j = jiffies;
@@ -106,7 +106,7 @@ void rcu_check_cpu_stall(struct rcu_data *rdp)
 	/* One reporter per interval; the GP may also have ended meanwhile. */
 	if (cmpxchg(&rcu_state.jiffies_stall, js, j + 3 * rcu_jiffies_till_stall_check()) != js)
 		return;
-	if (__atomic_load_n(&rcu_state.gp_seq, __ATOMIC_ACQUIRE) != gps)
+	if (smp_load_acquire(&rcu_state.gp_seq) != gps)
 		return;
 	rcu_stall_report(rdp, gps, j - READ_ONCE(rcu_state.gp_start));
 }

@@ -5,8 +5,7 @@
  * (irq/NMI readers, CPU stall, read_exit, stutter, shuffle).  Not for use
  * outside rcu/torture*.c.
  */
-#ifndef RCU_TORTURE_INTERNAL_H
-#define RCU_TORTURE_INTERNAL_H
+#pragma once
 
 #include "rcu/torture.h"
 #include "rcu/tree.h"
@@ -81,5 +80,3 @@ bool rcu_torture_threads_report(void);
 /* Shuffle: reader i restarts on the (i + rotate)-th online CPU other than
  * idle_cpu (-1: none), which keeps no reader. */
 void rcu_torture_readers_shuffle(unsigned int rotate, int idle_cpu);
-
-#endif /* RCU_TORTURE_INTERNAL_H */

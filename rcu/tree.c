@@ -135,7 +135,7 @@ void rcu_dereference_sched_warn(const char *file, int line)
 	static int warned;
 
 	atomic_inc(&rcu_deref_warnings);
-	if (__atomic_exchange_n(&warned, 1, __ATOMIC_RELAXED))
+	if (xchg(&warned, 1))
 		return;
 	printk(KERN_ERR "WARNING: rcu_dereference_sched() outside an RCU-sched "
 	       "read-side critical section at %s:%d (preempt_count=0, irqs on)\n",
@@ -709,13 +709,10 @@ static void rcu_gp_cleanup(void)
 }
 
 /*
- * CPUs that came online after rcu_late_init() get their rcuc kthread here.
- * rcu_late_init() and the GP kthread both call this, maybe at once: the
- * mutex makes the check and the creation one step, so a CPU never gets
- * two rcuc kthreads (two would invoke the same list's batches out of
- * order whenever one of them is switched out between callbacks).  It also
- * orders the making of one against cpu_down() parking it
- * (rcu_cpu_offline_hook()).
+ * Each online CPU's rcuc kthread, made once: from rcu_late_init() and from
+ * the GP kthread (for CPUs that came online later), which the mutex keeps
+ * from both making one for the same CPU.  It also orders the making of
+ * one against cpu_down() parking it (rcu_cpu_offline_hook()).
  */
 static struct rcu_mutex rcu_spawn_mutex = {
 	.wq = __WAIT_QUEUE_HEAD_INITIALIZER(rcu_spawn_mutex.wq),
@@ -805,7 +802,7 @@ static void rcu_do_batch(struct rcu_data *rdp)
 		spin_lock_irqsave(&rdp->lock, flags);
 		/* Acquire of gp_seq: these callbacks follow their GP's reports. */
 		rcu_segcblist_advance(&rdp->cblist,
-				      __atomic_load_n(&rcu_state.gp_seq, __ATOMIC_ACQUIRE));
+				      smp_load_acquire(&rcu_state.gp_seq));
 		rcu_accelerate_cbs(rdp);
 		lim = rdp->blimit;
 		n = rcu_segcblist_extract_done_cbs(&rdp->cblist, &done, lim);

@@ -449,7 +449,9 @@ def readside_points(rows):
 
 
 def linux_readside(rows):
-    """{(model, type): [(cpus, median, 0)]} of the Linux peer's rows."""
+    """{(model, type): [(cpus, median, 0)]} of the Linux peer's rows.  A
+    type other than rcu measured only under the other model (a half-built
+    peer) stands in for it: its cost hardly depends on the model."""
     out = {}
     for r in rows:
         if r.get("name") != "linux_readside" or r.num("cpus") is None:
@@ -458,6 +460,10 @@ def linux_readside(rows):
         if y is not None:
             out.setdefault((r.get("model"), r.get("type")), {})[r.num("cpus")] = \
                 (r.num("cpus"), y, 0.0)
+    for (m, t) in list(out):
+        other = "none" if m == "preempt" else "preempt"
+        if t != "rcu" and (other, t) not in out:
+            out[(other, t)] = out[(m, t)]
     return {k: sorted(v.values()) for k, v in out.items()}
 
 
@@ -731,6 +737,10 @@ def three_source_table(rows, paper, counts=(1, 2, 4)):
             lin[(r.get("model"), r.get("type"), r.num("cpus"))] = r
     if not lin:
         return []
+    for (m, t, c), r in list(lin.items()):     # see linux_readside()
+        other = "none" if m == "preempt" else "preempt"
+        if t != "rcu":
+            lin.setdefault((other, t, c), r)
     body = []
     for what, ours_t, lkey, pkey in THREE_SOURCES:
         for c in counts:

@@ -8,6 +8,7 @@
 #include "asm/irq.h"
 #include "asm/cpu.h"
 #include "asm/desc.h"
+#include "asm/preempt.h"
 #include "kernel/percpu.h"
 #include "kernel/printk.h"
 #include "arch/x86_64/timer.h"
@@ -74,16 +75,6 @@ int irq_register(unsigned int vector, irq_handler_t handler)
 	return 0;
 }
 
-/* Defaults until the owners of these hooks link theirs in. */
-__weak void nmi_handler(struct pt_regs *regs) { (void)regs; }
-__weak void apic_eoi(void) {}
-__weak void irq_enter(void) { this_cpu_add(__preempt_count, HARDIRQ_OFFSET); }
-__weak void irq_exit(void) { this_cpu_sub(__preempt_count, HARDIRQ_OFFSET); }
-__weak void nmi_enter(void) { this_cpu_add(__preempt_count, NMI_OFFSET + HARDIRQ_OFFSET); }
-__weak void nmi_exit(void) { this_cpu_sub(__preempt_count, NMI_OFFSET + HARDIRQ_OFFSET); }
-__weak bool need_resched(void) { return false; }
-__weak void preempt_schedule_irq(void) {}
-
 void x86_trap(struct pt_regs *regs)
 {
 	unsigned int vec = regs->vector;
@@ -113,7 +104,7 @@ void x86_trap(struct pt_regs *regs)
 		apic_eoi();
 	irq_exit();
 
-	if (regs_irqs_enabled(regs) && this_cpu_read(__preempt_count) == 0 &&
+	if (regs_irqs_enabled(regs) && preempt_count() == 0 &&
 	    need_resched())
 		preempt_schedule_irq();
 }

@@ -2,12 +2,10 @@
  * function-call vector (kernel/smp.c's call queues), the reschedule
  * vector, and NMIs to one CPU or to all others. */
 #include "arch/x86_64/lapic.h"
-#include "arch/x86_64/nmi.h"
+#include "arch/x86_64/ipi.h"
 #include "asm/irq.h"
 #include "asm/smp.h"
 #include "kernel/smp.h"
-
-__weak void scheduler_ipi(void) {}
 
 static void call_function_interrupt(struct pt_regs *regs)
 {

@@ -9,6 +9,7 @@
 #include "arch/x86_64/acpi.h"
 #include "arch/x86_64/ioapic.h"
 #include "arch/x86_64/lapic.h"
+#include "arch/x86_64/ipi.h"
 #include "arch/x86_64/nmi.h"
 #include "arch/x86_64/paging.h"
 #include "arch/x86_64/pic.h"

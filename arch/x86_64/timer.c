@@ -34,9 +34,6 @@ static u64 lapic_khz;
 static bool no_deadline;
 core_param(timer.no_deadline, no_deadline, bool, "use the LAPIC timer's periodic mode even where TSC-deadline exists");
 
-/* The scheduler's tick; it also makes RCU's tick call (kernel/sched.c). */
-__weak void sched_tick(void) {}
-
 static void arm_deadline(void)
 {
 	u64 now = rdtsc(), next = this_cpu_read(timer_next_deadline) + tsc_per_tick;

@@ -9,6 +9,7 @@
 #include "kernel/percpu.h"
 #include "kernel/printk.h"
 #include "kernel/stacktrace.h"
+#include "kernel/vmstack.h"
 
 static const char *const exception_names[32] = {
 	"divide error (#DE)", "debug (#DB)", "NMI", "breakpoint (#BP)",
@@ -24,10 +25,6 @@ static const char *const exception_names[32] = {
 	"reserved 27", "hypervisor injection (#HV)", "VMM communication (#VC)",
 	"security (#SX)", "reserved 31",
 };
-
-/* paging.c knows where the stack guard pages are; until it is linked in,
- * no address is one. */
-__weak bool is_stack_guard(unsigned long addr) { (void)addr; return false; }
 
 DEFINE_PER_CPU(unsigned long, probe_rsp);
 

@@ -264,15 +264,10 @@ static void stack_guard_page(void)
 	free_kernel_stack(top, size);
 }
 
-extern char boot_stack_guard[] __weak;
-extern char boot_stack_bottom[];
+extern char boot_stack_guard[], boot_stack_bottom[];
 
 static void boot_stack_guarded(void)
 {
-	if (!boot_stack_guard) {
-		ktap_skip("boot/entry.asm reserves no boot_stack_guard page");
-		return;
-	}
 	unsigned long bottom = (unsigned long)boot_stack_bottom;
 
 	KTAP_EXPECT((unsigned long)boot_stack_guard + PAGE_SIZE == bottom);

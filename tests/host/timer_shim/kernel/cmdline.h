@@ -1,7 +1,4 @@
 /* tests/host/timer_shim/kernel/cmdline.h - host stand-in: options are fixed. */
-#ifndef KERNEL_CMDLINE_H
-#define KERNEL_CMDLINE_H
+#pragma once
 
 #define core_param(name, var, type, help) extern int core_param_unused_
-
-#endif

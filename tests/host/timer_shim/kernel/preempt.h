@@ -5,8 +5,7 @@
  * around run_local_timers(), so in_irq() is true in handlers) and a
  * thread-local irq flag that only keeps the flags well-formed.
  */
-#ifndef KERNEL_PREEMPT_H
-#define KERNEL_PREEMPT_H
+#pragma once
 
 #include "kernel/types.h"
 
@@ -40,5 +39,3 @@ extern __thread int shim_irqs_off;
 #define local_irq_save(f)	((f) = (unsigned long)shim_irqs_off, shim_irqs_off = 1)
 #define local_irq_restore(f)	(shim_irqs_off = (int)(f))
 #define irqs_disabled()		(shim_irqs_off != 0)
-
-#endif

@@ -4,8 +4,7 @@
  * names.  The host test drives the timer lists only; these are stubs
  * that fail the test if called.
  */
-#ifndef KERNEL_SCHED_H
-#define KERNEL_SCHED_H
+#pragma once
 
 #include "kernel/types.h"
 #include "kernel/spinlock.h"
@@ -30,5 +29,3 @@ void __might_sleep(const char *file, int line);
 long schedule_timeout(long timeout);
 long schedule_timeout_uninterruptible(long timeout);
 void msleep(unsigned int ms);
-
-#endif

@@ -1,6 +1,5 @@
 /* tests/host/timer_shim/kernel/smp.h - host stand-in: a thread is a CPU. */
-#ifndef KERNEL_SMP_H
-#define KERNEL_SMP_H
+#pragma once
 
 #include "kernel/types.h"
 
@@ -11,5 +10,3 @@ extern int nr_cpu_ids;
 static inline int smp_processor_id(void) { return shim_cpu; }
 bool trigger_cpu_backtrace(int cpu);
 void trigger_all_cpu_backtrace(void);
-
-#endif

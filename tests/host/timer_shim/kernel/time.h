@@ -3,8 +3,7 @@
  * jiffies is the test's counter (read atomically: shim ticks advance it
  * while other shim CPUs read it), ktime_get_ns() the monotonic clock.
  */
-#ifndef KERNEL_TIME_H
-#define KERNEL_TIME_H
+#pragma once
 
 #include <time.h>
 #include "kernel/types.h"
@@ -28,5 +27,3 @@ static inline u64 ktime_get_ns(void)
 	return (u64)ts.tv_sec * 1000000000ull + (u64)ts.tv_nsec;
 }
 void mdelay(unsigned long ms);
-
-#endif
