@@ -250,11 +250,12 @@ void timers_migrate_cpu(int cpu)
 
 	local_irq_save(flags);
 	me = smp_processor_id();
-	if (cpu == me) {	/* cpu_down() runs on another CPU than the one it takes down */
+	if (WARN_ON_ONCE(cpu == me)) {
 		local_irq_restore(flags);
 		return;
 	}
 	lock_two_bases(cpu, me);
+	WARN_ON_ONCE(timer_bases[cpu].running);
 	list_for_each_entry_safe(t, n, &timer_bases[cpu].list, entry) {
 		list_move_tail(&t->entry, &timer_bases[me].list);
 		__atomic_store_n(&t->base, me, __ATOMIC_RELAXED);
