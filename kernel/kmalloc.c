@@ -8,7 +8,9 @@
  * lock: the shared list and its lock are touched once per batch, which
  * matters when many (virtual) CPUs allocate at once and a lock holder can
  * be descheduled by the host.  A free object holds 0x6b everywhere except
- * a list link; every word is checked on the way out.  The link is stored
+ * a list link; every word is checked on the way out.  The test build
+ * (CONFIG_SANITIZE) hands it out filled with 0x5a, POISON_INUSE, so that
+ * memory freed and memory not yet written differ (rcu/debug_head.c).  The link is stored
  * XORed with its own address and a constant, and checked to point into a
  * page of the same class, so a stray write over it is reported instead of
  * followed.  Class pages are never given back: the kernel's working set
@@ -30,6 +32,11 @@
 #define LARGE_MAX_SIZE	(1ul << 40)
 #define FREELIST_KEY	0x9e3779b97f4a7c15ul
 #define POISON_WORD	POISON_FREE_WORD
+#ifdef CONFIG_SANITIZE
+#define IS_ENABLED_SANITIZE	1
+#else
+#define IS_ENABLED_SANITIZE	0
+#endif
 #define PCP_MAX		32	/* objects a CPU keeps per class */
 #define PCP_BATCH	16	/* moved to or from the shared list at once */
 
@@ -295,10 +302,13 @@ void *kmalloc(size_t size, gfp_t flags)
 		p = class_alloc(class_of(size));
 		if (p && (flags & __GFP_ZERO))
 			fill_words(p, 0, ALIGN_UP(size, sizeof(u64)));
+		else if (p && IS_ENABLED_SANITIZE)
+			fill_words(p, POISON_INUSE_WORD, ALIGN_UP(size, sizeof(u64)));
 	} else {
 		p = large_alloc(size);
 		if (p)
-			fill_words(p, (flags & __GFP_ZERO) ? 0 : POISON_WORD,
+			fill_words(p, (flags & __GFP_ZERO) ? 0 :
+				   IS_ENABLED_SANITIZE ? POISON_INUSE_WORD : POISON_WORD,
 				   ALIGN_UP(size, sizeof(u64)));
 	}
 	return p;

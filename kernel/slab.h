@@ -33,6 +33,11 @@ static inline void fill_words(void *p, u64 word, size_t n)
 		w[i] = word;
 }
 #define POISON_FREE_WORD	(POISON_FREE * 0x0101010101010101ul)
+/* What the test build (CONFIG_SANITIZE) fills a new object with, as
+ * Linux's slab debugging does: freed memory (POISON_FREE) and memory
+ * handed out but not yet written then differ (rcu/debug_head.c). */
+#define POISON_INUSE		0x5a
+#define POISON_INUSE_WORD	(POISON_INUSE * 0x0101010101010101ul)
 
 void *kmalloc(size_t size, gfp_t flags);
 void kfree(const void *p);

@@ -30,6 +30,7 @@
 #include "rcu/srcu.h"
 #include "rcu/tree.h"
 #include "rcu/inject.h"
+#include "rcu/debug_head.h"
 #include "kernel/printk.h"
 #include "kernel/string.h"
 #include "kernel/time.h"
@@ -205,6 +206,8 @@ void call_srcu(struct srcu_struct *ss, struct rcu_head *head, rcu_callback_t fun
 	unsigned long flags;
 	bool listed;
 
+	if (!debug_rcu_head_queue(head, func, "call_srcu"))
+		return;		/* reported; queueing it would corrupt the list */
 	head->func = func;
 	head->next = NULL;
 	spin_lock_irqsave(&ss->lock, flags);
@@ -287,6 +290,7 @@ static int srcu_cb_kthread(void *unused)
 		for (rhp = done.head; rhp; rhp = next) {
 			next = rhp->next;
 			local_bh_disable();	/* as RCU's callbacks run */
+			debug_rcu_head_unqueue(rhp);
 			rhp->func(rhp);
 			local_bh_enable();
 		}

@@ -23,9 +23,13 @@
  * meets the flood's batches and the writer's callback chains.
  */
 #include "rcu/torture_internal.h"
+#include "rcu/debug_head.h"
 #include "kernel/slab.h"
 #include "kernel/wait.h"
 
+static bool object_debug;
+core_param(torture.object_debug, object_debug, bool,
+	   "a double call_*() and one on freed memory must be reported (test build)");
 static unsigned int n_barrier_cbs;
 core_param(torture.n_barrier_cbs, n_barrier_cbs, uint,
 	   "callback-barrier test threads (0: none)");
@@ -383,6 +387,71 @@ static void fwd_free_all(struct fwd_state *fs)
 	fs->allocated = fs->nfree = 0;
 }
 
+/* ---- object_debug (Linux's rcu_test_debug_objects()) ---- */
+
+static atomic_t od_leak_invoked, od_err_invoked;
+static int od_double, od_freed;
+static bool od_ran;
+
+static void rcu_torture_leak_cb(struct rcu_head *rhp)
+{
+	(void)rhp;
+	atomic_inc(&od_leak_invoked);
+}
+
+static void rcu_torture_err_cb(struct rcu_head *rhp)
+{
+	(void)rhp;
+	atomic_inc(&od_err_invoked);
+	pr_err("rcu-torture: object_debug: a refused callback was invoked\n");
+}
+
+/*
+ * Inside a reader of the flavour, so that the first callback cannot run
+ * before the second call: queue rh2 twice, then queue a head in memory
+ * just freed.  Both refusals must be reported, and only the two good
+ * callbacks run.
+ */
+static void rcu_test_debug_objects(void)
+{
+	struct rcu_head rh1, rh2;
+	struct od_obj {
+		long payload;		/* kfree() keeps its free-list link here */
+		struct rcu_head rh;
+	} *obj = kmalloc(sizeof(*obj), GFP_KERNEL);
+	int d0 = atomic_read(&rcu_debug_head_double), f0 = atomic_read(&rcu_debug_head_freed);
+	int idx = 0;
+
+	od_ran = true;
+	atomic_set(&od_leak_invoked, 0);
+	atomic_set(&od_err_invoked, 0);
+	if (!obj)
+		return;
+	kfree(obj);
+	printk(KERN_INFO "rcu-torture: object_debug: a double %s and one on freed memory; "
+	       "two ODEBUG warnings follow\n", cur_ops->flavor == TF_SRCU ? "call_srcu()" :
+	       "call_rcu()");
+	if (cur_ops->flavor == TF_SRCU)
+		idx = srcu_read_lock(&rcu_torture_srcu);
+	else if (cur_ops->flavor == TF_RCU)
+		rcu_read_lock();
+	preempt_disable();
+	torture_call(&rh1, rcu_torture_leak_cb);
+	local_irq_disable();
+	torture_call(&rh2, rcu_torture_leak_cb);
+	torture_call(&rh2, rcu_torture_err_cb);		/* already queued */
+	torture_call(&obj->rh, rcu_torture_err_cb);	/* freed */
+	local_irq_enable();
+	preempt_enable();
+	if (cur_ops->flavor == TF_SRCU)
+		srcu_read_unlock(&rcu_torture_srcu, idx);
+	else if (cur_ops->flavor == TF_RCU)
+		rcu_read_unlock();
+	torture_barrier();
+	od_double = atomic_read(&rcu_debug_head_double) - d0;
+	od_freed = atomic_read(&rcu_debug_head_freed) - f0;
+}
+
 /* ---- start, stop, report ---- */
 
 static int torture_nth_online_cpu(unsigned int n)
@@ -404,6 +473,13 @@ int rcu_torture_cb_start(void)
 	atomic_long_set(&n_barrier_errors, 0);
 	atomic_long_set(&n_barrier_cbs_total, 0);
 	atomic_long_set(&n_fwd_errors, 0);
+	od_ran = false;
+	if (object_debug) {
+		if (RCU_DEBUG_HEAD)
+			rcu_test_debug_objects();
+		else
+			pr_err("rcu-torture: object_debug needs the test build (CONFIG_SANITIZE)\n");
+	}
 	if (nb) {
 		for (i = 0; i < nb; i++) {
 			struct task *t = kthread_create(rcu_torture_barrier_cbs, (void *)(long)i,
@@ -481,6 +557,18 @@ bool rcu_torture_cb_report(void)
 	bool ok = true;
 	unsigned int i;
 
+	if (object_debug) {
+		printk(KERN_INFO "rcu-torture: object_debug: double call reported %d, freed head "
+		       "reported %d, good callbacks run %d of 2, refused ones run %d\n",
+		       od_double, od_freed, atomic_read(&od_leak_invoked),
+		       atomic_read(&od_err_invoked));
+		if (!od_ran || od_double != 1 || od_freed != 1 ||
+		    atomic_read(&od_leak_invoked) != 2 || atomic_read(&od_err_invoked)) {
+			torture_error("object_debug: a double or freed call_*() went %s\n",
+				      od_ran ? "unreported or ran" : "untested");
+			ok = false;
+		}
+	}
 	if (barrier_task) {
 		printk(KERN_INFO "rcu-torture: barrier: threads %u attempts %ld successes %ld "
 		       "callbacks %ld errors %ld\n", MIN(n_barrier_cbs, MAX_BARRIER_CBS),

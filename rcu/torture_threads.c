@@ -11,9 +11,10 @@
  *  - stall_cpu=S (stall_cpu_holdoff, stall_cpu_irqsoff): after the
  *    holdoff one CPU (the last; never CPU 0, whose tick keeps jiffies)
  *    stays in a reader with preemption (or irqs) off for S seconds and
- *    at least until a stall warning has named it, at most S + 120 s.
- *    Then grace periods must resume: RCU-sched's (a polled cookie taken
- *    at the start) and the flavour's (two more), each within 120 s.
+ *    at least until a stall warning has named it, at most S seconds plus
+ *    three stall timeouts (rcu.stall_timeout) and 10 s.  Then grace
+ *    periods must resume, within as long: RCU-sched's (a polled cookie
+ *    taken at the start) and the flavour's (two more).
  *  - read_exit_burst=N (read_exit_delay=S): every S seconds N kthreads
  *    each read 100 times, with their sections preempted or asleep as the
  *    flavour allows, and exit while grace periods run.
@@ -49,7 +50,11 @@ static unsigned int shuffle_interval;
 core_param(torture.shuffle_interval, shuffle_interval, uint,
 	   "seconds between reader shuffles (0: none)");
 
-#define STALL_BOUND_S		120
+/* A warning is due one stall timeout into the stall: wait three, and 10 s. */
+static unsigned long stall_bound(void)
+{
+	return 3 * rcu_jiffies_till_stall_check() + 10UL * HZ;
+}
 #define READ_EXIT_READS		100
 #define MAX_READ_EXIT_BURST	64
 
@@ -173,7 +178,7 @@ static int rcu_torture_stall(void *arg)
 		named = named || stall_report_names(cpu, reports0);
 		if (held >= (unsigned long)stall_cpu * HZ && named)
 			break;
-		if (held >= (unsigned long)(stall_cpu + STALL_BOUND_S) * HZ)
+		if (held >= (unsigned long)stall_cpu * HZ + stall_bound())
 			break;
 		cpu_relax();
 	}
@@ -193,7 +198,7 @@ static int rcu_torture_stall(void *arg)
 	       named ? "yes" : "no");
 	/* Grace periods resume: RCU-sched's, and two more of the flavour's. */
 	gp_end = torture_completed();
-	until = jiffies + (unsigned long)STALL_BOUND_S * HZ;
+	until = jiffies + stall_bound();
 	while (time_before(jiffies, until) &&
 	       !(poll_state_synchronize_sched(cookie) && torture_completed() - gp_end >= 2))
 		schedule_timeout_uninterruptible(1);
@@ -423,8 +428,8 @@ bool rcu_torture_threads_report(void)
 				      stall_cpu_id, stall_ms);
 			ok = false;
 		} else if (!stall_resumed) {
-			torture_error("stall_cpu: grace periods did not resume within %d s of "
-				      "the stall\n", STALL_BOUND_S);
+			torture_error("stall_cpu: grace periods did not resume within %u ms of "
+				      "the stall\n", jiffies_to_msecs(stall_bound()));
 			ok = false;
 		}
 		stall_task = NULL;

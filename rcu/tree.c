@@ -28,6 +28,7 @@
 #include "rcu/tree.h"
 #include "rcu/srcu.h"
 #include "rcu/inject.h"
+#include "rcu/debug_head.h"
 #include "kernel/printk.h"
 #include "kernel/cmdline.h"
 #include "kernel/slab.h"
@@ -769,6 +770,8 @@ void call_rcu_sched(struct rcu_head *head, rcu_callback_t func)
 	long n;
 	bool flood = false;
 
+	if (!debug_rcu_head_queue(head, func, "call_rcu_sched"))
+		return;		/* reported; queueing it would corrupt the list */
 	head->func = func;
 	head->next = NULL;
 	preempt_disable();
@@ -815,6 +818,7 @@ static void rcu_do_batch(struct rcu_data *rdp)
 		local_bh_disable();
 		for (rhp = done.head; rhp; rhp = next) {
 			next = rhp->next;
+			debug_rcu_head_unqueue(rhp);
 			rhp->func(rhp);
 		}
 		local_bh_enable();
