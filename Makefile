@@ -1,5 +1,6 @@
 # Makefile: one build for rcukern.
-#   make            build/kernel.elf and build/rcukern.iso (BIOS + UEFI hybrid)
+#   make            build/kernel.elf and build/rcukern.iso (BIOS + UEFI hybrid,
+#                   tools/mkiso.sh)
 #   make test       host unit tests, then QEMU runs judged from KTAP
 #   make bench      the paper's full benchmark sweeps (long; ONLY=name,name: some
 #                   of tests/bench-configs), then the report from their rows
@@ -89,13 +90,15 @@ $(BUILD)/kernel.elf: $(OBJS) linker.ld tools/kallsyms.py
 	@nm -n $@ | grep ' [tT] ' > $(BUILD)/syms2.txt
 	@cmp -s $(BUILD)/syms1.txt $(BUILD)/syms2.txt || { echo "kallsyms: text moved between links" >&2; exit 1; }
 
-$(BUILD)/rcukern.iso: $(BUILD)/kernel.elf boot/grub.cfg
+# tools/mkiso.sh: GRUB for BIOS and UEFI, an active MBR partition and an
+# appended EFI system partition (distribution-ISO style).
+$(BUILD)/rcukern.iso: $(BUILD)/kernel.elf boot/grub.cfg tools/mkiso.sh
 	@rm -rf $(BUILD)/isodir
 	@mkdir -p $(BUILD)/isodir/boot/grub
 	@cp $(BUILD)/kernel.elf $(BUILD)/isodir/boot/kernel.elf
 	@cp boot/grub.cfg $(BUILD)/isodir/boot/grub/grub.cfg
 	$(say) "  ISO     $@"
-	$(Q)grub-mkrescue -o $@ $(BUILD)/isodir 2> $(BUILD)/grub-mkrescue.log || { cat $(BUILD)/grub-mkrescue.log >&2; exit 1; }
+	$(Q)sh tools/mkiso.sh $(BUILD)/isodir $@
 
 deps:
 	bash tools/deps.sh
@@ -132,7 +135,8 @@ bench: deps iso
 	[ -n "$$logs" ] || { echo "bench: no rows in build/bench-logs" >&2; exit 1; }; \
 	$(PYTHON) tools/report.py $$logs
 
-report: deps iso
+# With LOG= it only formats a saved log: no packages, no ISO needed.
+report: $(if $(LOG),,deps iso)
 	$(PYTHON) tools/report.py $(LOG)
 
 verify: deps

@@ -5,12 +5,15 @@
 ; the boot information, paging off, interrupts off, no usable stack.  We
 ; check the magic and the CPU, build early page tables that identity-map
 ; the first 4 GiB and map physical 0..2 GiB again at 0xffffffff80000000
-; (2 MiB pages; page 0 left unmapped), enable PAE, long mode and paging, and jump high.
+; (2 MiB pages; page 0 left unmapped), set CR4 to PAE alone, enable long
+; mode and paging, and jump high.
 ; arch/x86_64/paging.c replaces these tables with the kernel's own.
 
 KERNEL_VMA   equ 0xffffffff80000000
 MB2_BOOT_MAGIC equ 0x36d76289
 COM1         equ 0x3f8
+CR4_PAE      equ 1 << 5
+CR4_MCE      equ 1 << 6
 
 bits 32
 section .boot.text progbits alloc exec nowrite
@@ -40,8 +43,14 @@ _start:
 
 	mov eax, boot_pml4
 	mov cr3, eax
+	; CR4 is written outright, not ORed into: firmware or the loader may
+	; leave bits set that would break the switch (LA57 makes the 4-level
+	; tables below be read as 5-level: a triple fault; PCIDE, PKE...).
+	; MCE is kept, as Linux's head_64.S keeps it: clearing it faults in
+	; some guests, and a machine check crashes us either way.
 	mov eax, cr4
-	or eax, (1 << 5)		; PAE
+	and eax, CR4_MCE
+	or eax, CR4_PAE
 	mov cr4, eax
 	mov ecx, 0xc0000080		; EFER
 	rdmsr
@@ -52,6 +61,7 @@ _start:
 .no_nx:
 	wrmsr
 	mov eax, cr0
+	and eax, 0x9fffffff			; caches on: clear CD and NW
 	or eax, (1 << 31) | (1 << 16) | 1	; PG, WP, PE
 	mov cr0, eax
 

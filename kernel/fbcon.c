@@ -5,7 +5,9 @@
  * shown, `shown` what video memory holds.  Drawing a cell writes only
  * video memory, never reads it (a read from uncached video memory costs
  * a bus round trip), and a scroll redraws only the cells whose character
- * changed.  Writers arrive holding printk's console lock with irqs off;
+ * changed.  A pixel framebuffer is mapped write-combining, so a glyph's
+ * stores go out as bursts, not one bus transaction each; wmb() at the end
+ * of each write pushes them out before the console lock is dropped.  Writers arrive holding printk's console lock with irqs off;
  * fb_lock only orders them against fbcon_verify(), and gives up waiting
  * after a bound so a panic on a CPU whose peer died mid-line still draws. */
 #include "kernel/fbcon.h"
@@ -14,6 +16,7 @@
 #include "kernel/printk.h"
 #include "kernel/string.h"
 #include "kernel/multiboot2.h"
+#include "kernel/time.h"
 #include "asm/io.h"
 #include "asm/irqflags.h"
 
@@ -159,16 +162,33 @@ static void redraw_changed(void)
 				draw_cell(x, y);
 }
 
+static u64 scroll_count, scroll_cycles, scroll_max_cycles;
+
 static void new_line(void)
 {
 	fc.cx = 0;
 	if (++fc.cy < fc.rows)
 		return;
+	u64 t0 = get_cycles();
 	u32 n = fbcon_scroll_lines(fc.rows);
 	memmove(text[0], text[n], (size_t)(fc.rows - n) * FBCON_MAX_COLS);
 	memset(text[fc.rows - n], ' ', (size_t)n * FBCON_MAX_COLS);
 	fc.cy = fc.rows - n;
 	redraw_changed();
+	wmb();
+	u64 d = get_cycles() - t0;
+
+	scroll_count++;
+	scroll_cycles += d;
+	if (d > scroll_max_cycles)
+		scroll_max_cycles = d;
+}
+
+void fbcon_scroll_stats(u64 *count, u64 *cycles, u64 *max_cycles)
+{
+	*count = scroll_count;
+	*cycles = scroll_cycles;
+	*max_cycles = scroll_max_cycles;
 }
 
 static void put_glyph(char c)
@@ -212,6 +232,7 @@ void fbcon_write(const char *s, size_t n)
 	bool held = fb_lock_get();
 	for (size_t i = 0; i < n; i++)
 		put_char(s[i]);
+	wmb();
 	fb_lock_put(held);
 }
 
@@ -417,7 +438,8 @@ void fbcon_init(const struct boot_info *bi, bool serial)
 		no_screen(serial, "bad framebuffer description");
 		return;
 	}
-	void *base = ioremap(phys, len);
+	/* VGA text memory stays uncached: it is tiny, and legacy. */
+	void *base = fb.type == MB2_FRAMEBUFFER_TEXT ? ioremap(phys, len) : ioremap_wc(phys, len);
 	if (!base) {
 		pr_err("fbcon: cannot map the framebuffer at 0x%lx (%lu bytes)\n",
 		       (unsigned long)phys, (unsigned long)len);

@@ -52,6 +52,9 @@ bool fbcon_get_info(struct fbcon_info *info);
 /* Reads every cell back from video memory and compares it with the glyph
  * that should be there; returns the number of cells that differ. */
 unsigned long fbcon_verify(void);
+/* Scrolls so far, their total and largest time in TSC cycles (each is a
+ * redraw inside the console lock with irqs off). */
+void fbcon_scroll_stats(u64 *count, u64 *cycles, u64 *max_cycles);
 
 /* The pure parts, for kernel/fbcon.c itself and the host tests: checks fb
  * and takes `base` (already mapped, pitch * height bytes) as the screen.

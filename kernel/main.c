@@ -19,6 +19,7 @@
 #include "kernel/sched.h"
 #include "kernel/spinlock.h"
 #include "kernel/timer.h"
+#include "kernel/cpu.h"
 #include "asm/pgtable.h"
 #include "asm/desc.h"
 #include "asm/irq.h"
@@ -78,6 +79,7 @@ void kmain(unsigned long magic, unsigned long info_phys)
 	x86_platform_init();	/* ACPI, APICs, TSC, this CPU's tick; irqs on */
 	smp_boot_cpus();	/* the APs, the TSC sync check, the CPU table */
 	rcu_late_init();	/* the grace-period and callback kthreads */
+	cpu_offline_boot();	/* cpu.offline=LIST */
 
 	if (rcu_torture_cmdline_type()) {
 		/* The rcutorture suite runs the torture= flavour, reported as KTAP. */

@@ -20,10 +20,10 @@
 #define LOW_MEMORY_END	0x100000ul	/* real-mode area, BIOS, trampoline */
 
 #define PMM_MAX_COVER	64
-#define COVER_ALIGN	(2ul << 20)
+#define COVER_ALIGN	PAGE_SIZE	/* the direct map splits at range edges */
 
 static struct pmm_range ranges[PMM_MAX_RANGES];	/* page-aligned, sorted, disjoint */
-static struct pmm_range cover[PMM_MAX_COVER];	/* 2 MiB-aligned, sorted, disjoint */
+static struct pmm_range cover[PMM_MAX_COVER];	/* page-aligned, sorted, disjoint */
 static unsigned int nr_cover;
 static unsigned int nr_ranges;
 static u64 usable_bytes;	/* before reservations */

@@ -41,7 +41,12 @@ void pmm_init(const struct boot_info *bi)
 
 		pr_info("mem: [0x%016lx-0x%016lx] %s\n", (unsigned long)e->addr,
 			(unsigned long)(e->addr + e->len - (e->len != 0)), mmap_type_name(e->type));
-		pmm_note_physical(e->addr, e->len);
+		/* The direct map covers RAM and the ACPI tables, never holes
+		 * or reserved ranges (MMIO, SMM's TSEG): a cacheable mapping
+		 * of those invites machine checks.  ioremap reaches the rest. */
+		if (e->type == MB2_MEMORY_AVAILABLE || e->type == MB2_MEMORY_ACPI_RECLAIMABLE ||
+		    e->type == MB2_MEMORY_NVS)
+			pmm_note_physical(e->addr, e->len);
 		if (e->type == MB2_MEMORY_AVAILABLE)
 			pmm_add_range(e->addr, e->len);
 	}

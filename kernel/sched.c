@@ -13,6 +13,10 @@
  *    task to the queue of the CPU that last ran it: that CPU cannot pick
  *    it before its own switch away from it has finished, and no other CPU
  *    ever touches its stack.  Cross-CPU wake-ups send the reschedule IPI.
+ *    CPU hotplug is the exception (see "CPU hotplug" below): a dying run
+ *    queue runs only its idle task, which moves the queued tasks away
+ *    when nothing else runs there, and a waker of a task that last ran
+ *    on it waits for ->on_cpu to clear before queueing it elsewhere.
  */
 #include "kernel/sched.h"
 #include "kernel/printk.h"
@@ -24,6 +28,8 @@
 #include "kernel/cmdline.h"
 #include "rcu/rcupdate.h"
 #include "asm/cpu.h"
+#include "asm/smp.h"
+#include "kernel/cpu.h"
 
 struct rq {
 	arch_spinlock_t lock;
@@ -32,6 +38,7 @@ struct rq {
 	struct task *curr;
 	struct task *idle;
 	u64 nr_switches;
+	bool dying;		/* cpu_down(): run only idle, move the rest away */
 } ____cacheline_aligned;
 
 static struct rq runqueues[NR_CPUS];
@@ -77,6 +84,7 @@ static int slice_ticks(void)
 }
 
 static struct rq *cpu_rq(int cpu) { return &runqueues[cpu]; }
+static struct rq *this_cpu_rq(void) { return cpu_rq(smp_processor_id()); }
 
 struct task *cpu_curr(int cpu) { return READ_ONCE(cpu_rq(cpu)->curr); }
 int sched_nr_running(int cpu) { return READ_ONCE(cpu_rq(cpu)->nr_running); }
@@ -100,6 +108,8 @@ static void enqueue(struct rq *rq, struct task *t, bool head)
 
 static struct task *pick_next(struct rq *rq)
 {
+	if (unlikely(rq->dying))
+		return rq->idle;	/* which moves the queued ones away */
 	for (int p = NR_PRIO - 1; p >= 0; p--) {
 		if (!list_empty(&rq->queue[p])) {
 			struct task *t = list_first_entry(&rq->queue[p], struct task, run_list);
@@ -124,7 +134,9 @@ void resched_cpu(int cpu)
 {
 	__atomic_store_n(&per_cpu(sched_need_resched, cpu), true, __ATOMIC_RELEASE);
 	if (cpu != smp_processor_id())
-		smp_send_reschedule(cpu);
+		smp_send_reschedule(cpu);	/* scheduler_ipi() folds it there */
+	else
+		set_preempt_need_resched();
 }
 
 /* Called with rq locked, after t was queued on it. */
@@ -191,6 +203,7 @@ static void __schedule(bool preempt)
 
 	arch_spin_lock(&rq->lock);
 	this_cpu_write(sched_need_resched, false);
+	preempt_fold_pending();
 	if (!preempt && prev->state != TASK_RUNNING) {
 		prev->on_rq = 0;	/* sleeps: only a wake-up re-queues it */
 	} else if (!is_idle_task(prev)) {
@@ -211,7 +224,7 @@ static void __schedule(bool preempt)
 		arch_spin_unlock(&rq->lock);
 
 		prev->preempt_count = preempt_count();
-		this_cpu_write(__preempt_count, next->preempt_count);
+		preempt_count_set(next->preempt_count);
 		this_cpu_write(current_task, next);
 		prev = __switch_to_asm(prev, next);
 		/* Now running as next (a task that switched out earlier here). */
@@ -258,14 +271,22 @@ void cond_resched(void)
 		schedule();
 }
 
-/* From preempt_enable() when the count reached 0 with work pending. */
+/*
+ * From preempt_enable() when the count reached 0 with work pending (the
+ * folded bit clear).  The bit may be clear with nothing pending (a task
+ * migrated after asking for its old CPU, or the work done meanwhile):
+ * it is folded again, or every preempt_enable() would come here.
+ */
 void preempt_schedule(void)
 {
 	if (this_cpu_read(rcu_need_deferred_qs))
 		rcu_preempt_deferred_qs();
 	if (!preempt_full || !sched_running || !need_resched() || irqs_disabled() ||
-	    preempt_count() != 0 || is_idle_task(current))
+	    preempt_count() != 0 || is_idle_task(current)) {
+		if (!preempt_work_pending())
+			preempt_fold_pending();
 		return;
+	}
 	do {
 		__schedule(true);
 	} while (need_resched());
@@ -287,7 +308,8 @@ void preempt_schedule_irq(void)
 
 /* ---- wake-ups ---------------------------------------------------------- */
 
-/* Lock the run queue that holds t; t->cpu only changes before t ever ran. */
+/* Lock the run queue that holds t; t->cpu changes under that lock (before
+ * t first runs, and when CPU hotplug moves it), hence the re-check. */
 static struct rq *task_rq_lock(struct task *t, int *cpu)
 {
 	for (;;) {
@@ -336,6 +358,53 @@ static inline void inject_wake_stall(struct task *t) { (void)t; }
  * that must never become TASK_RUNNING again goes through
  * set_special_state().
  */
+static int select_task_cpu(void);
+
+/* Irqs off, rq of from locked: t, queued on it, goes to CPU to. */
+static void move_queued_task(struct rq *from, struct task *t, int to)
+{
+	struct rq *rq = cpu_rq(to);
+
+	list_del_init(&t->run_list);
+	from->nr_running--;
+	arch_spin_lock(&rq->lock);
+	WRITE_ONCE(t->cpu, to);
+	enqueue(rq, t, false);
+	check_preempt(rq, to, t);
+	arch_spin_unlock(&rq->lock);
+}
+
+static void broke_affinity(struct task *t, int cpu)
+{
+	if (t->bound_cpu == cpu) {
+		printk(KERN_INFO "sched: %s no longer bound to CPU %d, which went offline\n",
+		       t->name, cpu);
+		t->bound_cpu = -1;
+	}
+}
+
+/*
+ * Irqs off, no lock held: t, TASK_WAKING, last ran on cpu, which is going
+ * down.  Its switch away from there must be over (on_cpu clear) before
+ * another CPU may run it on its stack.
+ */
+static void move_woken_task(struct task *t, int cpu)
+{
+	int to = select_task_cpu();
+	struct rq *rq = cpu_rq(to);
+
+	while (__atomic_load_n(&t->on_cpu, __ATOMIC_ACQUIRE))
+		cpu_relax();
+	broke_affinity(t, cpu);
+	arch_spin_lock(&rq->lock);
+	WRITE_ONCE(t->cpu, to);
+	WRITE_ONCE(t->state, TASK_RUNNING);
+	t->on_rq = 1;
+	enqueue(rq, t, false);
+	check_preempt(rq, to, t);
+	arch_spin_unlock(&rq->lock);
+}
+
 int wake_up_state(struct task *t, unsigned int state)
 {
 	unsigned long flags;
@@ -348,6 +417,15 @@ int wake_up_state(struct task *t, unsigned int state)
 	rq = task_rq_lock(t, &cpu);
 	if (t->state & state) {
 		inject_wake_stall(t);
+		if (unlikely(rq->dying) && !t->on_rq && !t->should_park) {
+			/* Its CPU is going down: waking it moves it (TASK_WAKING
+			 * turns other wakers away meanwhile). */
+			WRITE_ONCE(t->state, TASK_WAKING);
+			arch_spin_unlock(&rq->lock);
+			move_woken_task(t, cpu);
+			local_irq_restore(flags);
+			return 1;
+		}
 		WRITE_ONCE(t->state, TASK_RUNNING);
 		if (!t->on_rq) {
 			t->on_rq = 1;
@@ -427,21 +505,25 @@ void sched_tick(void)
 	if (curr && !is_idle_task(curr)) {
 		int top = highest_queued_prio(rq);
 
-		if (--curr->slice <= 0 && top >= curr->prio)
+		if ((--curr->slice <= 0 && top >= curr->prio) || top > curr->prio) {
 			this_cpu_write(sched_need_resched, true);
-		else if (top > curr->prio)
-			this_cpu_write(sched_need_resched, true);
+			set_preempt_need_resched();
+		}
 	} else if (rq->nr_running) {
 		this_cpu_write(sched_need_resched, true);
+		set_preempt_need_resched();
 	}
 	arch_spin_unlock(&rq->lock);
 }
 
-/* The sender already set sched_need_resched; interrupt exit (or the idle
- * loop, woken from its halt) acts on it.  Counted for the tests. */
+/* The sender already set sched_need_resched: fold it into this CPU's
+ * preempt count; interrupt exit (or the idle loop, woken from its halt)
+ * acts on it.  Counted for the tests. */
 void scheduler_ipi(void)
 {
 	stat_inc(resched_ipis);
+	if (this_cpu_read(sched_need_resched))
+		set_preempt_need_resched();
 }
 
 /* ---- kthreads ---------------------------------------------------------- */
@@ -566,6 +648,7 @@ struct task *kthread_create_on_cpu(int (*fn)(void *), void *arg, int cpu,
 	INIT_LIST_HEAD(&t->rcu_node_entry);
 	atomic_set(&t->usage, 2);
 	init_completion(&t->exited);
+	init_completion(&t->parked_done);
 
 	/*
 	 * The first switch-in pops six callee-saved registers (rbp = 0 ends
@@ -648,6 +731,9 @@ static __noreturn void idle_loop(void)
 		while (!need_resched()) {
 			u64 t0;
 
+			if (unlikely(READ_ONCE(this_cpu_rq()->dying)))
+				sched_cpu_dying();	/* does not return */
+
 			stat_inc(rcu_idle_enters);
 			rcu_idle_enter();
 			stat_inc(idle_halts);
@@ -713,7 +799,22 @@ __noreturn void cpu_idle_loop(void)
 		rq->idle = idle;
 		arch_spin_unlock(&rq->lock);
 		this_cpu_write(current_task, idle);
+		preempt_count_set(0);
+		local_irq_restore(flags);
+	} else {
+		/* Back from cpu_up(): the idle task died here running, on
+		 * this same boot stack, and starts over. */
+		unsigned long flags;
+
+		local_irq_save(flags);
+		arch_spin_lock(&rq->lock);
+		WARN_ON_ONCE(rq->curr != rq->idle);
+		rq->curr = rq->idle;
+		rq->idle->on_cpu = 1;
+		arch_spin_unlock(&rq->lock);
+		this_cpu_write(current_task, rq->idle);
 		this_cpu_write(__preempt_count, 0);
+		this_cpu_write(sched_need_resched, true);	/* threads may wait */
 		local_irq_restore(flags);
 	}
 	idle_loop();
@@ -757,3 +858,103 @@ void sched_init(void)
 	       preempt_full ? "full" : "none", sched_slice_ms, NR_PRIO);
 }
 
+/* ---- CPU hotplug (kernel/cpu.c) ---------------------------------------- */
+
+/* From cpu_down(), cpu already out of the online mask: from now on its
+ * run queue runs only its idle task, which moves the others away. */
+void sched_cpu_dying_begin(int cpu)
+{
+	struct rq *rq = cpu_rq(cpu);
+	unsigned long flags;
+
+	local_irq_save(flags);
+	arch_spin_lock(&rq->lock);
+	rq->dying = true;
+	arch_spin_unlock(&rq->lock);
+	local_irq_restore(flags);
+	__atomic_store_n(&per_cpu(sched_need_resched, cpu), true, __ATOMIC_RELEASE);
+	arch_send_reschedule(cpu);	/* it is no longer online: no smp_send_reschedule() */
+}
+
+void sched_cpu_up_prepare(int cpu)
+{
+	struct rq *rq = cpu_rq(cpu);
+	unsigned long flags;
+
+	local_irq_save(flags);
+	arch_spin_lock(&rq->lock);
+	rq->dying = false;
+	arch_spin_unlock(&rq->lock);
+	local_irq_restore(flags);
+}
+
+/*
+ * The dying CPU's idle task, irqs off: every other thread here has
+ * switched out (so none is on its stack any more).  Parked kthreads stay;
+ * every other queued thread goes to another CPU.  A sleeping one goes
+ * when it is woken (wake_up_state()).  Then the CPU plays dead.
+ */
+void sched_cpu_dying(void)
+{
+	int cpu = smp_processor_id();
+	struct rq *rq = cpu_rq(cpu);
+
+	arch_spin_lock(&rq->lock);
+	for (int p = 0; p < NR_PRIO; p++) {
+		struct task *t, *n;
+
+		list_for_each_entry_safe(t, n, &rq->queue[p], run_list) {
+			if (t->should_park && t->bound_cpu == cpu)
+				continue;	/* runs once the CPU is back, then parks */
+			broke_affinity(t, cpu);
+			move_queued_task(rq, t, select_task_cpu());
+		}
+	}
+	arch_spin_unlock(&rq->lock);
+	cpuhp_play_dead();
+}
+
+bool kthread_should_park(void)
+{
+	return READ_ONCE(current->should_park);
+}
+
+void kthread_parkme(void)
+{
+	struct task *t = current;
+
+	for (;;) {
+		set_special_state(TASK_PARKED);
+		if (!READ_ONCE(t->should_park))
+			break;
+		if (!READ_ONCE(t->parked)) {
+			WRITE_ONCE(t->parked, true);
+			complete(&t->parked_done);
+		}
+		schedule();
+	}
+	__set_current_state(TASK_RUNNING);
+}
+
+int kthread_park(struct task *t)
+{
+	if (WARN_ON_ONCE(t == current))
+		return -EINVAL;
+	reinit_completion(&t->parked_done);
+	WRITE_ONCE(t->should_park, true);
+	wake_up_process(t);
+	if (!wait_for_completion_timeout(&t->parked_done, msecs_to_jiffies(10000))) {
+		printk(KERN_ERR "kthread_park(%s): not parked after 10 s\n", t->name);
+		return -ETIMEDOUT;
+	}
+	return 0;
+}
+
+/* parked is cleared here, not by t: a kthread_park() may come before t
+ * has run again, and t must then say so once more. */
+void kthread_unpark(struct task *t)
+{
+	WRITE_ONCE(t->parked, false);
+	WRITE_ONCE(t->should_park, false);
+	wake_up_state(t, TASK_PARKED);
+}

@@ -6,6 +6,10 @@
  * and an idle task that halts.  A task stays on the CPU it was created
  * for (or bound to): wake-ups never migrate a task, so a task's stack is
  * only ever used by one CPU at a time without further synchronisation.
+ * The one exception is CPU hotplug (kernel/cpu.c): a CPU going down
+ * hands its queued tasks to other CPUs once none runs there, and a task
+ * that last ran there moves when it is next woken, after its switch away
+ * has finished (->on_cpu clear); only parked kthreads stay.
  *
  * Preemption (preempt=full, the default): a task running with
  * preempt_count 0 is switched out at interrupt exit when its slice is over
@@ -32,6 +36,8 @@
 #define TASK_INTERRUPTIBLE	0x1
 #define TASK_UNINTERRUPTIBLE	0x2
 #define TASK_DEAD		0x40
+#define TASK_WAKING		0x100	/* being moved off a CPU going down by its waker */
+#define TASK_PARKED		0x200	/* kthread_parkme(): only kthread_unpark() wakes it */
 #define TASK_NORMAL		(TASK_INTERRUPTIBLE | TASK_UNINTERRUPTIBLE)
 
 #define PRIO_LOW	0
@@ -69,6 +75,10 @@ struct task {
 	int exit_code;
 	bool should_stop;
 	struct completion exited;
+	/* kthread_park(): a per-CPU kthread waits out its CPU's absence. */
+	bool should_park;
+	bool parked;
+	struct completion parked_done;
 
 	u64 nr_switches;	/* times switched in */
 	u64 nr_preempted;	/* times switched out involuntarily */
@@ -136,6 +146,18 @@ int kthread_stop(struct task *t);
 /* Wait for it to return and give back its exit code. */
 int kthread_join(struct task *t);
 bool kthread_should_stop(void);
+/*
+ * CPU hotplug's per-CPU kthreads (Linux's API): kthread_park() asks t to
+ * park and waits until it has (-ETIMEDOUT, named, after 10 s); t polls
+ * kthread_should_park() at points where it holds nothing and calls
+ * kthread_parkme(), which sleeps until kthread_unpark().  A parked
+ * thread stays bound to its CPU; any other thread on a CPU going down is
+ * moved to another CPU.
+ */
+int kthread_park(struct task *t);
+void kthread_unpark(struct task *t);
+bool kthread_should_park(void);
+void kthread_parkme(void);
 __noreturn void kthread_exit(int code);
 void get_task_struct(struct task *t);
 void put_task_struct(struct task *t);

@@ -37,22 +37,35 @@ struct call_single_data {
 static struct call_single_data call_slots[NR_CPUS][NR_CPUS] ____cacheline_aligned;
 static struct call_single_data *call_queue[NR_CPUS] ____cacheline_aligned;
 
+/* CPUs that came up once (and may be brought back by cpu_up()). */
+static struct cpumask cpu_present_mask;
+
+bool cpu_present(int cpu)
+{
+	return cpumask_test_cpu(cpu, &cpu_present_mask);
+}
+
 void smp_prepare_boot_cpu(void)
 {
 	cpumask_set_cpu(0, &cpu_online_mask);
+	cpumask_set_cpu(0, &cpu_present_mask);
 	nr_cpu_ids = 1;
 }
 
 void smp_ap_main(int cpu)
 {
+	bool again = cpu_present(cpu);	/* cpu_up(), not boot */
+
 	rcu_init_percpu(cpu);
-	rcu_cpu_online(cpu);
+	rcu_cpu_starting(cpu);	/* before any reader can run here */
 	/* Publish the CPU only once it can take IPIs: its IDT, LAPIC and
 	 * per-CPU data are ready. */
 	smp_mb();
+	cpumask_set_cpu(cpu, &cpu_present_mask);
 	cpumask_set_cpu(cpu, &cpu_online_mask);
 	__atomic_store_n(&nr_cpu_ids, MAX(nr_cpu_ids, cpu + 1), __ATOMIC_RELEASE);
-	pr_info("smp: CPU %d online (APIC id %u)\n", cpu, cpu_apic_id[cpu]);
+	if (!again)
+		pr_info("smp: CPU %d online (APIC id %u)\n", cpu, cpu_apic_id[cpu]);
 	cpu_idle_loop();
 }
 
@@ -101,6 +114,13 @@ static void run_queue_polled(void)
 	run_queue();
 	irq_exit();
 	preempt_count_sub(PREEMPT_OFFSET);
+}
+
+/* A CPU going down, irqs off: the calls queued before it left the mask. */
+void smp_call_function_drain(void)
+{
+	if (__atomic_load_n(&call_queue[smp_processor_id()], __ATOMIC_ACQUIRE))
+		run_queue_polled();
 }
 
 /* Waits for a slot to come free, running calls sent to us meanwhile (the

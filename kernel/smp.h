@@ -95,3 +95,4 @@ bool smp_call_nmi(int cpu, smp_nmi_func_t fn);
 void smp_prepare_boot_cpu(void);	/* CPU 0 online, before the APs */
 void smp_ap_main(int cpu) __noreturn;	/* each AP ends its bring-up here */
 void smp_call_function_interrupt(void);	/* arch: the call IPI arrived */
+void smp_call_function_drain(void);	/* a CPU going down, irqs off: run what is queued */

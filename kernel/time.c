@@ -11,6 +11,7 @@ unsigned int hz = 1000;
 core_param(hz, hz, uint, "timer ticks per second on every CPU (10-10000)");
 
 u64 tsc_khz = 8000000;
+u64 tsc_sync_skew;
 static u64 ns_mult;		/* ns = cycles * ns_mult >> 32 */
 static u64 cyc_mult;		/* cycles = ns * cyc_mult >> 32 */
 static u64 tsc_boot;
@@ -44,9 +45,13 @@ u64 ns_to_cycles(u64 ns)
 	return (u64)((((unsigned __int128)ns * cyc_mult) + 0xffffffffu) >> 32) + 1;
 }
 
+/* Signed, clamped at 0: a CPU whose TSC is a little behind CPU 0's
+ * (the skew the boot measured) must read 0, not a time near 2^64. */
 u64 ktime_get_ns(void)
 {
-	return cycles_to_ns(rdtsc() - tsc_boot);
+	s64 d = (s64)(rdtsc() - tsc_boot);
+
+	return d > 0 ? cycles_to_ns((u64)d) : 0;
 }
 
 void ndelay(unsigned long ns)

@@ -12,6 +12,9 @@ extern unsigned int hz;		/* ticks per second, `hz=` (default 1000) */
 
 /* TSC frequency in kHz (a conservative guess until calibrated). */
 extern u64 tsc_khz;
+/* The largest TSC step backwards seen between CPUs after the boot's sync
+ * (arch); 0 when they agree.  Benchmark rows carry it when nonzero. */
+extern u64 tsc_sync_skew;
 
 static inline unsigned long msecs_to_jiffies(unsigned int ms)
 {

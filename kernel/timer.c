@@ -18,6 +18,7 @@
 #include "kernel/smp.h"
 #include "kernel/time.h"
 #include "kernel/printk.h"
+#include "kernel/cpu.h"
 
 struct timer_base {
 	arch_spinlock_t lock;
@@ -195,6 +196,7 @@ bool del_timer_sync(struct timer_list *t)
 		local_irq_restore(flags);
 		if (!running)
 			return was;
+		timer_inject(TIMER_INJECT_SYNC_WAIT, t);
 		cpu_relax();
 	}
 }
@@ -233,6 +235,34 @@ void run_local_timers(void)
 		__atomic_store_n(&b->running, NULL, __ATOMIC_RELEASE);
 	}
 	arch_spin_unlock(&b->lock);
+}
+
+/*
+ * CPU hotplug: cpu is dead (no tick runs there, none of its handlers is
+ * running), so its pending timers move to this CPU's base, under both
+ * locks, which is what owning a timer means (see the top of this file).
+ */
+void timers_migrate_cpu(int cpu)
+{
+	struct timer_list *t, *n;
+	unsigned long flags;
+	int me;
+
+	local_irq_save(flags);
+	me = smp_processor_id();
+	if (WARN_ON_ONCE(cpu == me)) {
+		local_irq_restore(flags);
+		return;
+	}
+	lock_two_bases(cpu, me);
+	WARN_ON_ONCE(timer_bases[cpu].running);
+	list_for_each_entry_safe(t, n, &timer_bases[cpu].list, entry) {
+		list_move_tail(&t->entry, &timer_bases[me].list);
+		__atomic_store_n(&t->base, me, __ATOMIC_RELAXED);
+		__atomic_store_n(&t->cpu, me, __ATOMIC_RELEASE);
+	}
+	unlock_two_bases(cpu, me);
+	local_irq_restore(flags);
 }
 
 /* ---- sleeping with a timeout ------------------------------------------- */

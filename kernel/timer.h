@@ -41,6 +41,7 @@ void run_local_timers(void);	/* from sched_tick() */
 /* Test build: a hook the tests set to widen a window (NULL: none). */
 enum timer_inject_point {
 	TIMER_INJECT_START,	/* a handler is about to run: base lock held */
+	TIMER_INJECT_SYNC_WAIT,	/* del_timer_sync() waits for its running handler */
 };
 extern void (*timer_inject_hook)(enum timer_inject_point where, struct timer_list *t);
 #endif

@@ -19,6 +19,7 @@
  *    after all those readers.
  */
 #include "rcu/tree.h"
+#include "kernel/cpu.h"
 #include "rcu/inject.h"
 #include "kernel/printk.h"
 
@@ -53,6 +54,7 @@ void rcu_exp_report_local(bool can_wake)
 	long old;
 
 	this_cpu_write(rcu_need_deferred_qs, false);
+	preempt_fold_pending();
 	this_cpu_ptr(&rcu_data)->exp_deferred_qs = false;
 	old = atomic_long_fetch_andnot(bit, &rcu_state.exp_mask);
 	if (can_wake && old == (long)bit)
@@ -72,6 +74,7 @@ static void rcu_exp_handler(void *unused)
 	/* Inside a reader: report when it ends (preempt_enable -> deferred_qs). */
 	this_cpu_ptr(&rcu_data)->exp_deferred_qs = true;
 	this_cpu_write(rcu_need_deferred_qs, true);
+	set_preempt_need_resched();
 }
 
 /*
@@ -99,21 +102,19 @@ void rcu_preempt_deferred_qs(void)
 	if (this_cpu_read(rcu_need_deferred_qs) && !rcu_exp_in_reader(flags)) {
 		if (rcu_exp_pending_here())
 			rcu_exp_report_local(true);
-		else
+		else {
 			this_cpu_write(rcu_need_deferred_qs, false);
+			preempt_fold_pending();
+		}
 	}
 	local_irq_restore(flags);
 }
 
-void synchronize_sched_expedited(void)
+static void __synchronize_sched_expedited(void)
 {
 	unsigned long s, mask = 0, start;
 	int cpu, me;
 
-	if (rcu_misuse_check("synchronize_sched_expedited"))
-		return;
-	if (rcu_blocking_is_gp())
-		return;
 	s = rcu_seq_snap(&rcu_state.expedited_sequence);
 	rcu_mutex_lock(&rcu_state.exp_mutex);
 	if (rcu_seq_done(&rcu_state.expedited_sequence, s)) {
@@ -161,4 +162,15 @@ void synchronize_sched_expedited(void)
 	smp_mb();
 	rcu_seq_end(&rcu_state.expedited_sequence);
 	rcu_mutex_unlock(&rcu_state.exp_mutex);
+}
+
+/* CPU hotplug is held off for the duration: the CPUs found online above
+ * stay online until each has reported (kernel/cpu.h). */
+void synchronize_sched_expedited(void)
+{
+	if (rcu_misuse_check("synchronize_sched_expedited") || rcu_blocking_is_gp())
+		return;
+	cpus_read_lock();
+	__synchronize_sched_expedited();
+	cpus_read_unlock();
 }

@@ -34,6 +34,7 @@
  * IPI handler, the switch away from it), so they need no atomics.
  */
 #include "rcu/tree.h"
+#include "kernel/cpu.h"
 #include "kernel/printk.h"
 #include "kernel/cmdline.h"
 
@@ -403,16 +404,12 @@ static void rcu_pexp_stall_report(unsigned long waited)
  * those running now (IPIs to the non-idle CPUs) and those preempted
  * (the leaves' lists).  RCU-sched readers are not waited for.
  */
-void synchronize_rcu_expedited(void)
+static void __synchronize_rcu_expedited(void)
 {
 	unsigned long s, mask = 0, flags, start;
 	struct rcu_node *rnp;
 	int cpu, me;
 
-	if (rcu_misuse_check("synchronize_rcu_expedited"))
-		return;
-	if (rcu_blocking_is_gp())
-		return;
 	s = rcu_seq_snap(&rcu_pexp_seq);
 	rcu_mutex_lock(&rcu_pexp_mutex);
 	if (rcu_seq_done(&rcu_pexp_seq, s)) {
@@ -457,6 +454,17 @@ void synchronize_rcu_expedited(void)
 	smp_mb();	/* the readers' accesses before the caller's frees */
 	rcu_seq_end(&rcu_pexp_seq);
 	rcu_mutex_unlock(&rcu_pexp_mutex);
+}
+
+/* CPU hotplug is held off for the duration: the CPUs found online above
+ * stay online until each has reported (kernel/cpu.h). */
+void synchronize_rcu_expedited(void)
+{
+	if (rcu_misuse_check("synchronize_rcu_expedited") || rcu_blocking_is_gp())
+		return;
+	cpus_read_lock();
+	__synchronize_rcu_expedited();
+	cpus_read_unlock();
 }
 
 #else /* !CONFIG_PREEMPT_RCU: nothing is ever queued */

@@ -216,7 +216,14 @@ extern atomic_long_t rcu_preempt_blocked_total;
 
 void rcu_init(void);			/* boot CPU, before SMP */
 void rcu_init_percpu(int cpu);		/* each CPU as it comes up */
-void rcu_cpu_online(int cpu);		/* ... and once it is online */
+/* The CPU, irqs off, before it can run any reader (boot or cpu_up()):
+ * the grace periods that start from now on wait for it. */
+void rcu_cpu_starting(int cpu);
+/* The outgoing CPU, irqs off, after its last reader (cpu_down()): its QS
+ * for a grace period in progress, and later ones do not wait for it. */
+void rcu_report_dead(int cpu);
+/* Any CPU, once cpu is dead: its callbacks move here (tags kept). */
+void rcu_migrate_callbacks(int cpu);
 void rcu_late_init(void);		/* kthreads can be created */
 void rcu_note_context_switch(bool preempt);	/* schedule(), irqs off */
 void rcu_idle_enter(void);		/* idle loop, irqs off */

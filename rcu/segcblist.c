@@ -134,3 +134,99 @@ bool rcu_segcblist_firstgp(const struct rcu_segcblist *l, unsigned long *seq)
 		}
 	return false;
 }
+
+/* One segment taken out: its callbacks as a plain list, and its tag. */
+struct rcu_seg {
+	struct rcu_head *head, **tail;
+	unsigned long seq;
+};
+
+/* Take segment i (after tails[i-1] up to tails[i]) of l out as a list. */
+static bool seg_take(struct rcu_segcblist *l, int i, struct rcu_seg *s)
+{
+	struct rcu_head **from = i ? l->tails[i - 1] : &l->head;
+
+	if (l->tails[i] == from)
+		return false;
+	s->head = *from;
+	s->tail = l->tails[i];
+	s->seq = l->gp_seq[i];
+	return true;
+}
+
+void rcu_segcblist_merge(struct rcu_segcblist *dst, struct rcu_segcblist *src)
+{
+	struct rcu_seg done[2], wait[4], next[2];
+	int nd = 0, nw = 0, nn = 0, i, j, k;
+	long len = dst->len + src->len;
+
+	/* Cut both lists into their segments (each a valid sublist). */
+	for (k = 0; k < 2; k++) {
+		struct rcu_segcblist *l = k ? src : dst;
+
+		if (seg_take(l, RCU_DONE_TAIL, &done[nd]))
+			nd++;
+		for (i = RCU_WAIT_TAIL; i < RCU_NEXT_TAIL; i++)
+			if (seg_take(l, i, &wait[nw]))
+				nw++;
+		if (seg_take(l, RCU_NEXT_TAIL, &next[nn]))
+			nn++;
+	}
+	/*
+	 * Order the waiting segments by tag, stably: dst's come before src's
+	 * of the same tag, and each list's own are already in tag order, so
+	 * each list's order is kept.  Equal tags then share one segment.
+	 */
+	for (i = 1; i < nw; i++)
+		for (j = i; j > 0 && ULONG_CMP_LT(wait[j].seq, wait[j - 1].seq); j--) {
+			struct rcu_seg t = wait[j];
+
+			wait[j] = wait[j - 1];
+			wait[j - 1] = t;
+		}
+	for (i = 0, j = 0; i < nw; i++) {
+		if (j && wait[j - 1].seq == wait[i].seq) {
+			*wait[j - 1].tail = wait[i].head;
+			wait[j - 1].tail = wait[i].tail;
+		} else {
+			wait[j++] = wait[i];
+		}
+	}
+	nw = j;
+	/* Two tagged segments at most: the earliest ones wait for a later tag. */
+	while (nw > RCU_NEXT_TAIL - RCU_WAIT_TAIL) {
+		*wait[0].tail = wait[1].head;
+		wait[1].head = wait[0].head;
+		for (i = 0; i < nw - 1; i++)
+			wait[i] = wait[i + 1];
+		nw--;
+	}
+
+	/* Rebuild dst: DONE, the tagged segments, NEXT. */
+	rcu_segcblist_init(src);
+	dst->head = NULL;
+	{
+		struct rcu_head **tail = &dst->head;
+
+		for (i = 0; i < nd; i++) {
+			*tail = done[i].head;
+			tail = done[i].tail;
+		}
+		WRITE_ONCE(dst->tails[RCU_DONE_TAIL], tail);
+		for (i = 0; i < RCU_NEXT_TAIL - RCU_WAIT_TAIL; i++) {
+			if (i < nw) {
+				*tail = wait[i].head;
+				tail = wait[i].tail;
+				dst->gp_seq[RCU_WAIT_TAIL + i] = wait[i].seq;
+			}
+			WRITE_ONCE(dst->tails[RCU_WAIT_TAIL + i], tail);
+		}
+		for (i = 0; i < nn; i++) {
+			*tail = next[i].head;
+			tail = next[i].tail;
+		}
+		*tail = NULL;
+		WRITE_ONCE(dst->tails[RCU_NEXT_TAIL], tail);
+	}
+	WRITE_ONCE(dst->len, len);
+}

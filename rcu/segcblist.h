@@ -101,6 +101,19 @@ static inline void rcu_segcblist_add_len(struct rcu_segcblist *l, long v)
 {
 	WRITE_ONCE(l->len, l->len + v);	/* read locklessly: rcu_cbs_ready_lockless() */
 }
+/*
+ * Move every callback of src into dst (CPU hotplug: a departed CPU's
+ * callbacks), src left empty.  Both advanced to the same gp_seq first.
+ * src's DONE callbacks join the end of dst's DONE; its waiting segments
+ * keep their gp_seq tags, merged with dst's by tag (a segment never waits
+ * for a later GP than its tag, except when more distinct tags arrive than
+ * dst has segments: then the earliest wait for the next tag, never less);
+ * its untagged NEXT joins the end of dst's NEXT.  The order of each list
+ * is kept, so a barrier callback still follows everything queued before
+ * it on its list.  The caller holds both lists' locks and must not have
+ * callbacks of src extracted and not yet invoked.
+ */
+void rcu_segcblist_merge(struct rcu_segcblist *dst, struct rcu_segcblist *src);
 /* The latest gp_seq any pending callback waits for (false if none). */
 bool rcu_segcblist_nextgp(const struct rcu_segcblist *l, unsigned long *seq);
 /* The earliest one: when it ends, some callback is ready (false if none). */

@@ -44,14 +44,17 @@
  *    and, for RCU-sched, in NMI handlers (smp_call_nmi()); the host shim
  *    has NMI readers of its own (rcu_torture_nmi_hook).
  *  - torture.read_exit_burst: in short-lived kthreads that read, then exit.
+ * CPU hotplug: torture.onoff_interval (rcu/torture_onoff.c) takes CPUs
+ * down and up under all of the above.
  * Not covered: readers that migrate mid-section (tasks never migrate
- * here; shuffle moves readers by restarting them), CPU hotplug.
+ * here; shuffle moves readers by restarting them).
  *
  * Element fields are read and written with READ_ONCE/WRITE_ONCE only: the
  * busted flavour really does reuse elements under readers, and the host
  * race detector must not drown its FAILURE in reports.
  */
 #include "rcu/torture_internal.h"
+#include "rcu/torture_onoff.h"
 #include "kernel/list.h"
 
 #define RCU_TORTURE_POOL	(10 * RCU_TORTURE_PIPE_LEN)
@@ -88,6 +91,9 @@ core_param(torture, torture_type, charp,
 	   "rcu, rcu-expedited, srcu, srcu-expedited");
 static unsigned int torture_secs = 10;
 core_param(torture.secs, torture_secs, uint, "rcutorture run length (seconds)");
+static unsigned int torture_nreaders;
+core_param(torture.nreaders, torture_nreaders, uint,
+	   "reader threads, on the last CPUs (0: one per CPU)");
 static unsigned int torture_nfakewriters = 2;
 core_param(torture.nfakewriters, torture_nfakewriters, uint, "fake writer threads");
 static unsigned int torture_stat_interval = 5;
@@ -147,6 +153,7 @@ static atomic_long_t n_rcu_torture_mberror;
 static atomic_long_t n_rcu_torture_error;
 static atomic_long_t n_rcu_torture_nmi_reads;
 static atomic_long_t n_rcu_torture_extended;
+static atomic_long_t n_rcu_torture_cookie_errors;
 static long rcu_torture_wcount[RCU_TORTURE_PIPE_LEN + 1];	/* writer only */
 
 DEFINE_PER_CPU(long [RCU_TORTURE_PIPE_LEN + 1], rcu_torture_count);
@@ -538,12 +545,50 @@ static void rcu_read_preempt_delay(struct torture_random *r)
 	}
 }
 
+/*
+ * What a read remembers from its start: the GP count for the batch
+ * histogram, and grace-period cookies (Linux's "cookie check"): the
+ * value each GP sequence must reach for a full grace period to have
+ * passed since.  Inside the section none may: a GP that started after
+ * the reader did cannot end before it.  RCU-sched has both a normal and
+ * an expedited sequence; preemptible RCU's normal one is RCU-sched's (its
+ * expedited one is private to rcu/preempt.c); SRCU has one per struct.
+ */
+struct torture_read_state {
+	unsigned long started;
+	unsigned long gp_cookie, exp_cookie;
+};
+
+static void rcu_torture_cookies(struct torture_read_state *rs)
+{
+	if (cur_ops->flavor == TF_SRCU) {
+		rs->gp_cookie = rcu_seq_snap(&rcu_torture_srcu.srcu_gp_seq);
+	} else {
+		rs->gp_cookie = get_state_synchronize_sched();
+		rs->exp_cookie = rcu_seq_snap(&rcu_state.expedited_sequence);
+	}
+}
+
+/* The kind of the grace period that ended under the reader, or NULL. */
+static const char *rcu_torture_cookie_failed(const struct torture_read_state *rs)
+{
+	if (cur_ops->flavor == TF_SRCU)
+		return rcu_seq_done(&rcu_torture_srcu.srcu_gp_seq, rs->gp_cookie) ? "srcu" : NULL;
+	if (poll_state_synchronize_sched(rs->gp_cookie))
+		return "normal";
+	if (cur_ops->flavor == TF_SCHED &&
+	    rcu_seq_done(&rcu_state.expedited_sequence, rs->exp_cookie))
+		return "expedited";
+	return NULL;
+}
+
 /* A read's start: the element, checked for having been freed. */
-static struct rcu_torture *rcu_torture_read_start(unsigned long *started)
+static struct rcu_torture *rcu_torture_read_start(struct torture_read_state *rs)
 {
 	struct rcu_torture *p;
 
-	*started = torture_completed();
+	rcu_torture_cookies(rs);
+	rs->started = torture_completed();
 	p = cur_ops->flavor == TF_SCHED ? rcu_dereference_sched(rcu_torture_current) :
 	    rcu_dereference_raw(rcu_torture_current);
 	if (p && (!READ_ONCE(p->rtort_mbtest) ||
@@ -553,15 +598,17 @@ static struct rcu_torture *rcu_torture_read_start(unsigned long *started)
 }
 
 /* A read's end, still inside the section: the element's stage. */
-static void rcu_torture_read_check(struct rcu_torture *p, unsigned long started, int cpu)
+static void rcu_torture_read_check(struct rcu_torture *p, const struct torture_read_state *rs,
+				   int cpu)
 {
 	unsigned long completed;
+	const char *gp;
 	int pipe;
 
 	pipe = READ_ONCE(p->rtort_pipe_count);
 	if (pipe > RCU_TORTURE_PIPE_LEN)
 		pipe = RCU_TORTURE_PIPE_LEN;
-	completed = torture_completed() - started;
+	completed = torture_completed() - rs->started;
 	if (completed > RCU_TORTURE_PIPE_LEN)
 		completed = RCU_TORTURE_PIPE_LEN;
 	if (pipe > 1) {
@@ -570,6 +617,12 @@ static void rcu_torture_read_check(struct rcu_torture *p, unsigned long started,
 			printk(KERN_ERR "rcu-torture: reader on CPU %d saw an element %d "
 			       "grace periods after its removal\n", cpu, pipe - 1);
 	}
+	gp = rcu_torture_cookie_failed(rs);
+	if (gp) {
+		atomic_long_inc(&n_rcu_torture_cookie_errors);
+		torture_error("reader on CPU %d: a full %s grace period ended inside its "
+			      "section (cookie check)\n", cpu, gp);
+	}
 	__atomic_fetch_add(&per_cpu(rcu_torture_count, cpu)[pipe], 1, __ATOMIC_RELAXED);
 	__atomic_fetch_add(&per_cpu(rcu_torture_batch, cpu)[completed], 1, __ATOMIC_RELAXED);
 }
@@ -577,8 +630,8 @@ static void rcu_torture_read_check(struct rcu_torture *p, unsigned long started,
 /* The body of a read: works in any reader context, NMI included. */
 void rcu_torture_one_read_body(struct torture_random *r, int cpu)
 {
-	unsigned long started;
-	struct rcu_torture *p = rcu_torture_read_start(&started);
+	struct torture_read_state rs;
+	struct rcu_torture *p = rcu_torture_read_start(&rs);
 
 	if (!p)
 		return;
@@ -586,7 +639,7 @@ void rcu_torture_one_read_body(struct torture_random *r, int cpu)
 		rcu_read_delay(r);
 	if (r && cur_ops->flavor != TF_SCHED && preemptible())
 		rcu_read_preempt_delay(r);
-	rcu_torture_read_check(p, started, cpu);
+	rcu_torture_read_check(p, &rs, cpu);
 }
 
 /* ---- extendable readers (Linux's rcutorture_one_extend()) ---- */
@@ -711,15 +764,16 @@ static int rcutorture_rdr_order(unsigned int mask, unsigned int *bits,
 }
 
 /* Now and then linger in the new state: long enough, sometimes, for an
- * expedited IPI or a tick to land in it. */
+ * expedited IPI or a tick to land in it, and rarely for a whole grace
+ * period and the writer's update after it to fit in the section. */
 static void rcutorture_extend_delay(struct torture_random *r)
 {
 	u32 x = torture_random(r);
 
 	if (!(x % 16))
-		udelay(20 + (x >> 8) % 200);
+		udelay(200 + (x >> 8) % 1000);
 	else if (!(x % 4))
-		udelay(1);
+		udelay(1 + (x >> 8) % 20);
 }
 
 /*
@@ -757,6 +811,13 @@ static unsigned int rcutorture_extend_mask(struct torture_random *r)
 	unsigned int mask = torture_random(r) & torture_extendables;
 	unsigned int bits[RCUTORTURE_RDR_NBITS];
 
+	/*
+	 * SRCU sections are separate counts, not one nesting: a grace period
+	 * that began between two overlapping ones waits for the first only.
+	 * The lock the element was fetched under is kept to the end.
+	 */
+	if (cur_ops->flavor == TF_SRCU)
+		return mask | RCUTORTURE_RDR_RCU_1;
 	if (!prot)	/* no protecting bit allowed: the flavour's lock */
 		prot = RCUTORTURE_RDR_RCU_1;
 	if (!(mask & prot) && rcutorture_rdr_order(prot, bits, r))
@@ -773,12 +834,12 @@ static unsigned int rcutorture_extend_mask(struct torture_random *r)
 static void rcu_torture_one_read_extended(struct torture_random *r)
 {
 	struct torture_rdr rs = { 0 };
+	struct torture_read_state st;
 	struct rcu_torture *p;
-	unsigned long started;
 	int i, n;
 
 	rcutorture_one_extend(&rs, rcutorture_extend_mask(r), r);
-	p = rcu_torture_read_start(&started);
+	p = rcu_torture_read_start(&st);
 	if (p) {
 		n = torture_random(r) % 8;
 		for (i = 0; i < n; i++) {
@@ -787,7 +848,16 @@ static void rcu_torture_one_read_extended(struct torture_random *r)
 			if (cur_ops->flavor != TF_SCHED && preemptible())
 				rcu_read_preempt_delay(r);
 		}
-		rcu_torture_read_check(p, started, raw_smp_processor_id());
+		/*
+		 * A section that changed its protection now and then lasts
+		 * long enough for a grace period that wrongly took one of
+		 * those changes for a quiescent state to end, and for its
+		 * waiter (on a vCPU the host may not be running) to return
+		 * and update the element.
+		 */
+		if (n && !(torture_random(r) % 8))
+			udelay(500 + torture_random(r) % 2500);
+		rcu_torture_read_check(p, &st, raw_smp_processor_id());
 		atomic_long_inc(&n_rcu_torture_extended);
 	}
 	rcutorture_one_extend(&rs, 0, r);
@@ -966,12 +1036,13 @@ static bool rcu_torture_stats_print(struct rcu_torture_result *res, unsigned lon
 	res->mberrors = atomic_long_read(&n_rcu_torture_mberror);
 	res->errors = atomic_long_read(&n_rcu_torture_error);
 	printk(KERN_INFO "rcu-torture: rtc: %p ver: %lu tfle: %d rta: %ld rtaf: %ld rtf: %ld "
-	       "rtmbe: %ld rtbe: %ld nt: %ld nmi: %ld gps: %lu exp: %lu (HZ=%u)\n",
+	       "rtmbe: %ld rtbe: %ld nt: %ld nmi: %ld gps: %lu exp: %lu cookie: %ld (HZ=%u)\n",
 	       (void *)READ_ONCE(rcu_torture_current), res->versions,
 	       list_empty(&rcu_torture_freelist) ? 1 : 0,
 	       atomic_long_read(&n_rcu_torture_alloc), atomic_long_read(&n_rcu_torture_alloc_fail),
 	       atomic_long_read(&n_rcu_torture_free), res->mberrors, res->errors - bad,
-	       reads, res->nmi_reads, res->gps, res->exp_gps, hz);
+	       reads, res->nmi_reads, res->gps, res->exp_gps,
+	       atomic_long_read(&n_rcu_torture_cookie_errors), hz);
 	rcu_torture_print_row("Reader Pipe", pipe);
 	rcu_torture_print_row("Reader Batch", batch);
 	rcu_torture_print_row("Free-Block Circulation", wc);
@@ -1026,6 +1097,7 @@ static void rcu_torture_reset(void)
 	atomic_long_set(&n_rcu_torture_error, 0);
 	atomic_long_set(&n_rcu_torture_nmi_reads, 0);
 	atomic_long_set(&n_rcu_torture_extended, 0);
+	atomic_long_set(&n_rcu_torture_cookie_errors, 0);
 	for (i = 0; i < (int)ARRAY_SIZE(n_gp_used); i++)
 		atomic_long_set(&n_gp_used[i], 0);
 	atomic_set(&torture_errors_printed, 0);
@@ -1097,7 +1169,7 @@ int rcu_torture_run(const char *type, unsigned int duration_ms,
 	long blocked0;
 	int boosts0;
 	int cpu;
-	bool ok, stressors_ok;
+	bool ok, stressors_ok, onoff_ok;
 
 	*res = (struct rcu_torture_result){ 0 };
 	cur_ops = rcu_torture_find(type);
@@ -1117,19 +1189,23 @@ int rcu_torture_run(const char *type, unsigned int duration_ms,
 	}
 	gp_types &= torture_gp_available();
 	printk(KERN_INFO "rcu-torture:--- Start of test: torture_type=%s duration=%ums "
-	       "nreaders=%d nfakewriters=%u stat_interval=%u extendables=%#x gp_types=%#x\n",
-	       cur_ops->name, duration_ms, num_online_cpus(), nfake, torture_stat_interval,
+	       "nreaders=%u nfakewriters=%u stat_interval=%u extendables=%#x gp_types=%#x\n",
+	       cur_ops->name, duration_ms,
+	       torture_nreaders ? MIN(torture_nreaders, (unsigned int)num_online_cpus()) :
+	       (unsigned int)num_online_cpus(), nfake, torture_stat_interval,
 	       torture_extendables, gp_types);
 	blocked0 = atomic_long_read(&rcu_preempt_blocked_total);
 	boosts0 = atomic_read(&rcu_boosts);
 	gp0 = torture_completed();
 	exp0 = torture_exp_completed();
 
+	/* One reader per CPU, or nreaders on the last CPUs (CPU 0 last). */
 	i = 0;
-	for_each_online_cpu(cpu) {
-		rcu_torture_readers[i] = rcu_torture_reader_start(i, cpu);
-		i++;
-	}
+	for_each_online_cpu(cpu)
+		if (!torture_nreaders || num_online_cpus() - cpu <= (int)torture_nreaders) {
+			rcu_torture_readers[i] = rcu_torture_reader_start(i, cpu);
+			i++;
+		}
 	writer = kthread_run(rcu_torture_writer, NULL, "rcu_torture_writer");
 	for (i = 0; i < nfake; i++)
 		fakes[i] = kthread_run(rcu_torture_fakewriter, (void *)(long)(i + 100),
@@ -1140,9 +1216,15 @@ int rcu_torture_run(const char *type, unsigned int duration_ms,
 	rcu_torture_cb_start();
 	rcu_torture_threads_start();
 
+	torture_onoff_start();
 	start = jiffies;
 	stat_next = start + msecs_to_jiffies(torture_stat_interval * 1000);
-	while (jiffies - start < msecs_to_jiffies(duration_ms)) {
+	/* With onoff, until its pairs are done too: the bound past the run
+	 * is a hang guard (a loaded host makes each cpu_up() slow), the
+	 * same as the stressors' below. */
+	while (jiffies - start < msecs_to_jiffies(duration_ms) ||
+	       (!torture_onoff_done() &&
+		jiffies - start < msecs_to_jiffies(duration_ms) + (unsigned long)TORTURE_STRESSOR_WAIT_S * HZ)) {
 		msleep(20);
 		if (torture_stat_interval && time_after_eq(jiffies, stat_next)) {
 			rcu_torture_stats_print(res, gp0, exp0);
@@ -1161,6 +1243,7 @@ int rcu_torture_run(const char *type, unsigned int duration_ms,
 		printk(KERN_INFO "rcu-torture: the stressors' first rounds took %u ms past "
 		       "the run's end\n", jiffies_to_msecs(jiffies - start));
 
+	onoff_ok = torture_onoff_stop(cur_ops->name, NULL);
 	WRITE_ONCE(rcu_torture_nmi_hook, NULL);
 	WRITE_ONCE(torture_stop, true);
 	/* Stressor threads first: shuffle may be restarting readers. */
@@ -1195,7 +1278,7 @@ int rcu_torture_run(const char *type, unsigned int duration_ms,
 		       atomic_read(&rcu_boosts) - boosts0);
 	if (!writer || !res->versions)
 		pr_err("rcu-torture: the writer completed no update: grace periods stuck?\n");
-	res->success = ok && stressors_ok && writer;
+	res->success = ok && stressors_ok && writer && onoff_ok;
 	printk(KERN_INFO "rcu-torture:--- End of test: %s: torture_type=%s gps=%lu\n",
 	       res->success ? "SUCCESS" : "FAILURE", cur_ops->name, res->gps);
 	return res->success ? 0 : 1;

@@ -2,21 +2,22 @@
  * rcu/torture_cb.c - rcutorture's callback stressors (Linux's names):
  *
  *  - n_barrier_cbs=N: N threads, one per CPU in turn, each queue one to
- *    four callbacks per phase (callbacks that take a few microseconds, as
- *    real ones do, so a batch takes a while to invoke), then one thread
- *    calls the flavour's barrier, sometimes at once, sometimes after a
- *    grace period (the callbacks then being invoked), and checks that
- *    every callback queued before the call has run.
+ *    four callbacks per phase (callbacks that take 20-220 us, as real ones
+ *    may, so a batch takes a while to invoke); then one thread calls the
+ *    flavour's barrier at once, after a grace period, after a tick or
+ *    three, or (half the time) the moment the first callback starts to
+ *    run, and checks that every callback queued before the call has run.
  *  - fwd_progress=N: N threads, each in rounds after fwd_progress_holdoff
  *    seconds: (a) a self-requeuing callback chain must advance three grace
  *    periods while the thread loops in cond_resched() on its CPU; (b) a
- *    flood of call_rcu*()/call_srcu(), callbacks recycled as they run,
- *    after which every callback must run while the thread drives grace
- *    periods with synchronize only (no new call_*() to pick up one left
- *    behind).  The bound, fwd_progress_bound seconds, is on the chain's
- *    three grace periods and on each flood callback's queue-to-invoke
- *    time; a stranded callback must also have missed four grace periods
- *    before it is called so.  It is what is tested: keep it generous.
+ *    flood of call_rcu*()/call_srcu() in bursts of 1-512, callbacks
+ *    recycled as they run; after a quarter of the bursts and at the end
+ *    every callback must run while the thread drives grace periods with
+ *    synchronize only (no new call_*() to pick up one left behind).
+ *    fwd_progress_bound seconds bounds the chain's three grace periods
+ *    and each flood callback's call-to-invocation time; a callback left
+ *    behind must also have missed four grace periods before it is called
+ *    so.  The bound is what is tested: keep it generous.
  *
  * These run beside the writer and readers of rcu/torture.c, so a barrier
  * meets the flood's batches and the writer's callback chains.
@@ -59,7 +60,7 @@ static DECLARE_WAIT_QUEUE_HEAD(barrier_cbs_wq);
 static DECLARE_WAIT_QUEUE_HEAD(barrier_wq);
 static unsigned long barrier_phase;		/* READ_ONCE/WRITE_ONCE */
 static atomic_t barrier_cbs_done;		/* threads that queued this phase */
-static atomic_long_t barrier_cbs_queued, barrier_cbs_invoked;
+static atomic_long_t barrier_cbs_queued, barrier_cbs_started, barrier_cbs_invoked;
 static atomic_long_t n_barrier_attempts, n_barrier_successes, n_barrier_errors;
 static atomic_long_t n_barrier_cbs_total;
 
@@ -67,6 +68,7 @@ static void rcu_torture_barrier_cbf(struct rcu_head *rh)
 {
 	struct barrier_cb *cb = container_of(rh, struct barrier_cb, rh);
 
+	atomic_long_inc(&barrier_cbs_started);
 	if (cb->work_us)
 		udelay(cb->work_us);
 	atomic_long_inc(&barrier_cbs_invoked);
@@ -90,7 +92,7 @@ static int rcu_torture_barrier_cbs(void *arg)
 		n = 1 + torture_random(&r) % BARRIER_CBS_PER_PHASE;
 		atomic_long_add(n, &barrier_cbs_queued);
 		for (i = 0; i < n; i++) {
-			barrier_cbs[me][i].work_us = torture_random(&r) % 30;
+			barrier_cbs[me][i].work_us = 20 + torture_random(&r) % 200;
 			torture_call(&barrier_cbs[me][i].rh, rcu_torture_barrier_cbf);
 		}
 		atomic_inc(&barrier_cbs_done);
@@ -112,6 +114,7 @@ static int rcu_torture_barrier(void *arg)
 		stutter_wait();
 		atomic_set(&barrier_cbs_done, 0);
 		atomic_long_set(&barrier_cbs_queued, 0);
+		atomic_long_set(&barrier_cbs_started, 0);
 		atomic_long_set(&barrier_cbs_invoked, 0);
 		WRITE_ONCE(barrier_phase, barrier_phase + 1);
 		wake_up_all(&barrier_cbs_wq);
@@ -120,12 +123,22 @@ static int rcu_torture_barrier(void *arg)
 					   (int)nthreads || torture_must_stop(), HZ);
 		if (atomic_read(&barrier_cbs_done) < (int)nthreads)
 			break;		/* stopping */
-		/* Now, or once the callbacks are ready and being invoked. */
-		x = torture_random(&r) % 4;
-		if (x == 1)
+		/*
+		 * Now; after a grace period; after a tick or three; or the
+		 * moment the first callback starts to run, while its batch is
+		 * being invoked (bounded: a grace period may take long).
+		 */
+		x = torture_random(&r) % 6;
+		if (x == 1) {
 			torture_sync_normal();
-		else if (x == 2)
+		} else if (x == 2) {
 			schedule_timeout_uninterruptible(1 + torture_random(&r) % 3);
+		} else if (x >= 3) {
+			unsigned long until = jiffies + 10 * HZ;
+
+			while (!atomic_long_read(&barrier_cbs_started) && time_before(jiffies, until))
+				cond_resched();
+		}
 		queued = atomic_long_read(&barrier_cbs_queued);
 		atomic_long_inc(&n_barrier_attempts);
 		torture_barrier();
@@ -177,7 +190,7 @@ struct fwd_state {
 	/* Totals for the report. */
 	unsigned long rounds, nr_gps, launders, max_in_flight, cr_gps;
 	unsigned long worst_gap, worst_age;
-	unsigned long nr_loops;
+	unsigned long nr_loops, drains;
 };
 
 static struct fwd_state fwd_states[MAX_FWD_PROGRESS];
@@ -248,12 +261,43 @@ static void rcu_torture_fwd_prog_nr(struct fwd_state *fs)
 		fs->worst_gap = c->max_gap;
 }
 
-/* (b) The flood, then every callback must run without another call_*(). */
-static void rcu_torture_fwd_prog_cr(struct fwd_state *fs)
+/*
+ * Every flood callback must run with no further call_*(): grace periods
+ * are driven by synchronize only, which picks up no callback left behind.
+ * False (an error counted) once FWD_DRAIN_GPS grace periods and the bound
+ * have both passed with some still queued.
+ */
+static bool rcu_torture_fwd_drain(struct fwd_state *fs)
+{
+	unsigned long end = jiffies, gp_end = torture_completed();
+	unsigned long bound = (unsigned long)fwd_progress_bound * HZ;
+
+	while (READ_ONCE(fs->nfree) != fs->allocated) {
+		if (torture_completed() - gp_end >= FWD_DRAIN_GPS && jiffies - end > bound) {
+			atomic_long_inc(&n_fwd_errors);
+			torture_error("fwd_progress: %ld flood callbacks not invoked %u s and %lu "
+				      "grace periods after the flood ended\n",
+				      fs->allocated - READ_ONCE(fs->nfree), fwd_progress_bound,
+				      torture_completed() - gp_end);
+			return false;
+		}
+		torture_sync_normal();
+		schedule_timeout_uninterruptible(1);
+	}
+	fs->drains++;
+	return true;
+}
+
+/*
+ * (b) The flood: callbacks recycled as they run, in bursts of 1-512; a
+ * quarter of the bursts, and the flood itself, end in a drain.
+ */
+static void rcu_torture_fwd_prog_cr(struct fwd_state *fs, struct torture_random *r)
 {
 	unsigned long launders0 = fs->launders, gp0 = torture_completed(), start = jiffies;
-	unsigned long bound = (unsigned long)fwd_progress_bound * HZ, end, gp_end;
-	unsigned long flags, n = 0;
+	unsigned long bound = (unsigned long)fwd_progress_bound * HZ;
+	unsigned long flags, n = 0, burst = 1 + torture_random(r) % 512;
+	bool ok = true;
 	long in_flight;
 
 	fs->max_age = 0;
@@ -285,23 +329,15 @@ static void rcu_torture_fwd_prog_cr(struct fwd_state *fs)
 		torture_call(&cb->rh, fwd_cb_invoke);
 		if (!(++n & 0xff))
 			cond_resched();
+		if (!--burst) {
+			burst = 1 + torture_random(r) % 512;
+			if (!(torture_random(r) % 4) && !(ok = rcu_torture_fwd_drain(fs)))
+				break;
+		}
 	}
 	fs->cr_gps += torture_completed() - gp0;
-	/* Drain: grace periods by synchronize only. */
-	end = jiffies;
-	gp_end = torture_completed();
-	while (READ_ONCE(fs->nfree) != fs->allocated) {
-		if (torture_completed() - gp_end >= FWD_DRAIN_GPS && jiffies - end > bound) {
-			atomic_long_inc(&n_fwd_errors);
-			torture_error("fwd_progress: %ld flood callbacks not invoked %u s and %lu "
-				      "grace periods after the flood ended\n",
-				      fs->allocated - READ_ONCE(fs->nfree), fwd_progress_bound,
-				      torture_completed() - gp_end);
-			break;
-		}
-		torture_sync_normal();
-		schedule_timeout_uninterruptible(1);
-	}
+	if (ok)
+		rcu_torture_fwd_drain(fs);
 	torture_barrier();	/* gathers any left behind */
 	if (fs->max_age > bound) {
 		atomic_long_inc(&n_fwd_errors);
@@ -316,7 +352,9 @@ static void rcu_torture_fwd_prog_cr(struct fwd_state *fs)
 static int rcu_torture_fwd_prog(void *arg)
 {
 	struct fwd_state *fs = arg;
+	struct torture_random r;
 
+	torture_random_init(&r, 500 + fs->id);
 	while (!torture_must_stop()) {
 		unsigned long until = jiffies + (unsigned long)fwd_progress_holdoff * HZ;
 
@@ -328,7 +366,7 @@ static int rcu_torture_fwd_prog(void *arg)
 		rcu_torture_fwd_prog_nr(fs);
 		if (torture_must_stop())
 			break;
-		rcu_torture_fwd_prog_cr(fs);
+		rcu_torture_fwd_prog_cr(fs, &r);
 		WRITE_ONCE(fs->rounds, fs->rounds + 1);
 	}
 	return 0;
@@ -376,8 +414,15 @@ int rcu_torture_cb_start(void)
 			wake_up_process(t);
 			barrier_cbs_tasks[i] = t;
 		}
-		barrier_task = kthread_run(rcu_torture_barrier, (void *)(unsigned long)nb,
-					   "rcu_torture_barrier");
+		barrier_task = kthread_create(rcu_torture_barrier, (void *)(unsigned long)nb,
+					      "rcu_torture_barrier");
+		if (!barrier_task)
+			return -ENOMEM;
+		/* Its wait for the first callback spins: a reader it preempts
+		 * must still get the CPU (SRCU readers are not boosted). */
+		if (cur_ops->flavor != TF_SCHED)
+			set_task_prio(barrier_task, PRIO_LOW);
+		wake_up_process(barrier_task);
 	}
 	for (i = 0; i < nf; i++) {
 		struct fwd_state *fs = &fwd_states[i];
@@ -390,6 +435,12 @@ int rcu_torture_cb_start(void)
 		if (!fs->task)
 			return -ENOMEM;
 		kthread_bind(fs->task, fs->cpu);
+		/*
+		 * At the readers' priority: its cond_resched() loop must let a
+		 * reader it preempted finish (an SRCU reader has no boosting).
+		 */
+		if (cur_ops->flavor != TF_SCHED)
+			set_task_prio(fs->task, PRIO_LOW);
 		wake_up_process(fs->task);
 	}
 	return 0;
@@ -452,10 +503,10 @@ bool rcu_torture_cb_report(void)
 			continue;
 		printk(KERN_INFO "rcu-torture: fwd_progress %d: CPU %d rounds %lu "
 		       "cond_resched loops %lu chain gps %lu max chain gap %u ms flood "
-		       "callbacks %lu in flight max %lu flood gps %lu max cb age %u ms\n",
+		       "callbacks %lu in flight max %lu drains %lu flood gps %lu max cb age %u ms\n",
 		       fs->id, fs->cpu, fs->rounds, fs->nr_loops, fs->nr_gps,
 		       jiffies_to_msecs(fs->worst_gap), fs->launders, fs->max_in_flight,
-		       fs->cr_gps, jiffies_to_msecs(fs->worst_age));
+		       fs->drains, fs->cr_gps, jiffies_to_msecs(fs->worst_age));
 		fwd_free_all(fs);
 		fs->task = NULL;
 	}

@@ -31,6 +31,7 @@
 #include "kernel/printk.h"
 #include "kernel/cmdline.h"
 #include "kernel/slab.h"
+#include "kernel/cpu.h"
 
 /* Non-idle baseline of dynticks_nmi_nesting (large, even), as Linux. */
 #define DYNTICK_IRQ_NONIDLE	((long)(((unsigned long)-1 >> 2) + 1))
@@ -130,14 +131,21 @@ void rcu_dereference_sched_warn(const char *file, int line)
 }
 
 /*
- * With one CPU online, a caller that may block is itself proof that no
- * reader runs anywhere: blocking is a grace period.  Before the GP kthread
- * exists there is no other way to wait.
+ * With one CPU that RCU watches, a caller that may block is itself proof
+ * that no reader runs anywhere: blocking is a grace period.  Before the
+ * GP kthread exists there is no other way to wait.  "Watches" is from
+ * rcu_cpu_starting() to rcu_report_dead(), not cpu_online_mask: a CPU
+ * going down leaves the mask long before its last reader ends.  The
+ * barrier orders the caller's updates before the count's load, which
+ * acquires: a CPU counted out had finished its readers (its decrement is
+ * a full barrier after them), and one counted in later reads the updates
+ * (rcu_cpu_starting() orders its increment before its first reader).
  */
 bool rcu_blocking_is_gp(void)
 {
+	smp_mb();
 	/* ... unless a reader preempted on this CPU is still in its section. */
-	if (num_online_cpus() <= 1)
+	if (__atomic_load_n(&rcu_state.n_online_cpus.counter, __ATOMIC_ACQUIRE) <= 1)
 		return !rcu_preempt_has_blocked_tasks();
 	if (unlikely(!READ_ONCE(rcu_state.scheduler_active))) {
 		WARN_ONCE(1, "rcu: grace period wait before rcu_late_init() with %d CPUs\n",
@@ -488,28 +496,61 @@ static bool rcu_gp_init(void)
 	smp_mb();	/* order the start before any CPU's view of qsmask below */
 
 	/*
-	 * Apply CPUs that came online, leaves up, so each interior node
-	 * waits only for children that have a CPU.  Only this kthread writes
-	 * qsmaskinit.
+	 * First pass, leaves up: each leaf takes the CPUs online now (CPU
+	 * hotplug changes qsmaskinitnext under the leaf lock, so each leaf
+	 * sees a CPU either in or out), each interior node the children
+	 * with a CPU, or with preempted readers that may predate this GP (a
+	 * leaf whose CPUs have all left still holds the GP for them).  Only
+	 * this kthread reads or writes qsmaskinit, so the interior ones are
+	 * rebuilt without their locks.
 	 */
+	for (i = 0; i < rcu_state.level_first[rcu_state.num_levels - 1]; i++)
+		rcu_state.node[i].qsmaskinit = 0;
 	for (i = rcu_state.num_nodes - 1; i >= 0; i--) {
+		bool leaf;
+
 		rnp = &rcu_state.node[i];
+		leaf = rnp->level == rcu_state.num_levels - 1;
 		spin_lock_irqsave(&rnp->lock, flags);
-		if (rnp->level == rcu_state.num_levels - 1)
+		if (leaf)
 			rnp->qsmaskinit = rnp->qsmaskinitnext;
-		if (rnp->parent && rnp->qsmaskinit)
-			rnp->parent->qsmaskinit |= rnp->grpmask;	/* parent is only ours too */
+		if (rnp->parent && (rnp->qsmaskinit || (leaf && !list_empty(&rnp->blkd_tasks))))
+			rnp->parent->qsmaskinit |= rnp->grpmask;
 		spin_unlock_irqrestore(&rnp->lock, flags);
 	}
 
-	/* Root first, so a CPU seeing the GP at its leaf finds its ancestors waiting. */
+	/*
+	 * Second pass, root first, so a CPU seeing the GP at its leaf finds
+	 * its ancestors waiting.  A CPU that went offline since the first
+	 * pass has already run rcu_report_dead(), which found no bit of
+	 * this GP to clear: report for it here, or nothing ever would.  A
+	 * leaf held only by preempted readers that have all left since
+	 * reports itself.
+	 */
 	rcu_for_each_node_breadth_first(rnp) {
+		unsigned long gone;
+
 		spin_lock_irqsave(&rnp->lock, flags);
 		WRITE_ONCE(rnp->qsmask, rnp->qsmaskinit);
 		WRITE_ONCE(rnp->gp_seq, gps);
-		if (rnp->level == rcu_state.num_levels - 1)
-			rcu_preempt_gp_init_node(rnp);
-		spin_unlock_irqrestore(&rnp->lock, flags);
+		if (rnp->level != rcu_state.num_levels - 1) {
+			spin_unlock_irqrestore(&rnp->lock, flags);
+			continue;
+		}
+		rcu_preempt_gp_init_node(rnp);
+		gone = rnp->qsmask & ~rnp->qsmaskinitnext;
+		if (gone) {
+			rcu_report_qs_rnp(gone, rnp, gps, flags);
+		} else if (!rnp->qsmask && !rcu_preempt_blocked_readers_cgp(rnp) &&
+			   rnp->parent && (rnp->parent->qsmaskinit & rnp->grpmask)) {
+			struct rcu_node *parent = rnp->parent;
+
+			spin_unlock(&rnp->lock);	/* irqs stay off */
+			spin_lock(&parent->lock);
+			rcu_report_qs_rnp(rnp->grpmask, parent, gps, flags);
+		} else {
+			spin_unlock_irqrestore(&rnp->lock, flags);
+		}
 	}
 	return true;
 }
@@ -647,20 +688,20 @@ static void rcu_gp_cleanup(void)
 }
 
 /*
- * CPUs that came online after rcu_late_init() get their rcuc kthread here.
- * rcu_late_init() and the GP kthread both call this, maybe at once: the
- * mutex makes the check and the creation one step, so a CPU never gets
- * two rcuc kthreads (two would invoke the same list's batches out of
- * order whenever one of them is switched out between callbacks).
+ * Each online CPU's rcuc kthread, made once: from rcu_late_init() and from
+ * the GP kthread (for CPUs that came online later), which the mutex keeps
+ * from both making one for the same CPU.  It also orders the making of
+ * one against cpu_down() parking it (rcu_cpu_offline_hook()).
  */
+static struct rcu_mutex rcu_spawn_mutex = {
+	.wq = __WAIT_QUEUE_HEAD_INITIALIZER(rcu_spawn_mutex.wq),
+};
+
 static void rcu_spawn_cb_kthreads(void)
 {
-	static struct rcu_mutex spawn_mutex = {
-		.wq = __WAIT_QUEUE_HEAD_INITIALIZER(spawn_mutex.wq),
-	};
 	int cpu;
 
-	rcu_mutex_lock(&spawn_mutex);
+	rcu_mutex_lock(&rcu_spawn_mutex);
 	for_each_online_cpu(cpu) {
 		struct rcu_data *rdp = per_cpu_ptr(&rcu_data, cpu);
 		struct task *t;
@@ -679,7 +720,7 @@ static void rcu_spawn_cb_kthreads(void)
 		WRITE_ONCE(rdp->cb_kthread, t);
 		wake_up_process(t);
 	}
-	rcu_mutex_unlock(&spawn_mutex);
+	rcu_mutex_unlock(&rcu_spawn_mutex);
 }
 
 static int rcu_gp_kthread(void *unused)
@@ -779,9 +820,15 @@ static int rcu_cpu_kthread(void *arg)
 	struct rcu_data *rdp = arg;
 
 	while (!kthread_should_stop()) {
+		/* cpu_down(): park between batches, nothing extracted */
+		if (kthread_should_park()) {
+			kthread_parkme();
+			continue;
+		}
 		wait_event_timeout(rdp->cb_wq, rcu_cbs_ready_lockless(rdp) ||
-				   kthread_should_stop(), HZ);
-		rcu_do_batch(rdp);
+				   kthread_should_stop() || kthread_should_park(), HZ);
+		if (!kthread_should_park())
+			rcu_do_batch(rdp);
 	}
 	return 0;
 }
@@ -865,10 +912,15 @@ void rcu_barrier_sched(void)
 	rcu_mutex_lock(&rcu_state.barrier_mutex);
 	init_completion(&rcu_state.barrier_completion);
 	atomic_set(&rcu_state.barrier_cpu_count, 1);
-	for_each_online_cpu(cpu) {
+	/* Offline CPUs too: a departed CPU's callbacks wait there until
+	 * rcu_migrate_callbacks() moves them, the barrier's with them. */
+	for (cpu = 0; cpu < rcu_state.ncpus; cpu++) {
 		struct rcu_data *rdp = per_cpu_ptr(&rcu_data, cpu);
 		unsigned long flags;
 
+		if (!per_cpu(rcu_data_ready, cpu) ||
+		    (rcu_inject(RCU_INJECT_BARRIER_ONLINE) && !cpu_online(cpu)))
+			continue;
 		spin_lock_irqsave(&rdp->lock, flags);
 		if (rcu_segcblist_n_cbs(&rdp->cblist)) {
 			atomic_inc(&rcu_state.barrier_cpu_count);
@@ -974,19 +1026,126 @@ void rcu_init_percpu(int cpu)
 	per_cpu(rcu_data_ready, cpu) = true;
 }
 
-void rcu_cpu_online(int cpu)
+/*
+ * The CPU itself, irqs off, before it can run any reader: at boot, and
+ * again each time cpu_up() brings it back.  Under the leaf lock it joins
+ * qsmaskinitnext, so every grace period whose first pass (rcu_gp_init())
+ * comes later waits for it; one whose first pass came earlier started
+ * before this CPU's first reader (the lock orders the two), so it need not.
+ * It notes the leaf's grace period as __note_gp_changes() would, in case
+ * that one waits for it after all (it left and came back between the two
+ * passes of rcu_gp_init()).  tests/model's `hp` configuration checks this
+ * handoff, and that a reader before the bit is set breaks it.
+ */
+void rcu_cpu_starting(int cpu)
+{
+	struct rcu_data *rdp = per_cpu_ptr(&rcu_data, cpu);
+	struct rcu_node *rnp = rdp->mynode;
+	unsigned long flags;
+	bool need;
+
+	if (!per_cpu(rcu_data_ready, cpu))
+		return;
+	spin_lock_irqsave(&rnp->lock, flags);
+	WRITE_ONCE(rnp->qsmaskinitnext, rnp->qsmaskinitnext | rdp->grpmask);
+	rdp->gp_seq = rnp->gp_seq;
+	need = rcu_seq_state(rnp->gp_seq) && (rnp->qsmask & rdp->grpmask);
+	WRITE_ONCE(rdp->cpu_no_qs, need);
+	rdp->core_needs_qs = need;
+	WRITE_ONCE(rdp->ticks_this_gp, 0);
+	spin_unlock_irqrestore(&rnp->lock, flags);
+	atomic_inc_return(&rcu_state.n_online_cpus);	/* rcu_blocking_is_gp(); full barrier */
+	smp_mb();	/* the bit and the count before this CPU's first reader */
+}
+
+/*
+ * The outgoing CPU, irqs off, from its idle task once every other thread
+ * has left it: it runs no reader from here on.  Under the leaf lock,
+ * first the QS for a grace period that waits for it (nothing else ever
+ * would: its counter stays odd, so the fqs scan cannot credit it), then
+ * the bit leaves qsmaskinitnext.  A grace period whose first pass saw the
+ * bit but whose second pass comes after this reports for it there.
+ */
+void rcu_report_dead(int cpu)
 {
 	struct rcu_data *rdp = per_cpu_ptr(&rcu_data, cpu);
 	struct rcu_node *rnp = rdp->mynode;
 	unsigned long flags;
 
+	if (!per_cpu(rcu_data_ready, cpu) || rcu_inject(RCU_INJECT_REPORT_DEAD))
+		return;
+	rcu_node_lock_qs(rnp, flags);
+	if ((rnp->qsmask & rdp->grpmask) && rcu_seq_state(rnp->gp_seq)) {
+		rdp->core_needs_qs = false;
+		rcu_report_qs_rnp(rdp->grpmask, rnp, rnp->gp_seq, flags);
+		spin_lock_irqsave(&rnp->lock, flags);
+	}
+	WRITE_ONCE(rnp->qsmaskinitnext, rnp->qsmaskinitnext & ~rdp->grpmask);
+	spin_unlock_irqrestore(&rnp->lock, flags);
+	atomic_dec_return(&rcu_state.n_online_cpus);	/* full barrier: after the last reader */
+}
+
+/*
+ * Once cpu is dead (its rcuc kthread parked, so nothing of its list is
+ * being invoked): its callbacks join this CPU's, each keeping its place
+ * and its grace period (rcu_segcblist_merge()).  rcu_barrier_sched()'s
+ * callback, if it was queued there, moves with them in order.
+ */
+void rcu_migrate_callbacks(int cpu)
+{
+	struct rcu_data *rdp = per_cpu_ptr(&rcu_data, cpu), *my;
+	unsigned long flags, seq;
+	long n;
+
 	if (!per_cpu(rcu_data_ready, cpu))
 		return;
-	spin_lock_irqsave(&rnp->lock, flags);
-	rnp->qsmaskinitnext |= rdp->grpmask;	/* waited for from the next GP */
-	rdp->gp_seq = rnp->gp_seq;
-	rdp->core_needs_qs = false;
-	spin_unlock_irqrestore(&rnp->lock, flags);
+	local_irq_save(flags);
+	my = this_cpu_ptr(&rcu_data);
+	if (WARN_ON_ONCE(my == rdp)) {
+		local_irq_restore(flags);
+		return;
+	}
+	spin_lock(&my->lock);
+	spin_lock(&rdp->lock);
+	n = rcu_segcblist_n_cbs(&rdp->cblist);
+	if (n) {
+		seq = __atomic_load_n(&rcu_state.gp_seq, __ATOMIC_ACQUIRE);
+		rcu_segcblist_advance(&my->cblist, seq);
+		rcu_segcblist_advance(&rdp->cblist, seq);
+		rcu_segcblist_merge(&my->cblist, &rdp->cblist);
+		rcu_accelerate_cbs(rdp);	/* now empty: nothing waiting */
+		rcu_accelerate_cbs(my);
+		WRITE_ONCE(rcu_state.n_cbs_migrated, rcu_state.n_cbs_migrated + n);
+	}
+	spin_unlock(&rdp->lock);
+	spin_unlock(&my->lock);
+	local_irq_restore(flags);
+	if (n && my->cb_kthread)
+		wake_up(&my->cb_wq);
+}
+
+/* cpu_down()'s and cpu_up()'s hook: the rcuc kthread parks and comes back. */
+static int rcu_cpu_offline_hook(int cpu)
+{
+	struct task *t;
+	int ret;
+
+	rcu_mutex_lock(&rcu_spawn_mutex);	/* one being made is made first */
+	t = READ_ONCE(per_cpu_ptr(&rcu_data, cpu)->cb_kthread);
+	ret = t ? kthread_park(t) : 0;
+	rcu_mutex_unlock(&rcu_spawn_mutex);
+	return ret;
+}
+
+static int rcu_cpu_online_hook(int cpu)
+{
+	struct task *t = READ_ONCE(per_cpu_ptr(&rcu_data, cpu)->cb_kthread);
+
+	if (t)
+		kthread_unpark(t);
+	else
+		rcu_gp_kthread_wake();	/* it spawns the CPU's first rcuc */
+	return 0;
 }
 
 void rcu_init(void)
@@ -1001,7 +1160,7 @@ void rcu_init(void)
 	init_completion(&rcu_state.barrier_completion);
 	rcu_exp_init();
 	rcu_init_percpu(0);
-	rcu_cpu_online(0);
+	rcu_cpu_starting(0);
 }
 
 void rcu_late_init(void)
@@ -1013,6 +1172,7 @@ void rcu_late_init(void)
 	WRITE_ONCE(rcu_state.gp_kthread, t);
 	wake_up_process(t);
 	rcu_spawn_cb_kthreads();
+	cpuhp_setup_state("rcu", rcu_cpu_online_hook, rcu_cpu_offline_hook);
 	srcu_init_late();	/* call_srcu()'s kthread (rcu/srcu.c) */
 	smp_mb();
 	WRITE_ONCE(rcu_state.scheduler_active, true);

@@ -132,6 +132,8 @@ struct rcu_state {
 	unsigned long gp_start;		/* jiffies */
 	unsigned long gp_max_jiffies;	/* longest GP so far */
 	unsigned long n_force_qs;	/* fqs scans done */
+	unsigned long n_cbs_migrated;	/* from CPUs that went offline */
+	atomic_t n_online_cpus;		/* rcu_cpu_starting() to rcu_report_dead() */
 	/*
 	 * The QS reports that emptied the root (root lock): how many, and the
 	 * node locks each took from where it entered (a leaf) to the root,

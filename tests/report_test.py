@@ -145,17 +145,34 @@ class ReportTest(unittest.TestCase):
         self.assertIn("| 18.0x (900 / 50 ns) | 18.0x (900 / 50 ns) | 200.0x (1000 / 5 ns) | met (batch median) |", text)
 
     def test_no_rows(self):
+        # No bench rows (an empty or garbage log): an error, and the last
+        # report is left as it was.
         md_dir = os.path.join(self.tmp.name, "empty")
-        log = os.path.join(self.tmp.name, "empty.log")
-        with open(log, "w") as f:
-            f.write("KTAP version 1\n1..0\n")
-        p = subprocess.run([sys.executable, os.path.join(ROOT, "tools", "report.py"),
-                            log, "--out", md_dir, "--gnuplot", "none"],
-                           capture_output=True, text=True)
-        self.assertEqual(p.returncode, 0)
-        with open(os.path.join(md_dir, "report.md")) as f:
-            self.assertIn("The log has no `# bench` rows.", f.read())
+        os.makedirs(md_dir)
+        md = os.path.join(md_dir, "report.md")
+        with open(md, "w") as f:
+            f.write("the last good report\n")
+        for text in ("KTAP version 1\n1..0\n", "", "\x00\xff garbage\n"):
+            log = os.path.join(self.tmp.name, "empty.log")
+            with open(log, "w") as f:
+                f.write(text)
+            p = subprocess.run([sys.executable, os.path.join(ROOT, "tools", "report.py"),
+                                log, "--out", md_dir, "--gnuplot", "none"],
+                               capture_output=True, text=True)
+            self.assertEqual(p.returncode, 1, repr(text))
+            self.assertIn("no '# bench' rows", p.stderr)
+            with open(md) as f:
+                self.assertEqual(f.read(), "the last good report\n")
 
+    def test_make_report_of_a_log_needs_no_build(self):
+        # `make report LOG=...` only formats a saved log: no apt check, no
+        # ISO (make -n shows what it would run).
+        p = subprocess.run(["make", "-n", "-C", ROOT, "report", "LOG=x.log"],
+                           capture_output=True, text=True)
+        self.assertEqual(p.returncode, 0, p.stderr)
+        self.assertNotIn("deps.sh", p.stdout)
+        self.assertNotIn("grub-mkrescue", p.stdout)
+        self.assertIn("tools/report.py x.log", p.stdout)
 
 if __name__ == "__main__":
     unittest.main()

@@ -39,6 +39,7 @@ import time
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 PAPER_LABEL = "2007 Linux, 16-CPU 3GHz x86"
+LINUX_LABEL = "Linux 6.1, same QEMU, same host"
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from benchrows import ANSI, BENCH, PLATFORM  # noqa: E402
@@ -209,7 +210,8 @@ class Plot:
         self.xlabel, self.ylabel, self.logy, self.xmin = xlabel, ylabel, logy, xmin
         self.series = []     # (title, [(x, y, ylow, yhigh)], paper?, colour)
 
-    def add(self, title, pts, paper=False, bars="sd", kind=None, alt=False):
+    def add(self, title, pts, paper=False, bars="sd", kind=None, alt=False,
+            linux=False):
         """pts: (x, y, sd) or, with bars="range", (x, y, low, high)."""
         out = []
         for p in pts:
@@ -225,10 +227,27 @@ class Plot:
             out.append((x, y, lo, hi))
         if out:
             colour = COLOURS.get(kind) or SPARE[len(self.series) % len(SPARE)]
-            self.series.append((title, out, paper, colour, alt))
+            self.series.append((title, out, paper, colour, alt, linux))
 
     def has_ours(self):
-        return any(not paper for _, _, paper, _, _ in self.series)
+        return any(not s[2] and not s[5] for s in self.series)
+
+    def plot_lines(self, data_dir, tag=""):
+        """The gnuplot 'plot' command of the series (data files written)."""
+        plots = []
+        for i, (title, pts, paper, colour, alt, linux) in enumerate(self.series):
+            dat = os.path.join(data_dir, f"{self.name}{tag}-{i}.dat")
+            with open(dat, "w") as f:
+                f.write(f"# {title}\n# x y ylow yhigh\n")
+                for p in pts:
+                    f.write(" ".join(f"{v:.6g}" for v in p) + "\n")
+            style = ("with yerrorlines dt 2 lw 1 pt 6" if paper
+                     else "with yerrorlines dt 3 lw 2 pt 9 ps 1.3" if linux
+                     else "with yerrorlines dt 4 lw 2 pt 5" if alt
+                     else "with yerrorlines lw 2 pt 7") + f" lc rgb '{colour}'"
+            rel = os.path.relpath(dat, os.path.dirname(data_dir))
+            plots.append(f"{_quote(rel)} using 1:2:3:4 {style} title {_quote(title)}")
+        return "plot " + ", \\\n     ".join(plots)
 
     def script(self, term, data_dir):
         lines = [f"set terminal {term} size 960,720 noenhanced",
@@ -241,19 +260,42 @@ class Plot:
         if self.logy:
             lines.append("set logscale y")
             lines.append("set format y '%g'")
-        plots = []
-        for i, (title, pts, paper, colour, alt) in enumerate(self.series):
-            dat = os.path.join(data_dir, f"{self.name}-{i}.dat")
-            with open(dat, "w") as f:
-                f.write(f"# {title}\n# x y ylow yhigh\n")
-                for p in pts:
-                    f.write(" ".join(f"{v:.6g}" for v in p) + "\n")
-            style = ("with yerrorlines dt 2 lw 1 pt 6" if paper
-                     else "with yerrorlines dt 4 lw 2 pt 5" if alt
-                     else "with yerrorlines lw 2 pt 7") + f" lc rgb '{colour}'"
-            rel = os.path.relpath(dat, os.path.dirname(data_dir))
-            plots.append(f"{_quote(rel)} using 1:2:3:4 {style} title {_quote(title)}")
-        lines.append("plot " + ", \\\n     ".join(plots))
+        lines.append(self.plot_lines(data_dir))
+        return "\n".join(lines) + "\n"
+
+
+class PanelPlot:
+    """Two or more Plots side by side in one PNG (gnuplot multiplot),
+    sharing the x axis label; each panel has its own title and key."""
+
+    def __init__(self, name, title, panels, caption=""):
+        self.name, self.title, self.panels = name, title, panels
+        self.caption = caption
+
+    @property
+    def series(self):
+        return [s for p in self.panels for s in p.series]
+
+    def has_ours(self):
+        return any(p.has_ours() for p in self.panels)
+
+    def script(self, term, data_dir):
+        panels = [p for p in self.panels if p.series]
+        lines = [f"set terminal {term} size {700 * len(panels)},820 noenhanced",
+                 f"set output {_quote(self.name + '.png')}",
+                 f"set multiplot layout 1,{len(panels)} title {_quote(self.title)}",
+                 "set grid", "set key outside below Left reverse width -2"]
+        for i, p in enumerate(panels):
+            lines += [f"set title {_quote(p.title)}",
+                      f"set xlabel {_quote(p.xlabel)}",
+                      f"set ylabel {_quote(p.ylabel)}",
+                      f"set xrange [{p.xmin:g}:*]"]
+            if p.logy:
+                lines += ["set logscale y", "set format y '%g'"]
+            else:
+                lines += ["unset logscale y"]
+            lines.append(p.plot_lines(data_dir, f"-p{i}"))
+        lines.append("unset multiplot")
         return "\n".join(lines) + "\n"
 
 
@@ -371,24 +413,94 @@ def type_order(t):
     return (OUR_TYPES_CPUS.index(base) if base in OUR_TYPES_CPUS else 99, t)
 
 
+# The read-side figure's main panel: the article's three primitives, each
+# from the three sources, PREEMPT=y throughout (the 2007 PREEMPT=n RCU is
+# Quick Quiz 1's deleted loop).  (label, our type, Linux model and type,
+# the article's column, colour key.)
+MAIN_PANEL = (("RCU", "rcu", ("preempt", "rcu"), "rcu", "rcu"),
+              ("rwlock", "rwlock", ("preempt", "rwlock"), "rwlock", "rwlock"),
+              ("refcount", "refcnt", ("preempt", "refcnt"), "refcnt", "refcnt"))
+# Linux's other refscale types: (model, type) -> (label, colour key).
+LINUX_OTHER = {("none", "rcu"): ("rcu, PREEMPT_NONE (empty loop)", "rcu-nonpreempt"),
+               ("preempt", "srcu"): ("srcu", "srcu"),
+               ("preempt", "lock"): ("spinlock (lock)", "spinlock")}
+
+
+def readside_points(rows):
+    """{type: [(cpus, y, sd)]} of the cs_ns=0 read-side rows: the median
+    (gross, loop included, as refscale reports) or the mean, no bars.  For
+    a CPU count measured in several VMs the smallest VM's row is taken
+    (vcpus=; the Linux peer runs at -smp 4), the last of those."""
+    best = {}
+    for r in readside(rows):
+        if cs_of(r) != 0 or not r.get("type"):
+            continue
+        k = (r["type"], r.num("cpus"))
+        v = r.num("vcpus", math.inf)
+        if k not in best or v <= best[k].num("vcpus", math.inf):
+            best[k] = r
+    out = {}
+    for (t, c), r in best.items():
+        y = r.num("median_ns", r.num("ns_per_op"))
+        if y is not None:
+            out.setdefault(t, []).append((c, y, 0.0))
+    return {t: sorted(v) for t, v in out.items()}
+
+
+def linux_readside(rows):
+    """{(model, type): [(cpus, median, 0)]} of the Linux peer's rows.  A
+    type other than rcu measured only under the other model (a half-built
+    peer) stands in for it: its cost hardly depends on the model."""
+    out = {}
+    for r in rows:
+        if r.get("name") != "linux_readside" or r.num("cpus") is None:
+            continue
+        y = r.num("median_ns", r.num("ns_per_op"))
+        if y is not None:
+            out.setdefault((r.get("model"), r.get("type")), {})[r.num("cpus")] = \
+                (r.num("cpus"), y, 0.0)
+    for (m, t) in list(out):
+        other = "none" if m == "preempt" else "preempt"
+        if t != "rcu" and (other, t) not in out:
+            out[(other, t)] = out[(m, t)]
+    return {k: sorted(v.values()) for k, v in out.items()}
+
+
+def readside_figure(rows, ours, paper):
+    """The read-side figure: the article's point (RCU far below rwlock and
+    refcount) in the main panel, the other reader types beside it."""
+    mine, lin = readside_points(rows), linux_readside(rows)
+    pre = paper.get("preempt")
+    main = Plot("readside-cpus", "RCU vs rwlock vs refcount (PREEMPT=y)",
+                "CPUs (readers)", "ns per critical section, median (log)")
+    for label, ours_t, lkey, col, kind in MAIN_PANEL:
+        if pre:
+            main.add(f"{label}: {PAPER_LABEL}", paper_series(pre, "cpus", f"{col}_ns",
+                                                             f"{col}_sd"), True, kind=kind)
+        if ours_t in mine:
+            main.add(f"{label}: {ours}", mine[ours_t], kind=kind)
+        if lkey in lin:
+            main.add(f"{label}: {LINUX_LABEL}", lin[lkey], kind=kind, linux=True)
+    other = Plot("readside-cpus-other", "The other reader types", "CPUs (readers)",
+                 "ns per critical section, median (log)")
+    for t in sorted(mine, key=type_order):
+        if t not in [m[1] for m in MAIN_PANEL]:
+            other.add(f"{t}: {ours}", mine[t], kind=t)
+    for key, (label, kind) in LINUX_OTHER.items():
+        if key in lin:
+            other.add(f"{label}: {LINUX_LABEL}", lin[key], kind=kind, linux=True)
+    return PanelPlot("readside-cpus", "Read-side critical section cost by CPU "
+                     "count (cs_ns=0)", [main, other],
+                     caption="Solid: rcukern; dotted with triangles: Linux 6.1 "
+                     "refscale in the same QEMU on the same host; dashed with "
+                     "open circles: the article (2007).  Medians of the runs, "
+                     "gross (the loop included).")
+
+
 def build_plots(rows, ours, paper):
     rs = readside(rows)
-    plots = []
-
-    p = Plot("readside-cpus", "Read-side critical section cost by CPU count "
-             "(cs_ns=0)", "CPUs", "ns per critical section (log)")
+    plots = [readside_figure(rows, ours, paper)]
     zero = [r for r in rs if cs_of(r) == 0]
-    s, _ = series_by(zero, lambda r: r.get("type"), lambda r: r.num("cpus"),
-                     "ns_per_op", "stddev")
-    for t in sorted(s, key=type_order):
-        p.add(f"{ours}: {t}", s[t], kind=t)
-    if "nonpreempt" in paper:
-        c = paper["nonpreempt"]
-        p.add(f"{PAPER_LABEL}: rwlock (PREEMPT=n)",
-              paper_series(c, "cpus", "rwlock_ns", "rwlock_sd"), True, kind="rwlock")
-        p.add(f"{PAPER_LABEL}: RCU (PREEMPT=n)",
-              paper_series(c, "cpus", "rcu_ns", "rcu_sd"), True, kind="rcu-sched")
-    plots.append(p)
 
     # The same from the batch medians (no error bars: one figure per
     # point): the cost while the host lets the vCPUs run.
@@ -583,6 +695,140 @@ def readside_matrix(rows):
                                 for c in cpus], body)
 
 
+# The three-source read-side table: (what, our type, Linux (model, type),
+# the article's table and column).  Like for like: our preemptible
+# rcu_read_lock() against a PREEMPT kernel's, our non-preemptible one
+# (Quick Quiz 1's empty rcu_read_lock(): the bare loop) against
+# PREEMPT_NONE's; Linux 6.1's refscale has no rcu_read_lock_sched type.
+THREE_SOURCES = (
+    ("rcu_read_lock(), preemptible", "rcu", ("preempt", "rcu"), ("preempt", "rcu")),
+    ("rcu_read_lock(), non-preemptible", "rcu-nonpreempt", ("none", "rcu"),
+     ("nonpreempt", "rcu")),
+    ("rcu_read_lock_sched()", "rcu-sched", None, None),
+    ("empty loop", "empty", None, None),
+    ("rwlock read", "rwlock", ("preempt", "rwlock"), ("preempt", "rwlock")),
+    ("refcount (one atomic)", "refcnt", ("preempt", "refcnt"), ("preempt", "refcnt")),
+    ("SRCU", "srcu", ("preempt", "srcu"), None),
+    ("spinlock", "spinlock", ("preempt", "lock"), None),
+)
+
+
+def _picked_rows(rows):
+    """{(type, cpus): row} of the cs_ns=0 read-side rows, the smallest VM's
+    (vcpus=) for a CPU count measured in several, the last of those."""
+    best = {}
+    for r in readside(rows):
+        if cs_of(r) != 0 or not r.get("type"):
+            continue
+        k = (r["type"], r.num("cpus"))
+        if k not in best or r.num("vcpus", math.inf) <= best[k].num("vcpus", math.inf):
+            best[k] = r
+    return best
+
+
+def three_source_table(rows, paper, counts=(1, 2, 4)):
+    """The read-side cost from the article, rcukern and the Linux 6.1 peer
+    at 1, 2 and 4 CPUs: medians (gross), ours with its batch median."""
+    mine = _picked_rows(rows)
+    lin = {}
+    for r in rows:
+        if r.get("name") == "linux_readside" and r.num("cpus") is not None:
+            lin[(r.get("model"), r.get("type"), r.num("cpus"))] = r
+    if not lin:
+        return []
+    for (m, t, c), r in list(lin.items()):     # see linux_readside()
+        other = "none" if m == "preempt" else "preempt"
+        if t != "rcu":
+            lin.setdefault((other, t, c), r)
+    body = []
+    for what, ours_t, lkey, pkey in THREE_SOURCES:
+        for c in counts:
+            r = mine.get((ours_t, float(c)))
+            lr = lin.get((lkey[0], lkey[1], float(c))) if lkey else None
+            pv = None
+            if pkey and paper.get(pkey[0]):
+                cols = paper[pkey[0]]
+                for x, y in zip(cols.get("cpus", []), cols.get(f"{pkey[1]}_ns", [])):
+                    if x == c:
+                        pv = y
+            if r is None and lr is None:
+                continue
+            ours_cell = "-"
+            if r is not None:
+                ours_cell = fmt(r.num("median_ns", r.num("ns_per_op")))
+                if r.num("batch_ns") is not None:
+                    ours_cell += f" (batch {fmt(r.num('batch_ns'))})"
+                if r.num("vcpus") is not None:
+                    ours_cell += f" [-smp {r.num('vcpus'):g}]"
+            if lr is not None:
+                lin_cell = (f"{fmt(lr.num('median_ns'))} (mean {fmt(lr.num('ns_per_op'))}) "
+                            f"[-smp {lr.num('vcpus', 0):g}, {lr.get('model')}]")
+            elif lkey is None and ours_t == "rcu-sched":
+                lin_cell = "no such refscale type in 6.1"
+            else:
+                lin_cell = "-"
+            body.append([what, c, fmt(pv) if pv is not None else "-", ours_cell, lin_cell])
+    out = md_table(["reader", "CPUs", "2007 article (mean)",
+                    "rcukern median (batch median)", f"{LINUX_LABEL}: median (mean)"], body)
+    out += ["", "Like for like: our preemptible `rcu_read_lock()` against Linux "
+            "built with PREEMPT, our non-preemptible one (`rcu-nonpreempt`, "
+            "Quick Quiz 1's empty `rcu_read_lock()`: the bare loop) against "
+            "PREEMPT_NONE's `rcu` (whose loop is empty too); rwlock, refcount, "
+            "SRCU and spinlock against the PREEMPT image's `rwlock`, `refcnt`, "
+            "`srcu` and `lock`. Linux 6.1's refscale has no `rcu_read_lock_sched()` "
+            "type. Both are gross figures (the loop included). Linux times one "
+            "loop per run per reader with irqs off (`ktime_get_mono_fast_ns()`); "
+            "rcukern times about 64 batches per run with irqs on, and its batch "
+            "median leaves out what the host took. The 2007 figures are means on "
+            "a 16-CPU 3 GHz x86 (PREEMPT=y, except the non-preemptible RCU row: "
+            "PREEMPT=n, the loop the compiler deleted)."]
+    return out
+
+
+# Grace-period latency: (what, our gp type, Linux model and type).
+GP_PAIRS = (
+    ("synchronize_sched() / PREEMPT_NONE synchronize_rcu()", "normal", ("none", "normal")),
+    ("expedited, the same", "expedited", ("none", "expedited")),
+    ("synchronize_rcu() preemptible / PREEMPT", "rcu", ("preempt", "normal")),
+    ("expedited, the same", "rcu-expedited", ("preempt", "expedited")),
+)
+
+
+def gp_table(rows):
+    """Grace-period latency, others idle: median, mean and max in us, ours
+    (name=gp, load=idle or none) beside the Linux peer's rcuscale."""
+    mine, lin = {}, {}
+    for r in rows:
+        if r.get("name") == "gp" and r.get("load", "idle") == "idle" \
+                and r.num("cpus") is not None:
+            mine[(r.get("type"), r.num("cpus"))] = r
+        elif r.get("name") == "linux_gp" and r.num("cpus") is not None:
+            lin[(r.get("model"), r.get("type"), r.num("cpus"))] = r
+    if not lin:
+        return []
+    us = lambda r, k: fmt(r.num(k) / 1000) if r is not None and r.num(k) is not None else "-"  # noqa: E731
+    body = []
+    cpus = sorted({c for _, c in mine} | {c for _, _, c in lin})
+    for what, ours_t, (model, lt) in GP_PAIRS:
+        for c in cpus:
+            r, lr = mine.get((ours_t, c)), lin.get((model, lt, c))
+            if r is None and lr is None:
+                continue
+            body.append([what, f"{c:g}"] + [us(r, k) for k in ("median_ns", "mean_ns", "max_ns")]
+                        + [us(lr, k) for k in ("median_ns", "mean_ns", "max_ns")]
+                        + [lr.get("n", "-") if lr is not None else "-"])
+    out = md_table(["grace period", "vCPUs", "rcukern median", "mean", "max",
+                    "Linux 6.1 median", "mean", "max", "Linux GPs"], body)
+    out += ["", "Microseconds, the other CPUs idle. rcukern: `name=gp` rows "
+            "(`synchronize_sched()` and expedited from the rcu suite, load=idle; "
+            "`synchronize_rcu()` and expedited from rcu_preempt). Linux 6.1: "
+            "rcuscale with one writer and no readers, every grace period it "
+            "timed (`writer-duration`), PREEMPT_NONE's `synchronize_rcu()` "
+            "being the RCU-sched flavour. At one CPU both kernels take the "
+            "shortcut: blocking is a grace period."]
+    return out
+
+
 def paper_goals(paper, n):
     """The same four figures from the article's 2007 data (16-CPU x86,
     PREEMPT=y for the ratios: the PREEMPT=n RCU row is the article's Quick Quiz 1's
@@ -745,6 +991,13 @@ def write_report(rows, platforms, sources, out_dir, paper_dir,
                "CPU count; *batch*: the batch median (`batch_ns`, see the "
                "goals); *gaps*: timed batches the host interrupted "
                "(`host_gaps`).", ""] + matrix
+    three = three_source_table(rows, paper)
+    if three:
+        md += ["", f"## Read-side cost: the article, rcukern and {LINUX_LABEL}",
+               "", "ns per critical section, cs_ns=0."] + [""] + three
+    gpt = gp_table(rows)
+    if gpt:
+        md += ["", f"## Grace-period latency beside {LINUX_LABEL}", ""] + gpt
     md += ["", "## Figures", ""]
     if drawn is None:
         md.append("Plots skipped: gnuplot was not found (Debian: "
@@ -789,6 +1042,9 @@ def summary_lines(rows, platforms, paper_dir, ran_qemu=False):
     if matrix:
         out += ["", "Read-side cost, ns per critical section (cs_ns=0): "
                 "mean ± stddev, median (net of the empty loop):"] + matrix
+    three = three_source_table(rows, paper)
+    if three:
+        out += ["", f"Read-side cost beside {LINUX_LABEL}:"] + three[:-2]
     return out
 
 
@@ -858,6 +1114,12 @@ def main(argv=None):
         r, p = read_log(text, os.path.basename(path))
         rows += r
         platforms += p
+    if not rows:
+        # Nothing to report is an error, and the last report stays.
+        print(f"report: no '# bench' rows in {', '.join(logs)}; "
+              f"{os.path.join(args.out, 'report.md')} is left as it was",
+              file=sys.stderr)
+        return 1
     gnuplot = None if args.gnuplot in (None, "", "none") else args.gnuplot
     if gnuplot and not shutil.which(gnuplot):
         print(f"report: {gnuplot} not found: plots skipped", file=sys.stderr)
@@ -874,8 +1136,6 @@ def main(argv=None):
     print(f"report: {path}: {len(rows)} row(s), "
           + (f"{len(made)} plot(s)" if drawn is not None else "plots skipped")
           + ("" if paper else ", no 2007 data found"))
-    if not rows:
-        print("report: the log has no '# bench' rows", file=sys.stderr)
     return 0
 
 

@@ -59,3 +59,22 @@ void cpu_identify(struct cpuinfo_x86 *c)
 		c->microcode = (u32)rdmsr(MSR_AMD64_PATCH_LEVEL);
 	}
 }
+
+#define MSR_AMD64_DE_CFG 0xc0011029
+#define DE_CFG_LFENCE_SERIALIZE (1ull << 1)
+
+void cpu_init_this(void)
+{
+	/* AMD families 10h-17h (and Hygon 18h): LFENCE serialises, so that
+	 * rdtsc_ordered()'s lfence;rdtsc is ordered, only with DE_CFG bit
+	 * 1 set (Linux's init_amd()).  K8 and 11h always serialise it. */
+	if ((boot_cpu_data.x86_vendor == X86_VENDOR_AMD ||
+	     boot_cpu_data.x86_vendor == X86_VENDOR_HYGON) &&
+	    boot_cpu_data.x86 >= 0x10 && boot_cpu_data.x86 != 0x11 &&
+	    boot_cpu_data.x86 <= 0x18) {
+		u64 v = rdmsr(MSR_AMD64_DE_CFG);
+
+		if (!(v & DE_CFG_LFENCE_SERIALIZE))
+			wrmsr(MSR_AMD64_DE_CFG, v | DE_CFG_LFENCE_SERIALIZE);
+	}
+}

@@ -17,6 +17,7 @@
 #include "kernel/preempt.h"
 #include "kernel/printk.h"
 #include "kernel/smp.h"
+#include "kernel/spinlock.h"
 #include "kernel/stacktrace.h"
 #include "kernel/time.h"
 
@@ -103,6 +104,52 @@ void unregister_nmi_handler(struct nmiaction *a)
 	smp_mb();
 }
 
+/* The chipset's NMI sources, latched in system control port B (Linux's
+ * NMI_REASON_*): bit 7 PCI SERR# (or memory parity), bit 6 I/O channel
+ * check.  A latch stays set, and keeps raising NMIs, until its enable bit
+ * (3 for IOCHK, 2 for SERR) is written to 1; the low bits (PIT gate,
+ * speaker) are written back as read. */
+#define NMI_REASON_PORT        0x61
+#define NMI_REASON_SERR        0x80
+#define NMI_REASON_IOCHK       0x40
+#define NMI_REASON_CLEAR_SERR  0x04
+#define NMI_REASON_CLEAR_IOCHK 0x08
+#define NMI_REASON_CLEAR_MASK  0x0f
+
+static arch_spinlock_t nmi_reason_lock = __ARCH_SPIN_LOCK_UNLOCKED;
+static u64 nmi_serr_count, nmi_iochk_count;
+
+/* An NMI no handler claimed: if port 0x61 names a chipset source, report
+ * it, clear the latch and leave that source disabled (as Linux's
+ * pci_serr_error() does; Linux re-enables IOCHK after 2 s of udelay,
+ * which is too long to spend in an NMI here).  One CPU at a time: the
+ * port is shared.  True if it was one. */
+static bool platform_nmi(void)
+{
+	u8 reason;
+
+	if (!arch_spin_trylock(&nmi_reason_lock))
+		return false;
+	reason = inb(NMI_REASON_PORT);
+	if (!(reason & (NMI_REASON_SERR | NMI_REASON_IOCHK))) {
+		arch_spin_unlock(&nmi_reason_lock);
+		return false;
+	}
+	if (reason & NMI_REASON_SERR) {
+		if (nmi_serr_count++ < 3)
+			printk(KERN_EMERG "NMI: PCI system error (SERR) for reason %02x on CPU %d; SERR NMIs now disabled\n",
+			       reason, smp_processor_id());
+		outb((reason & NMI_REASON_CLEAR_MASK) | NMI_REASON_CLEAR_SERR, NMI_REASON_PORT);
+	} else {
+		if (nmi_iochk_count++ < 3)
+			printk(KERN_EMERG "NMI: IOCK error (debug interrupt?) for reason %02x on CPU %d; IOCHK NMIs now disabled\n",
+			       reason, smp_processor_id());
+		outb((reason & NMI_REASON_CLEAR_MASK) | NMI_REASON_CLEAR_IOCHK, NMI_REASON_PORT);
+	}
+	arch_spin_unlock(&nmi_reason_lock);
+	return true;
+}
+
 void nmi_handler(struct pt_regs *regs)
 {
 	int handled = 0;
@@ -122,14 +169,11 @@ void nmi_handler(struct pt_regs *regs)
 		if (a)
 			handled |= a->handler(regs, a->data);
 	}
-	if (!handled) {
+	if (!handled && !platform_nmi()) {
 		this_cpu_inc(nmi_unknown);
-		/* Port 0x61: bit 7 memory parity/SERR, bit 6 I/O check. */
-		u8 reason = inb(0x61);
-
 		if (this_cpu_read(nmi_unknown) <= 3)
 			printk(KERN_WARNING "NMI received for unknown reason %02x on CPU %d\n",
-			       reason, smp_processor_id());
+			       inb(NMI_REASON_PORT), smp_processor_id());
 	}
 	if (outer) {
 		smp_mb();

@@ -19,7 +19,6 @@
 #define SZ_1M	(1ul << 20)
 #define SZ_2M	(1ul << 21)
 #define SZ_1G	(1ul << 30)
-#define SZ_4G	(1ul << 32)
 #define EARLY_TABLE_LIMIT (2ul << 30)	/* boot map at KERNEL_VMA covers this */
 #define LOW_IDENTITY_END SZ_1M
 
@@ -194,8 +193,11 @@ static void map_kernel_image(void)
 			map_one(v, v - KERNEL_VMA, image_flags(v, true), 1);
 }
 
-/* [start, end) of physical memory (2 MiB-aligned), huge pages except
- * around the kernel image, whose alias gets 4 KiB pages so text and
+/* [start, end) of physical memory (page-aligned): huge pages where a
+ * whole aligned 1 GiB or 2 MiB lies inside the range, 4 KiB pages at its
+ * edges, so that no large page reaches past the range into a hole or a
+ * reserved area (SDM 11.11.9: a large page over mixed memory types is
+ * undefined).  The kernel image's alias gets 4 KiB pages so text and
  * rodata stay read-only there too. */
 static void map_direct(u64 start, u64 end)
 {
@@ -214,9 +216,12 @@ static void map_direct(u64 start, u64 end)
 			   (p + SZ_1G <= img_lo || p >= img_hi)) {
 			map_one(p + PAGE_OFFSET, p, rw, 3);
 			p += SZ_1G;
-		} else {
+		} else if (!(p & (SZ_2M - 1)) && p + SZ_2M <= end) {
 			map_one(p + PAGE_OFFSET, p, rw, 2);
 			p += SZ_2M;
+		} else {
+			map_one(p + PAGE_OFFSET, p, rw, 1);
+			p += PAGE_SIZE;
 		}
 	}
 }
@@ -258,9 +263,8 @@ void paging_init(void)
 	if (!paging_features.nx)
 		pr_warn("paging: this CPU has no NX bit; data and stacks stay executable\n");
 
-	/* Everything the memory map names, and the low 4 GiB where the
-	 * chipset's devices and firmware tables sit even if it names none. */
-	pmm_note_physical(0, SZ_4G);
+	/* RAM and ACPI ranges of the memory map (pmm_init), split at their
+	 * edges; devices and firmware areas are reached through ioremap. */
 	n = pmm_physical_ranges(&cover);
 	limit = MIN(1ul << paging_features.phys_bits, DIRECT_MAP_SIZE);
 
@@ -287,7 +291,7 @@ void paging_init(void)
 	enable_cpu_features();
 	write_cr3(kernel_pml4_phys);
 	tables_live = true;
-	pr_info("paging: kernel tables at 0x%lx: direct map %lu MiB in %u ranges (%s pages), NX %s, W^X image, boot identity map dropped\n",
+	pr_info("paging: kernel tables at 0x%lx: direct map %lu MiB in %u ranges (RAM and ACPI; up to %s pages), NX %s, W^X image, boot identity map dropped\n",
 		(unsigned long)kernel_pml4_phys, (unsigned long)(mapped >> 20), n,
 		paging_features.gbpages ? "1 GiB" : "2 MiB",
 		paging_features.nx ? "on" : "unavailable");

@@ -4,9 +4,10 @@
  *   0 .. 128 TiB             nothing (the boot identity map is gone, so a
  *                             null or stray user-half pointer faults);
  *                             the first 1 MiB only while APs start
- *   0xffff800000000000       direct map of physical memory (PAGE_OFFSET):
- *                             RW, NX; the kernel image's text/rodata alias
- *                             in it is read-only
+ *   0xffff800000000000       direct map (PAGE_OFFSET) of the memory map's
+ *                             RAM and ACPI ranges only, split at their
+ *                             edges: RW, NX; the kernel image's
+ *                             text/rodata alias in it is read-only
  *   0xffffc00000000000       kernel stacks, each above an unmapped guard page
  *   0xffffd00000000000       ioremap: device registers, uncached, NX
  *   0xffffffff80000000       the kernel image (KERNEL_VMA), 4 KiB pages:

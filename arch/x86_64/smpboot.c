@@ -25,6 +25,7 @@
 #include "asm/topology.h"
 #include "kernel/atomic.h"
 #include "kernel/cmdline.h"
+#include "kernel/cpu.h"
 #include "kernel/multiboot2.h"
 #include "kernel/pmm.h"
 #include "kernel/printk.h"
@@ -47,7 +48,8 @@ static u64 bsp_cr0, bsp_cr4;
 static bool lapic_ok;
 
 int smp_cpus_wanted = 1, smp_cpus_failed;
-static unsigned int smp_max_cpus;
+#define SMP_UNSET 0xffffffffu	/* no smp= on the command line */
+static unsigned int smp_max_cpus = SMP_UNSET;
 core_param(smp, smp_max_cpus, uint, "use at most this many CPUs (0: all the MADT lists)");
 static unsigned int smp_timeout_ms = 2000;
 core_param(smp.timeout_ms, smp_timeout_ms, uint, "how long an AP may take to answer its SIPIs, and again to come online");
@@ -134,6 +136,7 @@ void x86_platform_init(void)
 	if (ist_stacks_guard(0))
 		pr_warn("gdt: the boot CPU keeps its IST stacks without guard pages\n");
 	cpu_identify(&boot_cpu_data);
+	cpu_init_this();
 	pr_info("cpu: %s family 0x%x model 0x%x stepping %u microcode 0x%x\n",
 		x86_vendor_name(&boot_cpu_data), boot_cpu_data.x86, boot_cpu_data.x86_model,
 		boot_cpu_data.x86_stepping, boot_cpu_data.microcode);
@@ -192,29 +195,16 @@ static bool trampoline_claimed(int unused)
 
 static bool came_online(int cpu) { return cpu_online(cpu); }
 
-/* Starts APIC id apic as logical cpu.  0 on success; on failure the CPU
- * is named and parked in INIT. */
-static int start_cpu(int cpu, u32 apic, u32 uid)
-{
-	void *stack, *area;
+/* Each AP's boot stack: its idle task's too, and again after cpu_up(). */
+static void *ap_stacks[NR_CPUS];
 
-	if (ist_stacks_guard(cpu)) {
-		pr_err("smp: no IST stacks for CPU %d (APIC id %u)\n", cpu, apic);
-		return -ENOMEM;
-	}
-	area = alloc_percpu_area();
-	stack = alloc_kernel_stack(AP_STACK_SIZE);
-	if (!area || !stack) {
-		pr_err("smp: no memory for CPU %d (APIC id %u)\n", cpu, apic);
-		if (area)
-			free_percpu_area(area);
-		if (stack)
-			free_kernel_stack(stack, AP_STACK_SIZE);
-		return -ENOMEM;
-	}
-	percpu_setup_cpu(cpu, area);
-	cpu_apic_id[cpu] = apic;
-	cpu_acpi_uid[cpu] = uid;
+/*
+ * INIT-SIPI-SIPI to cpu (per-CPU area set up, stack given) and wait until
+ * it is online.  -ETIMEDOUT: it never claimed the trampoline, and is back
+ * in wait-for-SIPI; -EIO: it started but did not come online.
+ */
+static int sipi_and_wait(int cpu, u32 apic, void *stack)
+{
 	ap_boot_stack = (u64)stack;
 	ap_boot_cpu = cpu;
 	*tr_field32(tr_cr3) = (u32)paging_kernel_cr3();
@@ -237,20 +227,86 @@ static int start_cpu(int cpu, u32 apic, u32 uid)
 		 * trampoline; then put the CPU back into wait-for-SIPI. */
 		if (__atomic_exchange_n(tr_field32(tr_ticket), 0, __ATOMIC_SEQ_CST) != 0) {
 			lapic_send_ipi(apic, APIC_DM_INIT | APIC_ICR_LEVEL | APIC_ICR_ASSERT);
-			pr_err("smp: CPU %d (APIC id %u) does not answer INIT-SIPI-SIPI after %u ms; skipped\n",
-			       cpu, apic, smp_timeout_ms);
-			free_kernel_stack(stack, AP_STACK_SIZE);
-			free_percpu_area(area);
 			return -ETIMEDOUT;
 		}
 		/* It claimed the trampoline just now after all: go on. */
 	}
-	if (!wait_for(came_online, cpu, smp_timeout_ms * 5)) {
+	if (!wait_for(came_online, cpu, smp_timeout_ms * 5))
+		return -EIO;
+	return 0;
+}
+
+/* Starts APIC id apic as logical cpu.  0 on success; on failure the CPU
+ * is named and parked in INIT. */
+static int start_cpu(int cpu, u32 apic, u32 uid)
+{
+	void *stack, *area;
+	int r;
+
+	if (ist_stacks_guard(cpu)) {
+		pr_err("smp: no IST stacks for CPU %d (APIC id %u)\n", cpu, apic);
+		return -ENOMEM;
+	}
+	area = alloc_percpu_area();
+	stack = alloc_kernel_stack(AP_STACK_SIZE);
+	if (!area || !stack) {
+		pr_err("smp: no memory for CPU %d (APIC id %u)\n", cpu, apic);
+		if (area)
+			free_percpu_area(area);
+		if (stack)
+			free_kernel_stack(stack, AP_STACK_SIZE);
+		return -ENOMEM;
+	}
+	percpu_setup_cpu(cpu, area);
+	cpu_apic_id[cpu] = apic;
+	cpu_acpi_uid[cpu] = uid;
+	r = sipi_and_wait(cpu, apic, stack);
+	if (r == -ETIMEDOUT) {
+		pr_err("smp: CPU %d (APIC id %u) does not answer INIT-SIPI-SIPI after %u ms; skipped\n",
+		       cpu, apic, smp_timeout_ms);
+		free_kernel_stack(stack, AP_STACK_SIZE);
+		free_percpu_area(area);
+		return r;
+	}
+	if (r) {
 		pr_err("smp: CPU %d (APIC id %u) started but is not online after %u ms; skipped\n",
 		       cpu, apic, smp_timeout_ms * 5);
-		return -EIO;	/* its stack and area stay: it may be using them */
+		return r;	/* its stack and area stay: it may be using them */
 	}
+	ap_stacks[cpu] = stack;
 	return 0;
+}
+
+/*
+ * cpu_up() of a CPU that came up at boot and went down since: it halts
+ * with irqs off in arch_cpu_play_dead(), which INIT ends; the trampoline
+ * then brings it in as at boot, on the same stack and per-CPU area.
+ */
+int arch_cpu_up(int cpu)
+{
+	int r;
+
+	if (!lapic_ok || cpu <= 0 || cpu >= NR_CPUS || !ap_stacks[cpu])
+		return -EINVAL;
+	paging_identity_map_low(true);
+	memcpy(low_page(TRAMPOLINE_PHYS), trampoline_start, trampoline_end - trampoline_start);
+	r = sipi_and_wait(cpu, cpu_apic_id[cpu], ap_stacks[cpu]);
+	paging_identity_map_low(false);
+	if (r)
+		pr_err("smp: CPU %d (APIC id %u) did not come back: %s after %u ms\n",
+		       cpu, cpu_apic_id[cpu],
+		       r == -ETIMEDOUT ? "no answer to INIT-SIPI-SIPI" : "started but not online",
+		       r == -ETIMEDOUT ? smp_timeout_ms : smp_timeout_ms * 5);
+	return r;
+}
+
+/* cpu_down()'s last step on the CPU itself: Linux's play-dead, a halt that
+ * only an NMI (which returns here) or INIT (cpu_up()) ends. */
+__noreturn void arch_cpu_play_dead(void)
+{
+	local_irq_disable();
+	for (;;)
+		__asm__ __volatile__("hlt" ::: "memory");
 }
 
 void smp_ap_entry(int cpu)
@@ -259,6 +315,8 @@ void smp_ap_entry(int cpu)
 	percpu_load(cpu);
 	write_cr0(bsp_cr0);
 	write_cr4(bsp_cr4);
+	cpu_init_this();
+	tsc_adjust_init_ap();
 	paging_load_cpu();
 	gdt_init_cpu(cpu);
 	idt_load();
@@ -295,7 +353,18 @@ void smp_boot_cpus(void)
 
 	bsp_cr0 = read_cr0();
 	bsp_cr4 = read_cr4();
-	if (smp_max_cpus && smp_max_cpus < (unsigned)limit)
+	/* An smp= that cannot be honoured as written says what is used. */
+	unsigned int listed = acpi_info.have_madt ? (unsigned)acpi_info.nr_cpus : 1;
+	unsigned int avail = listed < NR_CPUS ? listed : NR_CPUS;
+
+	if (smp_max_cpus == 0)
+		pr_warn("smp: smp=0 sets no limit: using all %u CPUs there are "
+			"(the MADT lists %u, this kernel takes up to %d)\n", avail, listed, NR_CPUS);
+	else if (smp_max_cpus != SMP_UNSET && smp_max_cpus > avail)
+		pr_warn("smp: smp=%u is more than the %u CPUs there are (the MADT lists %u, "
+			"this kernel takes up to %d): using %u\n", smp_max_cpus, avail, listed,
+			NR_CPUS, avail);
+	if (smp_max_cpus && smp_max_cpus != SMP_UNSET && smp_max_cpus < (unsigned)limit)
 		limit = smp_max_cpus;
 	if (!acpi_info.have_madt) {
 		pr_warn("smp: no MADT: running on the boot CPU only\n");
@@ -341,6 +410,10 @@ void smp_boot_cpus(void)
 		if (cpu_tsc_skew[cpu] > worst)
 			worst = cpu_tsc_skew[cpu];
 	}
+	if (tsc_adjust_fixed_cpus())
+		pr_warn("tsc: %d CPUs had a TSC_ADJUST other than the boot CPU's; set to it\n",
+			tsc_adjust_fixed_cpus());
+	tsc_sync_skew = worst > 0 ? (u64)worst : 0;
 	if (num_online_cpus() > 1)
 		pr_info("tsc: largest cross-CPU skew seen %lld cycles (%llu ns)%s\n",
 			(long long)worst, (unsigned long long)cycles_to_ns(worst > 0 ? worst : 0),

@@ -13,6 +13,7 @@
 #include "asm/cpufeature.h"
 #include "asm/irq.h"
 #include "kernel/cmdline.h"
+#include "kernel/cpu.h"
 #include "kernel/printk.h"
 #include "kernel/smp.h"
 #include "kernel/time.h"
@@ -235,6 +236,19 @@ void timer_init(void)
 
 void timer_test_lose_tick(void)
 {
+	if (use_deadline)
+		wrmsr(MSR_IA32_TSC_DEADLINE, 0);
+	else
+		lapic_write(APIC_TMICT, 0);
+}
+
+/* CPU hotplug: this CPU is going down; its tick stops for good (until
+ * timer_init_ap() when it comes back), and timer_check_tick() leaves it
+ * stopped. */
+void arch_cpu_stop_timer(void)
+{
+	this_cpu_write(timer_mode, NULL);
+	lapic_write(APIC_LVTT, APIC_LVT_MASKED);
 	if (use_deadline)
 		wrmsr(MSR_IA32_TSC_DEADLINE, 0);
 	else

@@ -2,8 +2,9 @@
  * decoded from its APIC id.  CPUID says how many low bits of an APIC id
  * number the threads of a core and how many more the cores of a package:
  * leaf 0xb (x2APIC topology, which also holds for ids above 255), else
- * leaf 1's logical-processor count with leaf 4's core count (older
- * Intel), else AMD's 0x80000008 core-id size.  The ids need not be dense
+ * on AMD 0x80000008's core-id size with 0x8000001E's threads per core,
+ * else leaf 1's logical-processor count with leaf 4's core count (older
+ * Intel).  The ids need not be dense
  * (-smp 12,sockets=2,cores=3,threads=2 leaves holes), which is why the
  * fields are bit ranges, not divisions.  The boot CPU's answer is used
  * for every CPU: x86 machines do not mix CPU models across sockets. */
@@ -56,6 +57,36 @@ static bool from_leaf_b(u32 max)
 	return true;
 }
 
+/* AMD and Hygon without leaf 0xb (everything before Zen 2): leaf 4 is
+ * reserved there, so leaf 1/4 would count every core as a thread.  As
+ * Linux's amd_detect_cmp()/amd_get_topology(): 0x80000008 ECX gives the
+ * APIC id bits of a package (ApicIdCoreIdSize, or from the count NC);
+ * 0x8000001E gives the threads per core, on Zen (family 17h) and later
+ * only (family 15h's compute units are cores with shared parts). */
+static bool from_amd(void)
+{
+	u32 a, b, c, d, pkg_bits, threads = 1;
+
+	if (boot_cpu_data.x86_vendor != X86_VENDOR_AMD &&
+	    boot_cpu_data.x86_vendor != X86_VENDOR_HYGON)
+		return false;
+	if (cpuid_max_leaf(0x80000000) < 0x80000008)
+		return false;
+	cpuid(0x80000008, &a, &b, &c, &d);
+	pkg_bits = (c >> 12) & 0xf;
+	if (!pkg_bits)
+		pkg_bits = bits_for((c & 0xff) + 1);
+	if (boot_cpu_data.x86 >= 0x17 && boot_cpu_has(X86_FEATURE_TOPOEXT) &&
+	    cpuid_max_leaf(0x80000000) >= 0x8000001e) {
+		cpuid(0x8000001e, &a, &b, &c, &d);
+		threads = ((b >> 8) & 0xff) + 1;
+	}
+	smt_bits = bits_for(threads);
+	core_bits = pkg_bits > smt_bits ? pkg_bits - smt_bits : 0;
+	topo_source = "CPUID 0x80000008/0x8000001e (AMD)";
+	return true;
+}
+
 static bool from_leaf_1_4(u32 max)
 {
 	u32 a, b, c, d;
@@ -93,7 +124,7 @@ void topology_init(void)
 	u32 max, b, c, d;
 
 	cpuid(0, &max, &b, &c, &d);
-	if (!from_leaf_b(max) && !from_leaf_1_4(max)) {
+	if (!from_leaf_b(max) && !from_amd() && !from_leaf_1_4(max)) {
 		smt_bits = core_bits = 0;
 		topo_source = "none (one thread per package)";
 	}

@@ -42,8 +42,9 @@ pm32:
 	mov ds, ax
 	mov es, ax
 	mov ss, ax
-	mov eax, cr4
-	or eax, (1 << 5)			; PAE
+	mov eax, cr4				; PAE alone (MCE kept), as the BSP's
+	and eax, 1 << 6				; boot/entry.asm: whatever INIT or
+	or eax, 1 << 5				; firmware left must not reach paging
 	mov cr4, eax
 	mov eax, [TR(tr_cr3)]
 	mov cr3, eax

@@ -1,10 +1,12 @@
 /* arch/x86_64/tsc.c: how fast the TSC runs, and whether the CPUs' TSCs
- * agree.  The frequency comes from CPUID leaf 0x15 (crystal ratio) or
- * 0x16 (base MHz) when the CPU states it; otherwise it is measured against
- * the HPET, the ACPI PM timer or the PIT, in that order: PCs without
- * legacy devices gate the PIT, and hardware-reduced ACPI has no PM timer.
- * Each measurement is repeated and the median kept, so that one run
- * stretched by an SMI (or, under QEMU, by the host) does not decide. */
+ * agree.  The frequency comes from CPUID leaf 0x15 when it states the
+ * crystal (exact); otherwise it is measured against the HPET, the ACPI PM
+ * timer or the PIT, in that order (PCs without legacy devices gate the
+ * PIT, and hardware-reduced ACPI has no PM timer), and CPUID 0x16's base
+ * frequency, which the SDM says is not the TSC rate, only bounds the
+ * measurement (arch/x86_64/tsc_pick.c).  Each measurement is repeated and
+ * the median kept, so that one run stretched by an SMI (or, under QEMU,
+ * by the host) does not decide; every wait is bounded by TSC time. */
 #include "arch/x86_64/tsc.h"
 #include "arch/x86_64/acpi.h"
 #include "arch/x86_64/mmio.h"
@@ -19,6 +21,7 @@
 #include "kernel/time.h"
 
 bool tsc_invariant;
+static void tsc_adjust_init_boot(void);
 const char *tsc_method = "none";
 
 #define CAL_RUNS 5
@@ -77,19 +80,20 @@ static u64 read_ref_tsc(u64 (*read)(void), u64 *tsc)
 
 /* Counts TSC cycles over ms of a reference counter that ticks at ref_hz
  * with `bits` significant bits.  Returns kHz, or 0 if the reference did
- * not move (gated, absent) within a generous bound. */
+ * not reach its count (gated, absent) within 20 times the wait. */
 static u64 measure(u64 (*read)(void), u64 ref_hz, unsigned int bits, unsigned int ms)
 {
 	u64 mask = bits >= 64 ? ~0ull : (1ull << bits) - 1;
 	u64 want = ref_hz * ms / 1000, r0, r1, t0, t1;
-	u64 spins = 0;
+	/* 20 times the wait, on the TSC: before calibration ns_to_cycles()
+	 * assumes an 8 GHz TSC, so this errs long, never short. */
+	u64 limit = ns_to_cycles((u64)ms * 20 * 1000000);
 
 	r0 = read_ref_tsc(read, &t0);
 	do {
 		r1 = read();
-		/* 50 M reads without reaching the target: it is not counting. */
-		if (++spins > 50000000ull)
-			return 0;
+		if (rdtsc() - t0 > limit)
+			return 0;	/* the reference is not counting */
 	} while (((r1 - r0) & mask) < want);
 	r1 = read_ref_tsc(read, &t1);
 	return (t1 - t0) * ref_hz / ((r1 - r0) & mask) / 1000;
@@ -176,37 +180,35 @@ static u64 median_of_runs(u64 (*fn)(unsigned int))
 	return v[CAL_RUNS / 2];
 }
 
-static u64 cpuid_khz(void)
+static u64 leaf15_khz(void)
 {
-	u32 max, a, b, c, d;
+	u32 a, b, c, d;
 
-	cpuid(0, &max, &b, &c, &d);
-	if (max >= 0x15) {
-		cpuid(0x15, &a, &b, &c, &d);
-		if (a && b && c) {
-			tsc_method = "cpuid-15h";
-			return (u64)c * b / a / 1000;
-		}
-	}
-	if (max >= 0x16) {
-		cpuid(0x16, &a, &b, &c, &d);
-		if (a & 0xffff) {
-			tsc_method = "cpuid-16h";
-			return (u64)(a & 0xffff) * 1000;
-		}
-	}
-	return 0;
+	if (cpuid_max_leaf(0) < 0x15)
+		return 0;
+	cpuid(0x15, &a, &b, &c, &d);
+	return tsc_leaf15_khz(a, b, c);
+}
+
+static u64 leaf16_khz(void)
+{
+	u32 a, b, c, d;
+
+	if (cpuid_max_leaf(0) < 0x16)
+		return 0;
+	cpuid(0x16, &a, &b, &c, &d);
+	return (u64)(a & 0xffff) * 1000;
 }
 
 static char *calibrate_param = "auto";
 core_param(tsc.calibrate, calibrate_param, charp,
-	   "how to find the TSC rate: auto (cpuid, hpet, pmtimer, pit: the first that works), or one of those (falls back to auto if it fails)");
+	   "how to find the TSC rate: auto (CPUID 0x15, else hpet, pmtimer, pit: the first that works, bounded by CPUID 0x16), or one of cpuid, hpet, pmtimer, pit (falls back to auto if it fails)");
 
-/* One method by name; 0 if it is unknown or does not work here. */
-static u64 calibrate_by(const char *m)
+static const char *const measured_by[] = { "hpet", "pmtimer", "pit" };
+
+/* One measurement by name; 0 if that clock does not work here. */
+static u64 measure_by(const char *m)
 {
-	if (!strcmp(m, "cpuid"))
-		return cpuid_khz();
 	if (!strcmp(m, "hpet"))
 		return median_of_runs(tsc_measure_khz_hpet);
 	if (!strcmp(m, "pmtimer"))
@@ -218,49 +220,115 @@ static u64 calibrate_by(const char *m)
 
 void tsc_init(void)
 {
-	static const char *const order[] = { "cpuid", "hpet", "pmtimer", "pit" };
-	const char *forced = NULL;
-	u64 khz = 0;
+	const char *forced = NULL, *method = NULL;
+	u64 l15 = leaf15_khz(), l16 = leaf16_khz(), measured = 0, khz;
+	enum tsc_pick why;
 
 	tsc_invariant = boot_cpu_has(X86_FEATURE_CONSTANT_TSC);
-	for (unsigned i = 0; i < ARRAY_SIZE(order); i++)
-		if (!strcmp(calibrate_param, order[i]))
-			forced = order[i];
+	tsc_adjust_init_boot();
+	if (!strcmp(calibrate_param, "cpuid"))
+		forced = "cpuid";
+	for (unsigned i = 0; i < ARRAY_SIZE(measured_by); i++)
+		if (!strcmp(calibrate_param, measured_by[i]))
+			forced = measured_by[i];
 	if (!forced && strcmp(calibrate_param, "auto"))
 		pr_err("tsc: tsc.calibrate=%s is not one of auto, cpuid, hpet, pmtimer, pit; using auto\n",
 		       calibrate_param);
-	if (forced) {
-		khz = calibrate_by(forced);
-		if (khz && strcmp(forced, "cpuid"))
-			tsc_method = forced;	/* cpuid_khz names its leaf */
-		else if (!khz)
-			pr_warn("tsc: tsc.calibrate=%s: that clock is absent or does not count here; trying the others\n",
-				forced);
+
+	if (forced && !strcmp(forced, "cpuid")) {
+		/* Asked for: 0x16 alone is then believed as well. */
+		khz = l15 ? l15 : l16;
+		tsc_method = l15 ? "cpuid-15h" : "cpuid-16h";
+		if (khz)
+			goto done;
+		pr_warn("tsc: tsc.calibrate=cpuid: CPUID states no TSC rate; trying the others\n");
+	} else if (forced) {
+		measured = measure_by(forced);
+		if (measured) {
+			/* Asked for: used as measured, 0x16 only reported. */
+			khz = measured;
+			tsc_method = forced;
+			goto done;
+		}
+		pr_warn("tsc: tsc.calibrate=%s: that clock is absent or does not count here; trying the others\n",
+			forced);
 	}
-	for (unsigned i = 0; i < ARRAY_SIZE(order) && !khz; i++) {
-		if (order[i] == forced)
+	for (unsigned i = 0; i < ARRAY_SIZE(measured_by) && !l15 && !measured; i++) {
+		if (forced && !strcmp(measured_by[i], forced))
 			continue;
-		khz = calibrate_by(order[i]);
-		if (khz && i > 0)
-			tsc_method = order[i];
+		measured = measure_by(measured_by[i]);
+		method = measured_by[i];
 	}
-	if (!khz) {
+	khz = tsc_pick_khz(l15, l16, measured, &why);
+	switch (why) {
+	case TSC_PICK_LEAF15:	tsc_method = "cpuid-15h"; break;
+	case TSC_PICK_MEASURED:	tsc_method = method; break;
+	case TSC_PICK_LEAF16:	tsc_method = "cpuid-16h"; break;
+	case TSC_PICK_LEAF16_BOUND:
+		tsc_method = "cpuid-16h";
+		pr_warn("tsc: measured %llu kHz by %s, more than 2%% off CPUID 0x16's %llu kHz: %s is not trusted\n",
+			(unsigned long long)measured, method, (unsigned long long)l16, method);
+		break;
+	case TSC_PICK_NONE:
+		khz = tsc_khz;
+		tsc_method = "guess";
 		pr_err("tsc: no HPET, PM timer or PIT answered; assuming %llu MHz\n",
 		       (unsigned long long)(tsc_khz / 1000));
-		tsc_method = "guess";
-		khz = tsc_khz;
+		break;
 	}
+done:
 	time_set_tsc_khz(khz);
 	pr_info("tsc: %llu.%03llu MHz by %s, %sinvariant\n",
 		(unsigned long long)(khz / 1000), (unsigned long long)(khz % 1000),
 		tsc_method, tsc_invariant ? "" : "NOT ");
+	if (l16 && strcmp(tsc_method, "cpuid-16h"))
+		pr_info("tsc: CPUID 0x16 base frequency %llu MHz (a bound only)\n",
+			(unsigned long long)(l16 / 1000));
+}
+
+/* ---- IA32_TSC_ADJUST: one value on every CPU (Linux's tsc_sync.c) ----
+ * EFI firmware can leave the CPUs' adjust registers different, which
+ * offsets their TSCs.  The boot CPU's value is kept (writing it would
+ * move the clock the boot has been timed by) and copied to each AP as it
+ * starts, before it reads any time; a nonzero boot value is reported. */
+
+#define MSR_IA32_TSC_ADJUST 0x0000003b
+
+static bool have_tsc_adjust;
+static s64 tsc_adjust_boot;
+static atomic_t tsc_adjust_fixed;	/* APs whose value was rewritten */
+
+static void tsc_adjust_init_boot(void)
+{
+	have_tsc_adjust = boot_cpu_has(X86_FEATURE_TSC_ADJUST);
+	if (!have_tsc_adjust)
+		return;
+	tsc_adjust_boot = (s64)rdmsr(MSR_IA32_TSC_ADJUST);
+	if (tsc_adjust_boot)
+		pr_warn("tsc: the boot CPU's TSC_ADJUST is %lld (firmware); every CPU gets the same\n",
+			(long long)tsc_adjust_boot);
+}
+
+void tsc_adjust_init_ap(void)
+{
+	if (!have_tsc_adjust)
+		return;
+	if ((s64)rdmsr(MSR_IA32_TSC_ADJUST) != tsc_adjust_boot) {
+		wrmsr(MSR_IA32_TSC_ADJUST, (u64)tsc_adjust_boot);
+		atomic_inc(&tsc_adjust_fixed);
+	}
+}
+
+int tsc_adjust_fixed_cpus(void)
+{
+	return atomic_read(&tsc_adjust_fixed);
 }
 
 /* ---- cross-CPU sync check (Linux's check_tsc_warp, for two CPUs) ---- */
 
 static arch_spinlock_t warp_lock = __ARCH_SPIN_LOCK_UNLOCKED;
 static u64 warp_last;
-static s64 warp_max;
+static s64 warp_max[2];		/* [0]: seen by CPU 0, [1]: by the other */
 static atomic_t warp_arrived, warp_done;
 
 #define WARP_LOOPS 2000
@@ -268,7 +336,7 @@ static atomic_t warp_arrived, warp_done;
 
 /* Each turn takes the lock, so a TSC read is ordered after the previous
  * holder's: a later read that is smaller is a real backwards step. */
-static void warp_loop(void)
+static void warp_loop(int side)
 {
 	u64 end = rdtsc() + ns_to_cycles(WARP_MS * 1000000ull);
 
@@ -277,8 +345,8 @@ static void warp_loop(void)
 		u64 prev = warp_last, now = rdtsc_ordered();
 
 		warp_last = now;
-		if (prev > now && (s64)(prev - now) > warp_max)
-			warp_max = prev - now;
+		if (prev > now && (s64)(prev - now) > warp_max[side])
+			warp_max[side] = prev - now;
 		arch_spin_unlock(&warp_lock);
 		if (now > end)
 			break;
@@ -291,35 +359,66 @@ static void warp_remote(void *unused)
 	atomic_inc(&warp_arrived);
 	while (atomic_read(&warp_arrived) < 2)
 		cpu_relax();
-	warp_loop();
+	warp_loop(1);
 	atomic_inc(&warp_done);
 }
 
-s64 tsc_check_sync(int cpu)
+/* One run of the warp check; false if cpu did not join.  *mine and
+ * *theirs: the largest backwards step CPU 0 and cpu saw. */
+static bool warp_check(int cpu, s64 *mine, s64 *theirs)
 {
 	u64 t0;
 
 	warp_last = 0;
-	warp_max = 0;
+	warp_max[0] = warp_max[1] = 0;
 	atomic_set(&warp_arrived, 0);
 	atomic_set(&warp_done, 0);
 	smp_mb();
 	if (smp_call_function_single(cpu, warp_remote, NULL, 0))
-		return -1;
+		return false;
 	t0 = rdtsc();
 	while (atomic_read(&warp_arrived) < 1) {
 		if (rdtsc() - t0 > ns_to_cycles(2000000000ull)) {
 			pr_err("tsc: CPU %d did not join the sync check\n", cpu);
 			/* Let it through whenever it arrives. */
 			atomic_inc(&warp_arrived);
-			return -1;
+			return false;
 		}
 		cpu_relax();
 	}
 	atomic_inc(&warp_arrived);
-	warp_loop();
+	warp_loop(0);
 	t0 = rdtsc();
 	while (atomic_read(&warp_done) < 1 && rdtsc() - t0 < ns_to_cycles(2000000000ull))
 		cpu_relax();
-	return warp_max;
+	*mine = warp_max[0];
+	*theirs = warp_max[1];
+	return true;
+}
+
+static void adjust_by(void *delta)
+{
+	s64 d = *(s64 *)delta;
+
+	wrmsr(MSR_IA32_TSC_ADJUST, rdmsr(MSR_IA32_TSC_ADJUST) + (u64)d);
+}
+
+s64 tsc_check_sync(int cpu)
+{
+	s64 mine, theirs, d;
+
+	if (!warp_check(cpu, &mine, &theirs))
+		return -1;
+	d = tsc_adjust_correction(theirs, mine);
+	if (!d || !have_tsc_adjust)
+		return MAX(mine, theirs);
+	/* Linux's check_tsc_sync_target(): move cpu's TSC by the warp
+	 * seen, once, and measure again. */
+	pr_warn("tsc: CPU %d is %lld cycles %s CPU 0: TSC_ADJUST compensates\n", cpu,
+		(long long)(d > 0 ? d : -d), d > 0 ? "behind" : "ahead of");
+	if (smp_call_function_single(cpu, adjust_by, &d, 1))
+		return MAX(mine, theirs);
+	if (!warp_check(cpu, &mine, &theirs))
+		return -1;
+	return MAX(mine, theirs);
 }

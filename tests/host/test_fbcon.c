@@ -57,6 +57,16 @@ void *ioremap(u64 phys, size_t len)
 	return ioremap_buf;
 }
 
+void *ioremap_wc(u64 phys, size_t len)
+{
+	return ioremap(phys, len);
+}
+
+u64 get_cycles(void)
+{
+	return 0;
+}
+
 /* ---- an independent model of a pixel format ---- */
 
 struct fmt {

@@ -606,7 +606,7 @@ static void *name(struct worker *w)					\
 	read_lock(LOCK);						\
 	__atomic_add_fetch(&arrived, 1, __ATOMIC_RELAXED);		\
 	for (int t = 0; __atomic_load_n(&arrived, __ATOMIC_RELAXED) < NTHREADS; t++) { \
-		if (t > 5000) {						\
+		if (t > 60000) {	/* >= 60 s: a hang guard only */	\
 			__atomic_add_fetch(&gather_timeouts, 1, __ATOMIC_RELAXED); \
 			break;						\
 		}							\

@@ -5,11 +5,15 @@
  *  - kthread_stop() of a thread inside wait_event_timeout(): the waker's
  *    wake-up read the sleeping state and stalls before its store while
  *    the thread exits; the dead thread must stay dead.
+ *  - A cross-CPU call run from the poll of a CPU waiting with irqs off
+ *    sees what it would from the IPI: hardirq, over a reader.
  *  - A nested smp_call_function_single() from an IPI handler (3 CPUs)
  *    or a timer handler (2) while an expedited RCU-sched grace period
  *    runs: the handler is a reader, and the grace period must not end
  *    while it runs, though its CPU takes the expedited call from the
  *    nested call's poll, not from an IPI.
+ *  - del_timer_sync() while the handler runs on CPU 1 and re-arms: on
+ *    return the timer is neither pending nor running.
  * The windows are widened by test-build switches (CONFIG_SANITIZE); every
  * wait is bounded.
  */
@@ -110,6 +114,63 @@ static void kthread_stop_from_wait_event(void)
 	ktap_log("no wake-up stall in this build: the window was not forced");
 #endif
 	put_task_struct(t);
+}
+
+/* ---- the context a cross-CPU call runs in ---- */
+
+static struct {
+	int in_irq;
+	int count;	/* preempt_count() minus the call's own hardirq level */
+	int ran;
+} probe;
+
+static void ctx_probe(void *unused)
+{
+	(void)unused;
+	probe.in_irq = in_irq() != 0;
+	probe.count = preempt_count() - HARDIRQ_OFFSET;
+	smp_store_release(&probe.ran, 1);
+}
+
+/* On CPU 1: a call back to CPU 0, which is waiting for this one. */
+static void ctx_outer(void *unused)
+{
+	(void)unused;
+	smp_call_function_single(0, ctx_probe, NULL, 1);
+}
+
+/*
+ * CPU 0 runs ctx_probe once from the call IPI (it waits with irqs on) and
+ * once from its own wait's poll (irqs off).  Both are hardirq context;
+ * the code under the call had preempt_count 0 and irqs on the first time
+ * (no reader), irqs off the second (a reader), and the count says so.
+ */
+static void polled_call_sees_irq_context(void)
+{
+	unsigned long flags;
+	int ret;
+
+	if (num_online_cpus() < 2) {
+		ktap_skip("needs 2 CPUs");
+		return;
+	}
+	memset(&probe, 0, sizeof(probe));
+	KTAP_EXPECT_EQ(smp_call_function_single(1, ctx_outer, NULL, 1), 0);
+	KTAP_ASSERT(smp_load_acquire(&probe.ran));
+	KTAP_EXPECT(probe.in_irq);
+	KTAP_EXPECT_EQ(probe.count, 0);
+
+	memset(&probe, 0, sizeof(probe));
+	local_irq_save(flags);
+	ret = smp_call_function_single(1, ctx_outer, NULL, 1);
+	local_irq_restore(flags);
+	KTAP_EXPECT_EQ(ret, 0);
+	KTAP_ASSERT(smp_load_acquire(&probe.ran));
+	if (!probe.in_irq)
+		ktap_fail("a call run from the poll of a waiter with irqs off was not in irq context");
+	if (probe.count <= 0)
+		ktap_fail("a call run from the poll of a waiter with irqs off saw no reader under it "
+			  "(preempt_count %d over its hardirq level)", probe.count);
 }
 
 /* ---- a nested call from an IPI handler during an expedited GP ---- */
@@ -245,7 +306,86 @@ static void nested_call_from_timer_during_expedited_gp(void)
 	nested_call_during_expedited_gp(false);
 }
 
+/* ---- del_timer_sync() against a handler that re-arms its timer ---- */
+
+static struct {
+	struct timer_list t;
+	int running;		/* the handler's first run has started */
+	int sync_waiting;	/* del_timer_sync() waits for the running handler */
+	int no_wait_seen;	/* ... not seen within 5 s */
+	int runs;
+} rearm;
+
+#ifdef CONFIG_SANITIZE
+static void rearm_hook(enum timer_inject_point where, struct timer_list *t)
+{
+	if (where == TIMER_INJECT_SYNC_WAIT && t == &rearm.t)
+		WRITE_ONCE(rearm.sync_waiting, 1);
+}
+#endif
+
+/* CPU 1's tick: re-arms for the next tick, the first time only once CPU
+ * 0's del_timer_sync() is waiting for this very run. */
+static void rearm_fn(struct timer_list *t)
+{
+	WRITE_ONCE(rearm.runs, rearm.runs + 1);
+	if (!READ_ONCE(rearm.running)) {
+		WRITE_ONCE(rearm.running, 1);
+		if (!SPIN_UNTIL_MS(READ_ONCE(rearm.sync_waiting), 5000))
+			WRITE_ONCE(rearm.no_wait_seen, 1);
+	}
+	t->expires = jiffies;
+	add_timer(t);
+}
+
+static u64 cpu_ticks(int cpu)
+{
+	return sched_stat(cpu, tick_idle) + sched_stat(cpu, tick_qs) +
+	       sched_stat(cpu, tick_atomic);
+}
+
+static void del_timer_sync_rearming_handler(void)
+{
+	int runs;
+	u64 ticks;
+
+	if (num_online_cpus() < 2) {
+		ktap_skip("needs 2 CPUs");
+		return;
+	}
+	memset(&rearm, 0, sizeof(rearm));
+	timer_setup(&rearm.t, rearm_fn, 0);
+#ifdef CONFIG_SANITIZE
+	__atomic_store_n(&timer_inject_hook, rearm_hook, __ATOMIC_RELEASE);
+#else
+	rearm.sync_waiting = 1;	/* no hook: the window is not forced */
+#endif
+	rearm.t.expires = jiffies;
+	add_timer_on(&rearm.t, 1);
+	if (!WAIT_UNTIL(READ_ONCE(rearm.running), 10000)) {
+		ktap_fail("CPU 1's tick never ran the handler (10 s)");
+		del_timer_sync(&rearm.t);
+		return;
+	}
+	del_timer_sync(&rearm.t);
+#ifdef CONFIG_SANITIZE
+	__atomic_store_n(&timer_inject_hook, NULL, __ATOMIC_RELEASE);
+	KTAP_EXPECT(!READ_ONCE(rearm.no_wait_seen));
+#endif
+	if (timer_pending(&rearm.t))
+		ktap_fail("del_timer_sync() returned with the timer pending again "
+			  "(its handler re-armed it)");
+	/* Neither pending nor running: three more ticks of CPU 1 run nothing. */
+	runs = READ_ONCE(rearm.runs);
+	ticks = cpu_ticks(1);
+	KTAP_EXPECT(WAIT_UNTIL(cpu_ticks(1) >= ticks + 3, 10000));
+	KTAP_EXPECT_EQ(READ_ONCE(rearm.runs), runs);
+	del_timer_sync(&rearm.t);
+}
+
 KTAP_SUITE(core_races,
 	   KTAP_CASE(kthread_stop_from_wait_event),
+	   KTAP_CASE(polled_call_sees_irq_context),
 	   KTAP_CASE(nested_call_from_ipi_during_expedited_gp),
-	   KTAP_CASE(nested_call_from_timer_during_expedited_gp));
+	   KTAP_CASE(nested_call_from_timer_during_expedited_gp),
+	   KTAP_CASE(del_timer_sync_rearming_handler));

@@ -76,6 +76,15 @@ static void fbcon_scrolls(void)
 	unsigned long bad = fbcon_verify();
 	if (bad)
 		ktap_fail("%lu cells differ after scrolling", bad);
+	u64 count, cycles, max;
+
+	fbcon_scroll_stats(&count, &cycles, &max);
+	KTAP_EXPECT(count > 0);
+	if (count)
+		ktap_log("bench name=fbcon_scroll cpus=1 width=%u height=%u bpp=%u scrolls=%llu mean_us=%llu max_us=%llu",
+			 after.width, after.height, after.bpp, (unsigned long long)count,
+			 (unsigned long long)(cycles_to_ns(cycles / count) / 1000),
+			 (unsigned long long)(cycles_to_ns(max) / 1000));
 }
 
 /* Last, so the screen holds every line above when the host looks. */

@@ -5,14 +5,26 @@
 #include "kernel/sched.h"
 #include "kernel/time.h"
 
-/* Sleeps in 1 ms steps until cond or ms pass; true if cond.  A test never
- * waits without a bound: a hung thread is a failure, not a hang. */
-#define WAIT_UNTIL(cond, ms) ({						\
+/*
+ * Bounded waits.  WAIT_UNTIL(cond, ms) waits for something that must
+ * happen: it sleeps in 1 ms steps until cond, for at least WAIT_MIN_MS
+ * whatever ms says.  On a loaded host a vCPU may go unrun for seconds,
+ * and a wait that ends when cond holds costs nothing, so the bound only
+ * decides how soon a real failure is reported; a test never waits
+ * without one (a hung thread is a failure, not a hang).
+ * WAIT_WINDOW(cond, ms) watches for exactly ms: for a window whose
+ * length is the point, when cond must NOT happen within it.  True if
+ * cond.
+ */
+#define WAIT_MIN_MS 30000
+#define WAIT_WINDOW(cond, ms) ({					\
 	u64 __end = ktime_get_ns() + (u64)(ms) * 1000000ull;		\
 	bool __ok;							\
 	while (!(__ok = (cond)) && ktime_get_ns() < __end)		\
 		msleep(1);						\
 	__ok; })
+#define WAIT_UNTIL(cond, ms)						\
+	WAIT_WINDOW(cond, (ms) > WAIT_MIN_MS ? (ms) : WAIT_MIN_MS)
 
 /* A kthread bound to cpu at priority prio, already woken (NULL if none). */
 static inline struct task *start_on(int (*fn)(void *), void *arg, int cpu, int prio,

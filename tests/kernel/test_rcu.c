@@ -175,8 +175,9 @@ static void rcu_callback_waits_for_reader(void)
 		__atomic_store_n(&rc.release, 1, __ATOMIC_RELEASE);
 		kthread_join(t);
 	}
-	if (!WAIT_UNTIL(__atomic_load_n(&probe.ran, __ATOMIC_ACQUIRE), 10000)) {
-		ktap_fail("call_rcu_sched() callback did not run within 10 s of the reader leaving");
+	if (!WAIT_UNTIL(__atomic_load_n(&probe.ran, __ATOMIC_ACQUIRE), WAIT_MIN_MS)) {
+		ktap_fail("call_rcu_sched() callback did not run within %d s of the reader leaving",
+			  WAIT_MIN_MS / 1000);
 		rcu_barrier_sched();	/* probe is on this stack */
 		return;
 	}
@@ -971,8 +972,8 @@ static void bench_gp_round(const char *load, int nn, int ne)
 
 		t0 = ktime_get_ns();
 		call_rcu_sched(&p.rh, gp_cb_fn);
-		if (!WAIT_UNTIL(__atomic_load_n(&p.ran, __ATOMIC_ACQUIRE), 10000)) {
-			ktap_fail("a callback did not run within 10 s");
+		if (!WAIT_UNTIL(__atomic_load_n(&p.ran, __ATOMIC_ACQUIRE), WAIT_MIN_MS)) {
+			ktap_fail("a callback did not run within %d s", WAIT_MIN_MS / 1000);
 			rcu_barrier_sched();
 			return;
 		}

@@ -130,7 +130,7 @@ static void __preempted_reader_blocks(int kind, bool same_cpu)
 	ut = start_on(updater_fn, &u, ucpu, PRIO_HIGH, "rcu-updater");
 	KTAP_ASSERT(ut);
 	/* The reader must stay in its section, so the GP must not end. */
-	WAIT_UNTIL(u.done_ns, hold_ms);
+	WAIT_WINDOW(u.done_ns, hold_ms);
 	KTAP_EXPECT(!u.done_ns);
 	if (u.done_ns)
 		ktap_log("%s ended while a pre-existing reader held its section", kind_name[kind]);

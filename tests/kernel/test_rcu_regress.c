@@ -120,8 +120,9 @@ static void rcu_barrier_waits_for_invoking(void)
 	q = start_on(queue_slow_cb, NULL, cpu, PRIO_NORMAL, "rcu_regress_q");
 	KTAP_ASSERT(q);
 	kthread_join(q);
-	if (!WAIT_UNTIL(__atomic_load_n(&bar.running, __ATOMIC_SEQ_CST), 10000)) {
-		ktap_fail("the callback queued on CPU %d was not invoked within 10 s", cpu);
+	if (!WAIT_UNTIL(__atomic_load_n(&bar.running, __ATOMIC_SEQ_CST), WAIT_MIN_MS)) {
+		ktap_fail("the callback queued on CPU %d was not invoked within %d s", cpu,
+			  WAIT_MIN_MS / 1000);
 		__atomic_store_n(&bar.release, 1, __ATOMIC_RELEASE);
 		rcu_barrier_sched();
 		return;

@@ -33,6 +33,18 @@ static int test_cpu(void)
 	return nr_cpu_ids > 1 ? 1 : 0;
 }
 
+/*
+ * The ticks a CPU has taken.  A spinner bounded by its own CPU's ticks
+ * rather than by time gives up only after that CPU has really run for
+ * so long: a vCPU the host leaves unrun for seconds takes no ticks, so a
+ * loaded host slows such a bound down instead of ending it early.
+ */
+static u64 cpu_ticks(int cpu)
+{
+	return sched_stat(cpu, tick_qs) + sched_stat(cpu, tick_atomic) +
+	       sched_stat(cpu, tick_idle);
+}
+
 static void spin_ms(unsigned int ms)
 {
 	u64 end = ktime_get_ns() + (u64)ms * 1000000ull;
@@ -178,15 +190,16 @@ struct busy {
 	struct task *other;
 };
 
-/* Spins without ever offering the CPU, for up to 5 s. */
+/* Spins without ever offering the CPU, for up to 5 s of its CPU's ticks. */
 static int busy_spin(void *p)
 {
 	struct busy *b = p;
-	u64 end = ktime_get_ns() + 5000000000ull;
+	int cpu = smp_processor_id();
+	u64 end = cpu_ticks(cpu) + 5ull * hz;
 
 	b->spinning = true;
 	while (!b->stop) {
-		if (ktime_get_ns() > end) {
+		if (cpu_ticks(cpu) > end) {
 			b->timed_out = true;
 			break;
 		}
@@ -244,10 +257,10 @@ struct rr {
 static int rr_spin(void *p)
 {
 	struct rr *r = (struct rr *)((long)p & ~1l);
-	int me = (int)((long)p & 1);
-	u64 end = ktime_get_ns() + 10000000000ull;
+	int me = (int)((long)p & 1), cpu = smp_processor_id();
+	u64 end = cpu_ticks(cpu) + 10ull * hz;
 
-	while (!r->stop && ktime_get_ns() < end) {
+	while (!r->stop && cpu_ticks(cpu) < end) {
 		if (r->last != me) {
 			r->last = me;
 			r->turns++;
@@ -543,6 +556,34 @@ static void sched_preempt_count_fields(void)
 	local_bh_enable();
 	KTAP_EXPECT_EQ(preempt_count(), 0);
 
+	/*
+	 * The "work pending" bit folded into the count (preempt_enable() is
+	 * one decrement and a branch on zero) follows the flags: set when
+	 * this CPU asks itself to reschedule, so the enable takes the slow
+	 * path and switches, clear again once the switch consumed the flag.
+	 */
+	unsigned long flags;
+
+	local_irq_save(flags);
+	KTAP_EXPECT_EQ(test_preempt_need_resched(), preempt_work_pending());
+	local_irq_restore(flags);
+	if (preempt_full) {
+		u64 sw0;
+		int cpu;
+
+		preempt_disable();
+		cpu = smp_processor_id();
+		sw0 = sched_stat(cpu, rcu_cs_hooks);	/* one per __schedule() */
+		resched_cpu(cpu);
+		KTAP_EXPECT(need_resched() && test_preempt_need_resched());
+		KTAP_EXPECT_EQ(preempt_count(), 1);
+		preempt_enable();
+		KTAP_EXPECT(sched_stat(cpu, rcu_cs_hooks) > sw0);
+		local_irq_save(flags);
+		KTAP_EXPECT_EQ(test_preempt_need_resched(), preempt_work_pending());
+		local_irq_restore(flags);
+	}
+
 	/* A timer callback runs in the tick: hardirq context. */
 	memset(&timer_seen, 0, sizeof(timer_seen));
 	timer_setup(&t, ctx_timer_fn, 0);
@@ -701,13 +742,13 @@ static int spin_for_ticks(void *p)
 {
 	bool off = p != NULL;
 	int cpu = smp_processor_id(), ret = -1;
-	u64 end = ktime_get_ns() + 3000000000ull;
+	u64 end = cpu_ticks(cpu) + 3ull * hz;
 
 	if (off)
 		preempt_disable();
 	u64 c0 = off ? sched_stat(cpu, tick_atomic) : sched_stat(cpu, tick_qs);
 	u64 o0 = off ? sched_stat(cpu, tick_qs) : sched_stat(cpu, tick_atomic);
-	while (ktime_get_ns() < end) {
+	while (cpu_ticks(cpu) < end) {
 		u64 c = off ? sched_stat(cpu, tick_atomic) : sched_stat(cpu, tick_qs);
 
 		if (c - c0 >= 2) {

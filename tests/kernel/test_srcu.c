@@ -106,7 +106,7 @@ static void sleeping_reader_holds_own_struct(bool expedited)
 	/* B and RCU do not wait for A's reader... */
 	KTAP_EXPECT(WAIT_UNTIL(wb.done_ns && wr.done_ns, 2000));
 	/* ...A does, for as long as it sleeps. */
-	WAIT_UNTIL(wa.done_ns, 300);
+	WAIT_WINDOW(wa.done_ns, 300);
 	KTAP_EXPECT(!wa.done_ns);
 	KTAP_EXPECT(s.in_section);
 	s.release = true;

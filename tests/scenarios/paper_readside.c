@@ -104,7 +104,7 @@ static void readside_type(const char *type)
 		refscale_print_row("readside", ops, r, e);
 		if (r->ps.mean == 0)
 			ktap_log("%s at %d CPUs: below the TSC's resolution", type, cpus);
-		if (!e)
+		if (!strcmp(type, "empty"))
 			readside_harness(cpus, r);
 	}
 	if (!n)

@@ -78,6 +78,9 @@ void refscale_print_row(const char *name, const struct rs_ops *ops,
  * shorter; a descheduled vCPU is gone for milliseconds). */
 #define RS_GAP_NS 500000
 
+/* Full-size batches per run (after the ramp from one section up). */
+#define RS_BATCHES 64
+
 /* A case measuring reader type `type` (ops: rs_ops_find(type)) goes on:
  * false if it failed (no such type) or skipped (not in the list given as
  * option opt). */
@@ -92,9 +95,6 @@ struct rs_result *refscale_zero(const struct rs_ops *ops, int cpus);
 const struct rs_result *refscale_empty_at(int cpus, unsigned int cs_ns, struct rs_result *tmp);
 /* Keeps an empty row measured at cs_ns > 0 for the other types' net_ns. */
 void refscale_empty_keep(int cpus, unsigned int cs_ns, const struct rs_result *r);
-
-/* Full-size batches per run (after the ramp from one section up). */
-#define RS_BATCHES 64
 
 /* The loop count per reader for a quick run (bench=quick), and the run
  * count; the full sweep's come from refscale.loops= / refscale.runs=. */

@@ -11,3 +11,7 @@ void *ioremap(u64 phys, size_t len);
  * makes every pixel store a bus transaction.  UC if the CPU has no PAT.
  * Never for RAM the direct map also maps (conflicting memory types). */
 void *ioremap_wc(u64 phys, size_t len);
+
+/* Orders write-combined stores before what follows and pushes them out of
+ * the CPU's combining buffers (Linux's wmb(): sfence on x86). */
+static inline void wmb(void) { __asm__ __volatile__("sfence" ::: "memory"); }

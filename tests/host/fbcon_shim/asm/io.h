@@ -6,3 +6,5 @@
 #include "kernel/types.h"
 
 void *ioremap(u64 phys, size_t len);
+void *ioremap_wc(u64 phys, size_t len);
+static inline void wmb(void) { __atomic_thread_fence(__ATOMIC_SEQ_CST); }

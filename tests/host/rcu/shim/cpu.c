@@ -33,7 +33,9 @@
 #include "kernel/percpu.h"
 #include "kernel/preempt.h"
 #include "kernel/smp.h"
+#include "kernel/cpu.h"
 #include "kernel/sched.h"
+#include "kernel/cpu.h"
 #include "kernel/wait.h"
 #include "kernel/time.h"
 #include "kernel/printk.h"
@@ -542,6 +544,23 @@ void kthread_bind(struct task *t, int cpu)
 	t->bound_cpu = cpu;
 }
 
+/* CPU hotplug: the shim's CPUs never go offline, so nothing parks and
+ * nothing excludes it. */
+void cpus_read_lock(void) {}
+void cpus_read_unlock(void) {}
+int cpuhp_setup_state(const char *name, int (*online)(int), int (*offline)(int))
+{
+	(void)name; (void)online; (void)offline;
+	return 0;
+}
+int cpu_down(int cpu) { (void)cpu; return -EINVAL; }
+int cpu_up(int cpu) { (void)cpu; return -EINVAL; }
+bool cpu_present(int cpu) { return cpu_online(cpu); }
+int kthread_park(struct task *t) { (void)t; return 0; }
+void kthread_unpark(struct task *t) { (void)t; }
+bool kthread_should_park(void) { return false; }
+void kthread_parkme(void) {}
+
 bool kthread_should_stop(void)
 {
 	return __atomic_load_n(&current->should_stop, __ATOMIC_ACQUIRE);
@@ -991,7 +1010,7 @@ void shim_boot(const struct shim_opts *o)
 	for (cpu = 1; cpu < opts.ncpus; cpu++) {
 		cpumask_set_cpu(cpu, &cpu_online_mask);
 		rcu_init_percpu(cpu);
-		rcu_cpu_online(cpu);
+		rcu_cpu_starting(cpu);
 	}
 	for (cpu = 0; cpu < opts.ncpus; cpu++)
 		start_idle(cpu);

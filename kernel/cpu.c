@@ -1,0 +1,255 @@
+/*
+ * kernel/cpu.c - CPU hotplug: cpu_down(), cpu_up(), the lock that
+ * excludes them, the per-CPU hooks, and the cpu.offline= boot option
+ * (the contract is in kernel/cpu.h).
+ *
+ * cpu_down(cpu), in the order of Linux's hotplug state machine:
+ *  1. cpu leaves cpu_online_mask: from now on no new thread is placed
+ *     there, and IPIs, cross-CPU calls and NMI backtraces skip it.
+ *  2. synchronize_sched(): a sender tests the mask and queues its call
+ *     with irqs off, an RCU-sched reader, so after a grace period every
+ *     sender that saw cpu online has queued; cpu runs those calls before
+ *     it dies (step 5).
+ *  3. The offline hooks, newest first: per-CPU kthreads park (rcuc/N).
+ *  4. The scheduler moves every other thread off cpu: queued ones from
+ *     cpu's idle task, sleeping ones when they are next woken
+ *     (kernel/sched.c), and cpu's idle task takes over.
+ *  5. The idle task plays dead (cpuhp_play_dead()): the calls still
+ *     queued, rcu_report_dead() (RCU stops waiting for cpu; a grace
+ *     period in progress gets its QS), its LAPIC timer stops, it says it
+ *     is dead, and halts with irqs off for good.
+ *  6. Here, once it is dead: its timers and RCU callbacks (in order,
+ *     their grace-period tags kept) move to this CPU.
+ * cpu_up(cpu): the run queue may run again, the arch starts cpu with
+ * INIT-SIPI-SIPI through the trampoline and waits until it is online
+ * (rcu_cpu_starting() came first, before cpu can run a reader), then the
+ * online hooks unpark its kthreads.
+ */
+#include "kernel/cpu.h"
+#include "kernel/atomic.h"
+#include "kernel/cmdline.h"
+#include "kernel/mutex.h"
+#include "kernel/printk.h"
+#include "kernel/sched.h"
+#include "kernel/smp.h"
+#include "kernel/string.h"
+#include "kernel/time.h"
+#include "kernel/wait.h"
+#include "rcu/rcupdate.h"
+#include "asm/irqflags.h"
+
+/* How long a CPU may take to die, once asked (a bounded wait, not a test). */
+static unsigned int cpuhp_timeout_ms = 30000;
+core_param(cpu.timeout_ms, cpuhp_timeout_ms, uint,
+	   "how long cpu_down() waits for the CPU to stop before naming it");
+static char *cpu_offline_list;
+core_param(cpu.offline, cpu_offline_list, charp,
+	   "CPUs to take offline once the kernel is up: a comma-separated list of numbers");
+
+/* ---- the hotplug lock: one writer (cpu_down/cpu_up) or many readers ---- */
+
+static DEFINE_MUTEX(cpu_add_remove_lock);
+static atomic_t cpuhp_readers = ATOMIC_INIT(0);
+static int cpuhp_writer;
+static DECLARE_WAIT_QUEUE_HEAD(cpuhp_wq);
+
+/* The atomic RMWs are full barriers: a reader's increment and a writer's
+ * flag store are each followed by the other side's check. */
+void cpus_read_lock(void)
+{
+	might_sleep();
+	for (;;) {
+		wait_event(cpuhp_wq, !READ_ONCE(cpuhp_writer));
+		atomic_inc(&cpuhp_readers);
+		if (!READ_ONCE(cpuhp_writer))
+			return;
+		if (atomic_dec_and_test(&cpuhp_readers))
+			wake_up_all(&cpuhp_wq);
+	}
+}
+
+void cpus_read_unlock(void)
+{
+	if (atomic_dec_and_test(&cpuhp_readers))
+		wake_up_all(&cpuhp_wq);
+}
+
+static void cpu_hotplug_begin(void)
+{
+	mutex_lock(&cpu_add_remove_lock);
+	__atomic_store_n(&cpuhp_writer, 1, __ATOMIC_SEQ_CST);
+	wait_event(cpuhp_wq, atomic_read(&cpuhp_readers) == 0);
+}
+
+static void cpu_hotplug_done(void)
+{
+	__atomic_store_n(&cpuhp_writer, 0, __ATOMIC_SEQ_CST);
+	wake_up_all(&cpuhp_wq);
+	mutex_unlock(&cpu_add_remove_lock);
+}
+
+/* ---- hooks ---- */
+
+#define CPUHP_MAX_STATES 8
+
+static struct cpuhp_state {
+	const char *name;
+	int (*online)(int cpu);
+	int (*offline)(int cpu);
+} cpuhp_states[CPUHP_MAX_STATES];
+static int cpuhp_nr_states;
+
+int cpuhp_setup_state(const char *name, int (*online)(int cpu), int (*offline)(int cpu))
+{
+	int slot;
+
+	mutex_lock(&cpu_add_remove_lock);
+	slot = cpuhp_nr_states;
+	if (slot >= CPUHP_MAX_STATES) {
+		mutex_unlock(&cpu_add_remove_lock);
+		pr_err("cpuhp: no room for state %s\n", name);
+		return -ENOSPC;
+	}
+	cpuhp_states[slot] = (struct cpuhp_state){ name, online, offline };
+	WRITE_ONCE(cpuhp_nr_states, slot + 1);
+	mutex_unlock(&cpu_add_remove_lock);
+	return slot;
+}
+
+/* ---- statistics ---- */
+
+static struct cpuhp_stats cpuhp_stats;	/* under cpu_add_remove_lock */
+
+void cpuhp_get_stats(struct cpuhp_stats *s)
+{
+	mutex_lock(&cpu_add_remove_lock);
+	*s = cpuhp_stats;
+	mutex_unlock(&cpu_add_remove_lock);
+}
+
+static void account(bool down, u64 ns)
+{
+	if (down) {
+		cpuhp_stats.downs++;
+		cpuhp_stats.down_ns_total += ns;
+		cpuhp_stats.down_ns_max = MAX(cpuhp_stats.down_ns_max, ns);
+	} else {
+		cpuhp_stats.ups++;
+		cpuhp_stats.up_ns_total += ns;
+		cpuhp_stats.up_ns_max = MAX(cpuhp_stats.up_ns_max, ns);
+	}
+}
+
+/* ---- going down ---- */
+
+static DECLARE_COMPLETION(cpuhp_dead);
+
+/* The dying CPU's idle task, irqs off, every other thread gone. */
+__noreturn void cpuhp_play_dead(void)
+{
+	int cpu = smp_processor_id();
+
+	smp_call_function_drain();	/* senders that saw it online (step 2) */
+	rcu_report_dead(cpu);
+	arch_cpu_stop_timer();
+	complete(&cpuhp_dead);
+	arch_cpu_play_dead();
+}
+
+int cpu_down(int cpu)
+{
+	u64 t0;
+	int ret = 0, i;
+
+	might_sleep();
+	if (cpu <= 0 || cpu >= NR_CPUS)
+		return -EINVAL;
+	if (READ_ONCE(current->bound_cpu) == cpu)
+		return -EBUSY;
+	cpu_hotplug_begin();
+	if (!cpu_online(cpu)) {
+		ret = -EINVAL;
+		goto out;
+	}
+	if (num_online_cpus() <= 1) {
+		ret = -EBUSY;
+		goto out;
+	}
+	t0 = ktime_get_ns();
+	reinit_completion(&cpuhp_dead);
+	cpumask_clear_cpu(cpu, &cpu_online_mask);
+	smp_mb();
+	synchronize_sched();
+	for (i = READ_ONCE(cpuhp_nr_states) - 1; i >= 0; i--)
+		if (cpuhp_states[i].offline && cpuhp_states[i].offline(cpu))
+			pr_warn("cpuhp: %s: CPU %d offline step failed\n", cpuhp_states[i].name, cpu);
+	sched_cpu_dying_begin(cpu);
+	if (!wait_for_completion_timeout(&cpuhp_dead, msecs_to_jiffies(cpuhp_timeout_ms))) {
+		pr_err("cpuhp: CPU %d did not stop within %u ms (a thread bound to it "
+		       "that cannot be moved, or it runs with interrupts off)\n",
+		       cpu, cpuhp_timeout_ms);
+		trigger_cpu_backtrace(cpu);
+		ret = -ETIMEDOUT;
+		goto out;	/* it may still die later; it is not online either way */
+	}
+	timers_migrate_cpu(cpu);
+	rcu_migrate_callbacks(cpu);
+	account(true, ktime_get_ns() - t0);
+out:
+	cpu_hotplug_done();
+	return ret;
+}
+
+/* ---- coming up ---- */
+
+int cpu_up(int cpu)
+{
+	u64 t0;
+	int ret, i;
+
+	might_sleep();
+	if (cpu <= 0 || cpu >= NR_CPUS)
+		return -EINVAL;
+	cpu_hotplug_begin();
+	if (cpu_online(cpu) || !cpu_present(cpu)) {
+		ret = -EINVAL;
+		goto out;
+	}
+	t0 = ktime_get_ns();
+	sched_cpu_up_prepare(cpu);
+	ret = arch_cpu_up(cpu);
+	if (ret)
+		goto out;
+	for (i = 0; i < READ_ONCE(cpuhp_nr_states); i++)
+		if (cpuhp_states[i].online && cpuhp_states[i].online(cpu))
+			pr_warn("cpuhp: %s: CPU %d online step failed\n", cpuhp_states[i].name, cpu);
+	account(false, ktime_get_ns() - t0);
+out:
+	cpu_hotplug_done();
+	return ret;
+}
+
+/* cpu.offline=LIST: from kmain(), once RCU's kthreads run. */
+void cpu_offline_boot(void)
+{
+	const char *p = cpu_offline_list;
+
+	while (p && *p) {
+		int cpu = 0, digits = 0, ret;
+
+		for (; *p >= '0' && *p <= '9' && digits < 4; p++, digits++)
+			cpu = cpu * 10 + (*p - '0');
+		if (!digits || (*p && *p != ',')) {
+			pr_err("cpu.offline=%s: not a comma-separated list of CPU numbers\n",
+			       cpu_offline_list);
+			return;
+		}
+		ret = cpu_down(cpu);
+		if (ret)
+			pr_err("cpu.offline: CPU %d stays online (%d)\n", cpu, ret);
+		else
+			pr_info("cpu.offline: CPU %d offline\n", cpu);
+		if (*p == ',')
+			p++;
+	}
+}

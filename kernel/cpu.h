@@ -1,0 +1,63 @@
+/*
+ * kernel/cpu.h - CPU hotplug (Linux's names): cpu_down() and cpu_up() take
+ * any CPU but the boot CPU offline and bring it back, at run time, from
+ * any thread that may sleep, any number of times.
+ *
+ * Going down (kernel/cpu.c has the steps and why in this order): the CPU
+ * leaves cpu_online_mask (no new IPIs, cross-CPU calls, NMI backtraces or
+ * threads land there); a grace period lets every sender that saw it online
+ * finish; per-CPU kthreads park (cpuhp hooks); the scheduler moves every
+ * other thread away and the CPU's idle task plays dead: its last cross-CPU
+ * calls, rcu_report_dead(), the LAPIC timer off, then a hlt loop with irqs
+ * off.  Once it says so, its timers and RCU callbacks move to this CPU.
+ * Coming up: INIT-SIPI-SIPI through the trampoline again, and the AP
+ * rejoins as at boot (rcu_cpu_starting() before it can run a reader).
+ */
+#pragma once
+
+#include "kernel/types.h"
+
+/* 0, or -EINVAL (the boot CPU, not a CPU, already in that state),
+ * -EBUSY (the caller is bound to that CPU, or it is the last one online),
+ * -ETIMEDOUT (the CPU did not answer: named on the console). */
+int cpu_down(int cpu);
+int cpu_up(int cpu);
+
+/* cpu.offline=LIST, from kmain() once the scheduler and RCU run. */
+void cpu_offline_boot(void);
+
+/* CPUs that exist (came up at boot, or were parked by cpu.offline=). */
+bool cpu_present(int cpu);
+
+/* Hotplug excluded while held (sleeping; readers share it).  Held by the
+ * expedited grace periods, whose CPU masks must not change under them. */
+void cpus_read_lock(void);
+void cpus_read_unlock(void);
+
+/*
+ * Per-CPU work for the CPUs that come and go (Linux's cpuhp states,
+ * reduced to one online/offline pair): online(cpu) runs after cpu is
+ * online, from the thread that brought it up; offline(cpu) before cpu_down()
+ * takes it down, while it is still running tasks (park its kthreads
+ * there).  Run in registration order going up, the reverse going down.
+ * Returns the slot, or -ENOSPC.
+ */
+int cpuhp_setup_state(const char *name, int (*online)(int cpu), int (*offline)(int cpu));
+
+/* Statistics for the tests and the torture onoff report. */
+struct cpuhp_stats {
+	unsigned long downs, ups;	/* successful operations */
+	u64 down_ns_total, down_ns_max;
+	u64 up_ns_total, up_ns_max;
+};
+void cpuhp_get_stats(struct cpuhp_stats *s);
+
+/* The scheduler's and the arch's parts (kernel/sched.c, arch/x86_64). */
+void sched_cpu_dying_begin(int cpu);	/* controller: mark the rq, kick it */
+void sched_cpu_up_prepare(int cpu);	/* controller: the rq may run again */
+void sched_cpu_dying(void);		/* dying CPU's idle, irqs off: move threads */
+__noreturn void cpuhp_play_dead(void);	/* dying CPU, irqs off, from the above */
+__noreturn void arch_cpu_play_dead(void);	/* LAPIC timer off, hlt loop */
+int arch_cpu_up(int cpu);		/* INIT-SIPI-SIPI again; waits until online */
+void arch_cpu_stop_timer(void);		/* this CPU's LAPIC timer off */
+void timers_migrate_cpu(int cpu);	/* kernel/timer.c: a dead CPU's timers here */

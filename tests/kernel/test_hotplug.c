@@ -1,0 +1,511 @@
+/* tests/kernel/test_hotplug.c: KTAP suite `hotplug`: cpu_down() and
+ * cpu_up() (kernel/cpu.c) of every CPU but the boot CPU, repeatedly; what
+ * must happen to the CPU's threads, timers and RCU callbacks, and that
+ * grace periods, cross-CPU calls and NMI backtraces leave it alone while
+ * it is away.  With cpu.offline=LIST the listed CPUs start offline and the
+ * first case brings them back.  Every wait is bounded; every count is of
+ * what must happen, never of what happens within a time. */
+#include "kernel/ktap.h"
+#include "kernel/atomic.h"
+#include "kernel/cpu.h"
+#include "kernel/printk.h"
+#include "kernel/sched.h"
+#include "kernel/slab.h"
+#include "kernel/smp.h"
+#include "kernel/time.h"
+#include "kernel/timer.h"
+#include "rcu/rcupdate.h"
+#include "rcu/tree.h"
+#include "asm/irqflags.h"
+#include "tests/kernel/test_helpers.h"
+
+/* CPUs that can go down: present, not the boot CPU. */
+static int hotplug_cpus(int *list)
+{
+	int n = 0;
+
+	for (int cpu = 1; cpu < NR_CPUS; cpu++)
+		if (cpu_present(cpu))
+			list[n++] = cpu;
+	return n;
+}
+
+static bool skip_if_one_cpu(void)
+{
+	int list[NR_CPUS];
+
+	if (hotplug_cpus(list) == 0) {
+		ktap_skip("one CPU: nothing to take offline");
+		return true;
+	}
+	return false;
+}
+
+/* cpu.offline=LIST left CPUs offline: bring them back (and count them). */
+static void hotplug_boot_offline_cpus_come_up(void)
+{
+	int list[NR_CPUS], n = hotplug_cpus(list), offline = 0;
+
+	for (int i = 0; i < n; i++) {
+		if (cpu_online(list[i]))
+			continue;
+		offline++;
+		KTAP_EXPECT_EQ(cpu_up(list[i]), 0);
+		KTAP_EXPECT(cpu_online(list[i]));
+	}
+	ktap_log("%d of %d CPUs were offline at boot (cpu.offline=)", offline, n);
+	KTAP_EXPECT_EQ(num_online_cpus(), n + 1);
+}
+
+static void hotplug_bad_requests(void)
+{
+	KTAP_EXPECT_EQ(cpu_down(0), -EINVAL);
+	KTAP_EXPECT_EQ(cpu_down(-1), -EINVAL);
+	KTAP_EXPECT_EQ(cpu_down(NR_CPUS), -EINVAL);
+	KTAP_EXPECT_EQ(cpu_up(0), -EINVAL);
+	if (skip_if_one_cpu())
+		return;
+	KTAP_EXPECT_EQ(cpu_up(1), -EINVAL);		/* already online */
+	KTAP_ASSERT(cpu_down(1) == 0);
+	KTAP_EXPECT_EQ(cpu_down(1), -EINVAL);		/* already offline */
+	KTAP_EXPECT_EQ(cpu_up(1), 0);
+}
+
+struct ran_on {
+	atomic_t ran;
+	int cpu;
+};
+
+static int note_cpu(void *arg)
+{
+	struct ran_on *r = arg;
+
+	r->cpu = smp_processor_id();
+	atomic_inc(&r->ran);
+	return 0;
+}
+
+/* Every CPU, down and up three times; a thread bound there runs there after. */
+static void hotplug_each_cpu_down_up(void)
+{
+	int list[NR_CPUS], n = hotplug_cpus(list);
+
+	if (skip_if_one_cpu())
+		return;
+	for (int round = 0; round < 3; round++) {
+		for (int i = 0; i < n; i++) {
+			int cpu = list[i];
+			struct ran_on r = { .ran = ATOMIC_INIT(0), .cpu = -1 };
+			struct task *t;
+
+			KTAP_ASSERT(cpu_down(cpu) == 0);
+			KTAP_EXPECT(!cpu_online(cpu));
+			KTAP_EXPECT(kthread_create_on_cpu(note_cpu, &r, cpu, "offline") == NULL);
+			KTAP_ASSERT(cpu_up(cpu) == 0);
+			KTAP_EXPECT(cpu_online(cpu));
+			t = kthread_create_on_cpu(note_cpu, &r, cpu, "back");
+			KTAP_ASSERT(t);
+			wake_up_process(t);
+			kthread_join(t);
+			KTAP_EXPECT_EQ(atomic_read(&r.ran), 1);
+			KTAP_EXPECT_EQ(r.cpu, cpu);
+		}
+	}
+	KTAP_EXPECT_EQ(num_online_cpus(), n + 1);
+}
+
+/* A caller bound to the CPU it takes down would have to leave itself. */
+static int down_own_cpu(void *arg)
+{
+	return cpu_down(*(int *)arg);
+}
+
+static void hotplug_bound_caller_refused(void)
+{
+	int cpu = 1;
+	struct task *t;
+
+	if (skip_if_one_cpu())
+		return;
+	t = kthread_create_on_cpu(down_own_cpu, &cpu, cpu, "downself");
+	KTAP_ASSERT(t);
+	wake_up_process(t);
+	KTAP_EXPECT_EQ(kthread_join(t), -EBUSY);
+	KTAP_EXPECT(cpu_online(cpu));
+}
+
+/* Unbound threads on the CPU that goes keep running elsewhere: spinners
+ * (queued or running there) and sleepers (woken after it left). */
+#define HP_MOVERS 4
+
+struct movers {
+	atomic_t stop, sleepers_woke;
+	int down_cpu;
+	struct completion wake;
+	struct mover {
+		struct movers *m;
+		atomic_t ran_elsewhere;	/* after the CPU went down */
+	} spin[HP_MOVERS];
+};
+
+static int spinner(void *arg)
+{
+	struct mover *me = arg;
+	struct movers *m = me->m;
+
+	while (!atomic_read(&m->stop)) {
+		if (!cpu_online(m->down_cpu) && smp_processor_id() != m->down_cpu)
+			atomic_set(&me->ran_elsewhere, 1);
+		cond_resched();
+	}
+	return 0;
+}
+
+static int sleeper(void *arg)
+{
+	struct movers *m = arg;
+
+	wait_for_completion(&m->wake);
+	if (smp_processor_id() != m->down_cpu)
+		atomic_inc(&m->sleepers_woke);
+	return 0;
+}
+
+static bool all_moved(struct movers *m)
+{
+	for (int i = 0; i < HP_MOVERS; i++)
+		if (!atomic_read(&m->spin[i].ran_elsewhere))
+			return false;
+	return true;
+}
+
+static void hotplug_threads_move(void)
+{
+	struct movers *m;
+	struct task *sp[HP_MOVERS], *sl[HP_MOVERS];
+	int cpu = 1;
+
+	if (skip_if_one_cpu())
+		return;
+	m = kzalloc(sizeof(*m), GFP_KERNEL);
+	KTAP_ASSERT(m);
+	m->down_cpu = cpu;
+	init_completion(&m->wake);
+	for (int i = 0; i < HP_MOVERS; i++) {
+		/* created on cpu, then unbound: the scheduler may move them */
+		m->spin[i].m = m;
+		sp[i] = kthread_create_on_cpu(spinner, &m->spin[i], cpu, "spinner");
+		sl[i] = kthread_create_on_cpu(sleeper, m, cpu, "sleeper");
+		KTAP_ASSERT(sp[i] && sl[i]);
+		sp[i]->bound_cpu = -1;
+		sl[i]->bound_cpu = -1;
+		wake_up_process(sp[i]);
+		wake_up_process(sl[i]);
+	}
+	msleep(20);		/* let them start on cpu (not required) */
+	KTAP_ASSERT(cpu_down(cpu) == 0);
+	KTAP_EXPECT(WAIT_UNTIL(all_moved(m), 20000));
+	complete_all(&m->wake);
+	atomic_set(&m->stop, 1);
+	for (int i = 0; i < HP_MOVERS; i++) {
+		kthread_join(sp[i]);
+		kthread_join(sl[i]);
+	}
+	KTAP_EXPECT_EQ(atomic_read(&m->sleepers_woke), HP_MOVERS);
+	KTAP_EXPECT_EQ(cpu_up(cpu), 0);
+	kfree(m);
+}
+
+/* A timer pending on the CPU that goes fires anyway, once. */
+static atomic_t timer_fired;
+static int timer_fired_cpu;
+
+static void fire(struct timer_list *t)
+{
+	(void)t;
+	timer_fired_cpu = smp_processor_id();
+	atomic_inc(&timer_fired);
+}
+
+static void hotplug_timers_move(void)
+{
+	struct timer_list t;
+	int cpu = 1;
+
+	if (skip_if_one_cpu())
+		return;
+	atomic_set(&timer_fired, 0);
+	timer_setup(&t, fire, 0);
+	t.expires = jiffies + msecs_to_jiffies(300);
+	add_timer_on(&t, cpu);
+	KTAP_ASSERT(cpu_down(cpu) == 0);
+	KTAP_EXPECT(WAIT_UNTIL(atomic_read(&timer_fired) == 1, 20000));
+	del_timer_sync(&t);
+	KTAP_EXPECT_EQ(atomic_read(&timer_fired), 1);
+	KTAP_EXPECT(timer_fired_cpu != cpu);
+	KTAP_EXPECT_EQ(cpu_up(cpu), 0);
+}
+
+/* Grace periods, normal and expedited, end while a CPU is away (none
+ * waits for it), and cross-CPU calls and NMI backtraces skip it. */
+static atomic_t calls_ran;
+static void count_call(void *arg)
+{
+	(void)arg;
+	atomic_inc(&calls_ran);
+}
+
+struct hp_wait {
+	struct rcu_head head;
+	struct completion done;
+};
+
+static void hp_wake(struct rcu_head *h)
+{
+	complete(&container_of(h, struct hp_wait, head)->done);
+}
+
+static void hotplug_offline_cpu_left_alone(void)
+{
+	int cpu = 1;
+	unsigned long gp0;
+
+	if (skip_if_one_cpu())
+		return;
+	if (cpu_online(cpu))	/* cpu.offline= may have taken it down already */
+		KTAP_ASSERT(cpu_down(cpu) == 0);
+	gp0 = rcu_batches_completed_sched();
+	for (int i = 0; i < 3; i++) {
+		struct hp_wait *w = kzalloc(sizeof(*w), GFP_KERNEL);
+
+		KTAP_ASSERT(w);
+		/* A callback waits for a real GP even with one CPU online
+		 * (where synchronize_sched() may return at once). */
+		init_completion(&w->done);
+		call_rcu_sched(&w->head, hp_wake);
+		if (!wait_for_completion_timeout(&w->done, msecs_to_jiffies(30000))) {
+			/* w stays queued: leave it (and CPU 1) as they are */
+			ktap_fail("no grace period ended within 30 s with CPU %d offline", cpu);
+			return;
+		}
+		kfree(w);
+		synchronize_sched();
+		synchronize_sched_expedited();
+		synchronize_rcu();
+		synchronize_rcu_expedited();
+	}
+	KTAP_EXPECT(rcu_batches_completed_sched() - gp0 >= 3);
+	KTAP_EXPECT_EQ(smp_call_function_single(cpu, count_call, NULL, 1), -EINVAL);
+	atomic_set(&calls_ran, 0);
+	KTAP_EXPECT_EQ(on_each_cpu(count_call, NULL, 1), 0);
+	KTAP_EXPECT_EQ(atomic_read(&calls_ran), num_online_cpus());
+	KTAP_EXPECT(!trigger_cpu_backtrace(cpu));
+	KTAP_EXPECT_EQ(cpu_up(cpu), 0);
+}
+
+/*
+ * Callbacks queued on a CPU just before it goes: every one runs, each
+ * CPU's in the order queued, and rcu_barrier_sched() after the CPU left
+ * waits for them.  The CPU's rcuc parks between batches, so callbacks
+ * still queued there move to another CPU (counted, not required: the
+ * grace period in cpu_down() may have let rcuc run them first).
+ */
+#define HP_CBS 64
+
+struct hp_cb {
+	struct rcu_head head;
+	int seq;
+	atomic_t *ran;
+	int *last_seq;
+	atomic_t *order_bad;
+};
+
+static void hp_cb_fn(struct rcu_head *h)
+{
+	struct hp_cb *c = container_of(h, struct hp_cb, head);
+
+	if (c->seq != *c->last_seq + 1)
+		atomic_inc(c->order_bad);
+	*c->last_seq = c->seq;
+	atomic_inc(c->ran);
+}
+
+struct hp_cbs {
+	struct hp_cb cb[HP_CBS];
+	atomic_t ran, order_bad;
+	int last_seq;
+};
+
+static int queue_cbs(void *arg)
+{
+	struct hp_cbs *s = arg;
+
+	for (int i = 0; i < HP_CBS; i++)
+		call_rcu_sched(&s->cb[i].head, hp_cb_fn);
+	return 0;
+}
+
+static void hotplug_callbacks_move_in_order(void)
+{
+	int list[NR_CPUS], n = hotplug_cpus(list);
+	unsigned long migrated0 = READ_ONCE(rcu_state.n_cbs_migrated);
+
+	if (skip_if_one_cpu())
+		return;
+	for (int round = 0; round < 4; round++) {
+		int cpu = list[round % n];
+		struct hp_cbs *s = kzalloc(sizeof(*s), GFP_KERNEL);
+		struct task *t;
+
+		KTAP_ASSERT(s);
+		s->last_seq = -1;
+		for (int i = 0; i < HP_CBS; i++) {
+			s->cb[i].seq = i;
+			s->cb[i].ran = &s->ran;
+			s->cb[i].last_seq = &s->last_seq;
+			s->cb[i].order_bad = &s->order_bad;
+		}
+		t = kthread_create_on_cpu(queue_cbs, s, cpu, "queuecbs");
+		KTAP_ASSERT(t);
+		wake_up_process(t);
+		kthread_join(t);
+		KTAP_ASSERT(cpu_down(cpu) == 0);
+		rcu_barrier_sched();
+		KTAP_EXPECT_EQ(atomic_read(&s->ran), HP_CBS);
+		KTAP_EXPECT_EQ(atomic_read(&s->order_bad), 0);
+		KTAP_EXPECT_EQ(cpu_up(cpu), 0);
+		kfree(s);
+	}
+	ktap_log("callbacks moved off departed CPUs: %lu",
+		 READ_ONCE(rcu_state.n_cbs_migrated) - migrated0);
+}
+
+/*
+ * rcu_barrier_sched() racing with cpu_down(): every barrier returns only
+ * once every callback queued before it has run, the departed CPU's
+ * included (they wait on its list until they move, the barrier's own
+ * callback with them).  A barrier thread checks that over and over while
+ * a thread on the CPU queues callbacks until it is moved away, so some
+ * wait for a grace period after the one cpu_down() itself waits for, and
+ * are still on the departed CPU's list when barriers run.
+ */
+#define HP_BARRIER_ROUNDS 20
+#define HP_BARRIER_POOL 8192
+
+static struct rcu_head hp_bar_heads[HP_BARRIER_POOL];
+static atomic_t hp_bar_next, hp_bar_queued, hp_bar_invoked, hp_bar_bad, hp_bar_stop,
+	hp_bar_barriers;
+
+static void hp_bar_cb(struct rcu_head *h)
+{
+	(void)h;
+	atomic_inc(&hp_bar_invoked);
+}
+
+/* Started on the CPU about to go; it is moved off it in cpu_down().  At
+ * most HP_BARRIER_POOL / HP_BARRIER_ROUNDS callbacks, paced by sleeps so
+ * they span the whole cpu_down(). */
+static int hp_bar_flooder(void *arg)
+{
+	atomic_t *stop = arg;
+
+	for (int i = 0; i < HP_BARRIER_POOL / HP_BARRIER_ROUNDS && !atomic_read(stop); i++) {
+		int n = atomic_inc_return(&hp_bar_next) - 1;
+
+		if (n >= HP_BARRIER_POOL)
+			break;
+		call_rcu_sched(&hp_bar_heads[n], hp_bar_cb);
+		/* Counted once queued: a barrier that reads the count starts after. */
+		atomic_inc_return(&hp_bar_queued);
+		if (!(i & 3))
+			msleep(1);
+		else
+			cond_resched();
+	}
+	return 0;
+}
+
+static int hp_barrier_thread(void *arg)
+{
+	(void)arg;
+	while (!atomic_read(&hp_bar_stop)) {
+		int queued = atomic_read(&hp_bar_queued);
+
+		rcu_barrier_sched();
+		if (atomic_read(&hp_bar_invoked) < queued)	/* all of those have run */
+			atomic_inc(&hp_bar_bad);
+		atomic_inc(&hp_bar_barriers);
+		cond_resched();	/* shares CPU 0 with the case (preempt=none too) */
+	}
+	return 0;
+}
+
+static void hotplug_barrier_waits_for_departed(void)
+{
+	int cpu = 1;
+	struct task *t;
+
+	if (skip_if_one_cpu())
+		return;
+	atomic_set(&hp_bar_next, 0);
+	atomic_set(&hp_bar_queued, 0);
+	atomic_set(&hp_bar_invoked, 0);
+	atomic_set(&hp_bar_bad, 0);
+	atomic_set(&hp_bar_stop, 0);
+	atomic_set(&hp_bar_barriers, 0);
+	t = kthread_create_on_cpu(hp_barrier_thread, NULL, 0, "barrier");
+	KTAP_ASSERT(t);
+	wake_up_process(t);
+	for (int round = 0; round < HP_BARRIER_ROUNDS; round++) {
+		atomic_t stop = ATOMIC_INIT(0);
+		int before = atomic_read(&hp_bar_queued);
+		struct task *f = kthread_create_on_cpu(hp_bar_flooder, &stop, cpu, "flooder");
+
+		KTAP_ASSERT(f);
+		f->bound_cpu = -1;	/* on cpu, but free to move */
+		wake_up_process(f);
+		WAIT_UNTIL(atomic_read(&hp_bar_queued) > before, 5000);
+		KTAP_EXPECT_EQ(cpu_down(cpu), 0);
+		atomic_set(&stop, 1);
+		kthread_join(f);
+		KTAP_EXPECT_EQ(cpu_up(cpu), 0);
+	}
+	atomic_set(&hp_bar_stop, 1);
+	kthread_join(t);
+	rcu_barrier_sched();
+	ktap_log("%d barriers beside %d CPU %d offline/online pairs, %d callbacks",
+		 atomic_read(&hp_bar_barriers), HP_BARRIER_ROUNDS, cpu,
+		 atomic_read(&hp_bar_queued));
+	KTAP_EXPECT_EQ(atomic_read(&hp_bar_bad), 0);
+	KTAP_EXPECT_EQ(atomic_read(&hp_bar_invoked), atomic_read(&hp_bar_queued));
+}
+
+/* Printed for the closing note: down and up latencies so far. */
+static void hotplug_latency_report(void)
+{
+	struct cpuhp_stats st;
+
+	cpuhp_get_stats(&st);
+	printk_raw("# bench name=hotplug cpus=%d downs=%lu ups=%lu down_mean_us=%lu "
+		   "down_max_us=%lu up_mean_us=%lu up_max_us=%lu\n",
+		   num_online_cpus(), st.downs, st.ups,
+		   st.downs ? st.down_ns_total / st.downs / 1000 : 0, st.down_ns_max / 1000,
+		   st.ups ? st.up_ns_total / st.ups / 1000 : 0, st.up_ns_max / 1000);
+	KTAP_EXPECT_EQ(st.downs, st.ups);
+}
+
+KTAP_SUITE(hotplug,
+	   KTAP_CASE(hotplug_boot_offline_cpus_come_up),
+	   KTAP_CASE(hotplug_bad_requests),
+	   KTAP_CASE(hotplug_each_cpu_down_up),
+	   KTAP_CASE(hotplug_bound_caller_refused),
+	   KTAP_CASE(hotplug_threads_move),
+	   KTAP_CASE(hotplug_timers_move),
+	   KTAP_CASE(hotplug_callbacks_move_in_order),
+	   KTAP_CASE(hotplug_barrier_waits_for_departed),
+	   KTAP_CASE(hotplug_latency_report));
+
+/* Its own suite, so that the build with rcu.inject=report_dead shows it
+ * failing without the suite above hanging behind it. */
+KTAP_SUITE(hotplug_gp,
+	   KTAP_CASE(hotplug_offline_cpu_left_alone));
