@@ -27,7 +27,6 @@ import argparse
 import os
 import re
 import sys
-import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from qemu_monitor import Monitor  # noqa: E402
@@ -244,12 +243,7 @@ def dump_live(ppm_path, mon_path, log_path):
     mon = Monitor(mon_path)
     mon.cmd("stop")
     try:
-        if os.path.exists(ppm_path):
-            os.unlink(ppm_path)
-        mon.cmd(f"screendump {ppm_path}")
-        deadline = time.monotonic() + 10
-        while not os.path.exists(ppm_path) and time.monotonic() < deadline:
-            time.sleep(0.05)
+        mon.screendump(ppm_path)
         with open(log_path, "rb") as f:
             log = f.read()
     finally:
@@ -260,16 +254,22 @@ def dump_live(ppm_path, mon_path, log_path):
 MAX_COLS = MAX_ROWS = 0
 
 
-def main(argv=None):
+def load_fbcon_header():
+    """The colours and the largest screen of kernel/fbcon.h, into the
+    module's FG, BG, MAX_COLS, MAX_ROWS."""
     global FG, BG, MAX_COLS, MAX_ROWS
+    FG, BG = _header_int("FBCON_FG_RGB"), _header_int("FBCON_BG_RGB")
+    MAX_COLS, MAX_ROWS = _header_int("FBCON_MAX_COLS"), _header_int("FBCON_MAX_ROWS")
+
+
+def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--log", help="serial log (default $RUNNER_LOG)")
     ap.add_argument("--ppm", help="judge this screen dump instead of taking one")
     ap.add_argument("--monitor", help="QEMU monitor socket (default $RUNNER_MONITOR)")
     ap.add_argument("--render", help="write the expected screen to this PPM and stop")
     args = ap.parse_args(argv)
-    FG, BG = _header_int("FBCON_FG_RGB"), _header_int("FBCON_BG_RGB")
-    MAX_COLS, MAX_ROWS = _header_int("FBCON_MAX_COLS"), _header_int("FBCON_MAX_ROWS")
+    load_fbcon_header()
     font = load_font()
     log_path = args.log or os.environ.get("RUNNER_LOG")
     if not log_path:

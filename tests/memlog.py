@@ -71,17 +71,9 @@ def read_memlog(mon, path, syms):
 
 def screen_matches(mon, path, text):
     """Dumps the screen and compares it with text through fbcheck's model."""
-    fbcheck.FG = fbcheck._header_int("FBCON_FG_RGB")
-    fbcheck.BG = fbcheck._header_int("FBCON_BG_RGB")
-    fbcheck.MAX_COLS = fbcheck._header_int("FBCON_MAX_COLS")
-    fbcheck.MAX_ROWS = fbcheck._header_int("FBCON_MAX_ROWS")
+    fbcheck.load_fbcon_header()
     ppm = os.path.abspath(path)
-    if os.path.exists(ppm):
-        os.unlink(ppm)
-    mon.cmd(f"screendump {ppm}")
-    deadline = time.monotonic() + 10
-    while not os.path.exists(ppm) and time.monotonic() < deadline:
-        time.sleep(0.05)
+    mon.screendump(ppm)
     time.sleep(0.2)
     return fbcheck.judge(ppm, text, fbcheck.load_font()) == 0
 

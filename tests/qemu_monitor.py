@@ -70,3 +70,13 @@ class Monitor:
     def cmd(self, line):
         self.s.sendall(line.encode() + b"\n")
         return self._until_prompt()
+
+    def screendump(self, ppm_path, timeout=10.0):
+        """Dumps the screen to ppm_path (replaced) and waits, at most
+        timeout seconds, for QEMU to have written it."""
+        if os.path.exists(ppm_path):
+            os.unlink(ppm_path)
+        self.cmd(f"screendump {ppm_path}")
+        deadline = time.monotonic() + timeout
+        while not os.path.exists(ppm_path) and time.monotonic() < deadline:
+            time.sleep(0.05)
