@@ -829,8 +829,9 @@ def gp_table(rows):
             "`synchronize_rcu()` and expedited from rcu_preempt). Linux 6.1: "
             "rcuscale with one writer and no readers, every grace period it "
             "timed (`writer-duration`), PREEMPT_NONE's `synchronize_rcu()` "
-            "being the RCU-sched flavour. At one CPU both kernels take the "
-            "shortcut: blocking is a grace period."]
+            "being the RCU-sched flavour. At one CPU rcukern takes the "
+            "shortcut (blocking is a grace period); the Linux figure is what "
+            "its rcuscale measured there."]
     return out
 
 

@@ -165,7 +165,10 @@ def main(argv=None):
     os.makedirs(args.log_dir, exist_ok=True)
     runs = 3 if args.quick else args.runs
     rows, failed = [], 0
-    base = "console=ttyS0 panic=-1 "
+    # no_timer_check: under a loaded TCG host Linux's boot-time check
+    # that the IO-APIC timer ticks can time out and panic ("IO-APIC +
+    # timer doesn't work!"), as it can in any VM.
+    base = "console=ttyS0 panic=-1 no_timer_check "
 
     def emit(row):
         rows.append(row)
@@ -191,6 +194,9 @@ def main(argv=None):
                           f"refscale.holdoff=2")
                 t0 = time.monotonic()
                 vals = parse_refscale(boot(images[model], RS_VCPUS, append, log, args.timeout))
+                if not vals:        # one more boot: a host hiccup at boot
+                    vals = parse_refscale(boot(images[model], RS_VCPUS, append, log,
+                                               args.timeout))
                 took = time.monotonic() - t0
                 if len(vals) < runs:
                     print(f"peer: {model} refscale {typ} x{readers}: {len(vals)} of "
@@ -208,6 +214,9 @@ def main(argv=None):
                     append = (base + f"rcuscale.nreaders=0 rcuscale.nwriters=1 "
                               f"rcuscale.gp_exp={exp} rcuscale.holdoff=2")
                     vals = parse_rcuscale(boot(images[model], vcpus, append, log, args.timeout))
+                    if not vals:
+                        vals = parse_rcuscale(boot(images[model], vcpus, append, log,
+                                                   args.timeout))
                     # The first GPs of a boot wait out the rest of boot:
                     # rcuscale measures from its first, so do we.
                     if not vals:
