@@ -17,6 +17,9 @@ BUILD ?= build
 SANITIZE ?= 0
 # PREEMPT_RCU=0: rcu_read_lock() is RCU-sched's preempt_disable() (rcu/rcupdate.h)
 PREEMPT_RCU ?= 1
+# RCU_STATS=1: count the QS-report path's node locks and waits (rcu/tree.h);
+# on in the test build, off in the benchmark build, which pays nothing
+RCU_STATS ?= $(SANITIZE)
 CC := gcc
 LD := ld
 NASM := nasm
@@ -35,6 +38,9 @@ KCFLAGS := -std=gnu11 -ffreestanding -fno-pic -fno-pie -mcmodel=kernel \
 	-I. -Iarch/x86_64/include -MMD -MP
 ifeq ($(PREEMPT_RCU),1)
 KCFLAGS += -DCONFIG_PREEMPT_RCU=1
+endif
+ifeq ($(RCU_STATS),1)
+KCFLAGS += -DCONFIG_RCU_STATS=1
 endif
 ifeq ($(SANITIZE),1)
 KCFLAGS += -fsanitize=undefined -fno-sanitize=float-divide-by-zero,float-cast-overflow \

@@ -15,3 +15,6 @@ void register_console(struct console *c);
 /* Writes to every console, holding the console lock, irqs off. */
 void console_write(const char *s, size_t n);
 bool serial_init(void);
+/* Once the command line and ACPI are read: move the serial console to
+ * the port serial= or the ACPI SPCR table names, replaying the log. */
+void serial_late_init(void);

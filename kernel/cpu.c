@@ -188,7 +188,6 @@ int cpu_down(int cpu)
 		pr_err("cpuhp: CPU %d did not stop within %u ms (a thread bound to it "
 		       "that cannot be moved, or it runs with interrupts off)\n",
 		       cpu, cpuhp_timeout_ms);
-		trigger_cpu_backtrace(cpu);
 		ret = -ETIMEDOUT;
 		goto out;	/* it may still die later; it is not online either way */
 	}

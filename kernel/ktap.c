@@ -60,9 +60,25 @@ void ktap_skip(const char *fmt, ...)
 	case_skipped = true;
 }
 
+/* warn_count when the running case started, and the WARNINGs it announced. */
+static unsigned long case_warn_start, case_warns_expected;
+
+void ktap_expect_warnings(unsigned int n)
+{
+	WRITE_ONCE(case_warns_expected, case_warns_expected + n);
+}
+
+static unsigned long unexpected_warnings(void)
+{
+	unsigned long seen = READ_ONCE(warn_count) - case_warn_start;
+	unsigned long expected = READ_ONCE(case_warns_expected);
+
+	return seen > expected ? seen - expected : 0;
+}
+
 bool ktap_case_ok(void)
 {
-	return !case_failed;
+	return !case_failed && !unexpected_warnings();
 }
 
 /* ---- each case in a kthread, with a time limit ---- */
@@ -175,10 +191,17 @@ static bool run_suite(const struct ktap_suite *s, int index)
 	for (int i = 0; i < n; i++) {
 		const struct ktap_case *c = &s->cases[i];
 		case_failed = case_skipped = false;
+		case_warns_expected = 0;
+		case_warn_start = READ_ONCE(warn_count);
 		unsigned int t = c->timeout_ms ? c->timeout_ms : ktap_timeout_ms;
 		u64 start = ktime_get_ns();
 		if (!ktap_run_case(c, t)) {
 			ktap_log("case %s did not finish within %u ms", c->name, t);
+			case_failed = true;
+		}
+		unsigned long unexpected = unexpected_warnings();
+		if (unexpected) {
+			ktap_log("%lu WARNING(s) the case did not announce (above)", unexpected);
 			case_failed = true;
 		}
 		/* where a slow run's time goes, for trimming make test */

@@ -57,6 +57,13 @@ void ktap_skip(const char *fmt, ...) __printf(1, 2);
 void ktap_log(const char *fmt, ...) __printf(1, 2);
 /* True while the running case has not failed. */
 bool ktap_case_ok(void);
+/*
+ * The running case is about to provoke n WARNINGs on purpose (a misuse it
+ * checks is reported).  Any other WARNING while a case runs (WARN(), from
+ * any CPU) fails the case: the core reports a bug with a WARN, and the
+ * framework decides that inside a test a bug nobody announced is a failure.
+ */
+void ktap_expect_warnings(unsigned int n);
 
 #define KTAP_EXPECT(cond) do {                                              \
 	if (!(cond))                                                        \

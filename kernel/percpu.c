@@ -1,13 +1,15 @@
 /* kernel/percpu.c: making per-CPU copies of the .data..percpu template. */
 #include "kernel/percpu.h"
 #include "kernel/string.h"
+#include "asm/preempt.h"
 
 extern char __per_cpu_start[], __per_cpu_end[];
 extern char __percpu_boot_area[]; /* linker.ld: SIZEOF(.data..percpu) in .bss */
 
 DEFINE_PER_CPU(unsigned long, this_cpu_off);
 DEFINE_PER_CPU(int, cpu_number);
-DEFINE_PER_CPU(int, __preempt_count);
+/* Nothing disabled, nothing pending (asm/preempt.h's folded bit). */
+DEFINE_PER_CPU(int, __preempt_count) = PREEMPT_ENABLED;
 
 unsigned long __per_cpu_offset[NR_CPUS];
 

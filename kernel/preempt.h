@@ -9,13 +9,18 @@
  *
  * RCU-sched builds on this: every region with a non-zero count is a
  * read-side critical section.  preempt_enable() is therefore on RCU's read
- * path and is kept to a decrement and two per-CPU loads in the common case.
+ * path.  As on Linux x86, "nothing pending on this CPU" is an inverted bit
+ * of the same word (asm/preempt.h, PREEMPT_NEED_RESCHED), so that
+ * preempt_enable() is one decrement and one branch, taken only when the
+ * count reaches zero with work pending.  preempt_count() leaves the bit
+ * out.
  */
 #pragma once
 
 #include "kernel/types.h"
 #include "kernel/percpu.h"
 #include "asm/irqflags.h"
+#include "asm/preempt.h"
 
 #define PREEMPT_BITS	8
 #define SOFTIRQ_BITS	8
@@ -34,11 +39,6 @@
 
 #define SOFTIRQ_DISABLE_OFFSET	(2 * SOFTIRQ_OFFSET)
 
-static inline int preempt_count(void)
-{
-	return this_cpu_read(__preempt_count);
-}
-
 #define hardirq_count()	(preempt_count() & HARDIRQ_MASK)
 #define softirq_count()	(preempt_count() & SOFTIRQ_MASK)
 #define irq_count()	(preempt_count() & (HARDIRQ_MASK | SOFTIRQ_MASK | NMI_MASK))
@@ -55,7 +55,11 @@ static inline int preempt_count(void)
  * Set by the scheduler when this CPU should switch (slice over, a more
  * urgent task woken); set by RCU when a deferred quiescent state waits
  * for the end of a preempt-disabled region.  Either makes
- * preempt_enable() leave the fast path when the count reaches zero.
+ * preempt_enable() leave the fast path when the count reaches zero,
+ * through the folded bit: whoever sets a flag for its own CPU then calls
+ * set_preempt_need_resched(); a flag set for another CPU comes with an
+ * IPI whose handler folds it (scheduler_ipi()); whoever clears one calls
+ * preempt_fold_pending().
  */
 DECLARE_PER_CPU(bool, sched_need_resched);
 DECLARE_PER_CPU(bool, rcu_need_deferred_qs);
@@ -75,13 +79,30 @@ static inline bool preempt_work_pending(void)
 }
 
 /*
- * A thread preempted between the decrement and the loads runs the check
- * on its new CPU: harmless, it only asks that CPU to look at its flags.
+ * The folded bit from the flags, after one was cleared.  Irqs off across
+ * the read and the write: an interrupt that sets a flag in between would
+ * otherwise have its set_preempt_need_resched() undone.
+ */
+static inline void preempt_fold_pending(void)
+{
+	unsigned long flags;
+
+	local_irq_save(flags);
+	if (preempt_work_pending())
+		set_preempt_need_resched();
+	else
+		clear_preempt_need_resched();
+	local_irq_restore(flags);
+}
+
+/*
+ * A thread preempted and migrated right after the decrement takes the
+ * slow path only if its new CPU has work pending: preempt_schedule()
+ * looks at that CPU's flags, as it should.
  */
 #define preempt_enable() do {						\
 	barrier();							\
-	preempt_count_sub(1);						\
-	if (unlikely(preempt_count() == 0 && preempt_work_pending()))	\
+	if (unlikely(__preempt_count_dec_and_test()))			\
 		preempt_schedule();					\
 } while (0)
 
@@ -89,8 +110,7 @@ static inline bool preempt_work_pending(void)
 #define local_bh_disable() do { preempt_count_add(SOFTIRQ_DISABLE_OFFSET); barrier(); } while (0)
 #define local_bh_enable() do {						\
 	barrier();							\
-	preempt_count_sub(SOFTIRQ_DISABLE_OFFSET);			\
-	if (unlikely(preempt_count() == 0 && preempt_work_pending()))	\
+	if (unlikely(__preempt_count_sub_and_test(SOFTIRQ_DISABLE_OFFSET))) \
 		preempt_schedule();					\
 } while (0)
 

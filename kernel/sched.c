@@ -134,7 +134,9 @@ void resched_cpu(int cpu)
 {
 	__atomic_store_n(&per_cpu(sched_need_resched, cpu), true, __ATOMIC_RELEASE);
 	if (cpu != smp_processor_id())
-		smp_send_reschedule(cpu);
+		smp_send_reschedule(cpu);	/* scheduler_ipi() folds it there */
+	else
+		set_preempt_need_resched();
 }
 
 /* Called with rq locked, after t was queued on it. */
@@ -201,6 +203,7 @@ static void __schedule(bool preempt)
 
 	arch_spin_lock(&rq->lock);
 	this_cpu_write(sched_need_resched, false);
+	preempt_fold_pending();
 	if (!preempt && prev->state != TASK_RUNNING) {
 		prev->on_rq = 0;	/* sleeps: only a wake-up re-queues it */
 	} else if (!is_idle_task(prev)) {
@@ -221,7 +224,7 @@ static void __schedule(bool preempt)
 		arch_spin_unlock(&rq->lock);
 
 		prev->preempt_count = preempt_count();
-		this_cpu_write(__preempt_count, next->preempt_count);
+		preempt_count_set(next->preempt_count);
 		this_cpu_write(current_task, next);
 		prev = __switch_to_asm(prev, next);
 		/* Now running as next (a task that switched out earlier here). */
@@ -268,14 +271,22 @@ void cond_resched(void)
 		schedule();
 }
 
-/* From preempt_enable() when the count reached 0 with work pending. */
+/*
+ * From preempt_enable() when the count reached 0 with work pending (the
+ * folded bit clear).  The bit may be clear with nothing pending (a task
+ * migrated after asking for its old CPU, or the work done meanwhile):
+ * it is folded again, or every preempt_enable() would come here.
+ */
 void preempt_schedule(void)
 {
 	if (this_cpu_read(rcu_need_deferred_qs))
 		rcu_preempt_deferred_qs();
 	if (!preempt_full || !sched_running || !need_resched() || irqs_disabled() ||
-	    preempt_count() != 0 || is_idle_task(current))
+	    preempt_count() != 0 || is_idle_task(current)) {
+		if (!preempt_work_pending())
+			preempt_fold_pending();
 		return;
+	}
 	do {
 		__schedule(true);
 	} while (need_resched());
@@ -494,21 +505,25 @@ void sched_tick(void)
 	if (curr && !is_idle_task(curr)) {
 		int top = highest_queued_prio(rq);
 
-		if (--curr->slice <= 0 && top >= curr->prio)
+		if ((--curr->slice <= 0 && top >= curr->prio) || top > curr->prio) {
 			this_cpu_write(sched_need_resched, true);
-		else if (top > curr->prio)
-			this_cpu_write(sched_need_resched, true);
+			set_preempt_need_resched();
+		}
 	} else if (rq->nr_running) {
 		this_cpu_write(sched_need_resched, true);
+		set_preempt_need_resched();
 	}
 	arch_spin_unlock(&rq->lock);
 }
 
-/* The sender already set sched_need_resched; interrupt exit (or the idle
- * loop, woken from its halt) acts on it.  Counted for the tests. */
+/* The sender already set sched_need_resched: fold it into this CPU's
+ * preempt count; interrupt exit (or the idle loop, woken from its halt)
+ * acts on it.  Counted for the tests. */
 void scheduler_ipi(void)
 {
 	stat_inc(resched_ipis);
+	if (this_cpu_read(sched_need_resched))
+		set_preempt_need_resched();
 }
 
 /* ---- kthreads ---------------------------------------------------------- */
@@ -784,7 +799,7 @@ __noreturn void cpu_idle_loop(void)
 		rq->idle = idle;
 		arch_spin_unlock(&rq->lock);
 		this_cpu_write(current_task, idle);
-		this_cpu_write(__preempt_count, 0);
+		preempt_count_set(0);
 		local_irq_restore(flags);
 	} else {
 		/* Back from cpu_up(): the idle task died here running, on
@@ -798,8 +813,9 @@ __noreturn void cpu_idle_loop(void)
 		rq->idle->on_cpu = 1;
 		arch_spin_unlock(&rq->lock);
 		this_cpu_write(current_task, rq->idle);
-		this_cpu_write(__preempt_count, 0);
+		preempt_count_set(0);
 		this_cpu_write(sched_need_resched, true);	/* threads may wait */
+		set_preempt_need_resched();
 		local_irq_restore(flags);
 	}
 	idle_loop();

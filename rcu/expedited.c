@@ -54,6 +54,7 @@ void rcu_exp_report_local(bool can_wake)
 	long old;
 
 	this_cpu_write(rcu_need_deferred_qs, false);
+	preempt_fold_pending();
 	this_cpu_ptr(&rcu_data)->exp_deferred_qs = false;
 	old = atomic_long_fetch_andnot(bit, &rcu_state.exp_mask);
 	if (can_wake && old == (long)bit)
@@ -73,6 +74,7 @@ static void rcu_exp_handler(void *unused)
 	/* Inside a reader: report when it ends (preempt_enable -> deferred_qs). */
 	this_cpu_ptr(&rcu_data)->exp_deferred_qs = true;
 	this_cpu_write(rcu_need_deferred_qs, true);
+	set_preempt_need_resched();
 }
 
 /*
@@ -100,8 +102,10 @@ void rcu_preempt_deferred_qs(void)
 	if (this_cpu_read(rcu_need_deferred_qs) && !rcu_exp_in_reader(flags)) {
 		if (rcu_exp_pending_here())
 			rcu_exp_report_local(true);
-		else
+		else {
 			this_cpu_write(rcu_need_deferred_qs, false);
+			preempt_fold_pending();
+		}
 	}
 	local_irq_restore(flags);
 }

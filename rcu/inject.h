@@ -24,6 +24,7 @@
 #define RCU_INJECT_EXP_IRQOFF	0x2
 #define RCU_INJECT_SRCU_ACCEL	0x4
 #define RCU_INJECT_REPORT_DEAD	0x8	/* rcu_report_dead() does nothing */
+#define RCU_INJECT_BARRIER_ONLINE 0x10	/* rcu_barrier_sched() skips offline CPUs */
 
 #ifdef CONFIG_SANITIZE
 /* The bugs asked for (RCU_INJECT_*), from rcu.inject= at rcu_init(). */

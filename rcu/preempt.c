@@ -181,7 +181,7 @@ static void rcu_report_unblock_qs_rnp(struct rcu_node *rnp, unsigned long flags)
 	gps = rnp->gp_seq;
 	spin_unlock(&rnp->lock);	/* irqs stay off */
 	spin_lock(&parent->lock);
-	WRITE_ONCE(parent->n_qs_lock, parent->n_qs_lock + 1);
+	rcu_stats_qs_lock(parent);
 	rcu_report_qs_rnp(mask, parent, gps, flags);
 }
 

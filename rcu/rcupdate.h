@@ -19,8 +19,9 @@
  *    pre-existing sections happen before anything after it.
  *  - synchronize_sched(), synchronize_sched_expedited() and
  *    rcu_barrier_sched() must not be called from inside a reader; doing so
- *    is reported (WARN with a backtrace, rcu_misuse_reports, the running
- *    KTAP case fails) and the call returns at once instead of deadlocking.
+ *    is reported (WARN with a backtrace, rcu_misuse_reports; a WARN the
+ *    running KTAP case did not announce fails it) and the call returns at
+ *    once instead of deadlocking.
  *
  * Implementation: rcu/tree.c (grace periods), rcu/segcblist.c (callback
  * lists), rcu/expedited.c, rcu/stall.c, rcu/torture.c.  Built unchanged in
@@ -97,11 +98,9 @@ void cond_synchronize_sched(unsigned long oldstate);
 unsigned long rcu_batches_completed_sched(void);
 unsigned long rcu_exp_batches_completed_sched(void);
 
-/* Misuse reports (synchronize inside a reader); tests read this.  Each
- * report also fails the running KTAP case, unless a test announced it by
- * raising rcu_misuse_expected (one report consumes one). */
+/* Misuse reports (synchronize inside a reader, each one a WARN); tests
+ * read this. */
 extern atomic_t rcu_misuse_reports;
-extern atomic_t rcu_misuse_expected;
 /* rcu_dereference_sched() outside a reader (warned once, counted always). */
 extern atomic_t rcu_deref_warnings;
 

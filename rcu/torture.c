@@ -44,14 +44,17 @@
  *    and, for RCU-sched, in NMI handlers (smp_call_nmi()); the host shim
  *    has NMI readers of its own (rcu_torture_nmi_hook).
  *  - torture.read_exit_burst: in short-lived kthreads that read, then exit.
+ * CPU hotplug: torture.onoff_interval (rcu/torture_onoff.c) takes CPUs
+ * down and up under all of the above.
  * Not covered: readers that migrate mid-section (tasks never migrate
- * here; shuffle moves readers by restarting them), CPU hotplug.
+ * here; shuffle moves readers by restarting them).
  *
  * Element fields are read and written with READ_ONCE/WRITE_ONCE only: the
  * busted flavour really does reuse elements under readers, and the host
  * race detector must not drown its FAILURE in reports.
  */
 #include "rcu/torture_internal.h"
+#include "rcu/torture_onoff.h"
 #include "kernel/list.h"
 
 #define RCU_TORTURE_POOL	(10 * RCU_TORTURE_PIPE_LEN)
@@ -1166,7 +1169,7 @@ int rcu_torture_run(const char *type, unsigned int duration_ms,
 	long blocked0;
 	int boosts0;
 	int cpu;
-	bool ok, stressors_ok;
+	bool ok, stressors_ok, onoff_ok;
 
 	*res = (struct rcu_torture_result){ 0 };
 	cur_ops = rcu_torture_find(type);
@@ -1213,9 +1216,15 @@ int rcu_torture_run(const char *type, unsigned int duration_ms,
 	rcu_torture_cb_start();
 	rcu_torture_threads_start();
 
+	torture_onoff_start();
 	start = jiffies;
 	stat_next = start + msecs_to_jiffies(torture_stat_interval * 1000);
-	while (jiffies - start < msecs_to_jiffies(duration_ms)) {
+	/* With onoff, until its pairs are done too: the bound past the run
+	 * is a hang guard (a loaded host makes each cpu_up() slow), the
+	 * same as the stressors' below. */
+	while (jiffies - start < msecs_to_jiffies(duration_ms) ||
+	       (!torture_onoff_done() &&
+		jiffies - start < msecs_to_jiffies(duration_ms) + (unsigned long)TORTURE_STRESSOR_WAIT_S * HZ)) {
 		msleep(20);
 		if (torture_stat_interval && time_after_eq(jiffies, stat_next)) {
 			rcu_torture_stats_print(res, gp0, exp0);
@@ -1234,6 +1243,7 @@ int rcu_torture_run(const char *type, unsigned int duration_ms,
 		printk(KERN_INFO "rcu-torture: the stressors' first rounds took %u ms past "
 		       "the run's end\n", jiffies_to_msecs(jiffies - start));
 
+	onoff_ok = torture_onoff_stop(cur_ops->name, NULL);
 	WRITE_ONCE(rcu_torture_nmi_hook, NULL);
 	WRITE_ONCE(torture_stop, true);
 	/* Stressor threads first: shuffle may be restarting readers. */
@@ -1268,7 +1278,7 @@ int rcu_torture_run(const char *type, unsigned int duration_ms,
 		       atomic_read(&rcu_boosts) - boosts0);
 	if (!writer || !res->versions)
 		pr_err("rcu-torture: the writer completed no update: grace periods stuck?\n");
-	res->success = ok && stressors_ok && writer;
+	res->success = ok && stressors_ok && writer && onoff_ok;
 	printk(KERN_INFO "rcu-torture:--- End of test: %s: torture_type=%s gps=%lu\n",
 	       res->success ? "SUCCESS" : "FAILURE", cur_ops->name, res->gps);
 	return res->success ? 0 : 1;

@@ -32,7 +32,6 @@
 #include "kernel/printk.h"
 #include "kernel/cmdline.h"
 #include "kernel/slab.h"
-#include "kernel/ktap.h"
 #include "kernel/cpu.h"
 
 /* Non-idle baseline of dynticks_nmi_nesting (large, even), as Linux. */
@@ -69,7 +68,6 @@ static int qlowmark = 100;
 core_param(rcu.qlowmark, qlowmark, int, "queued callbacks below which the batch limit returns");
 
 atomic_t rcu_misuse_reports = ATOMIC_INIT(0);
-atomic_t rcu_misuse_expected = ATOMIC_INIT(0);
 atomic_t rcu_deref_warnings = ATOMIC_INIT(0);
 
 static int rcu_cpu_kthread(void *arg);
@@ -117,17 +115,6 @@ bool rcu_misuse_check(const char *what)
 	WARN(1, "rcu: %s() called inside an RCU-sched read-side critical section "
 	     "(preempt_count=%#x, irqs %s): it would wait for itself forever; "
 	     "returning without waiting\n", what, pc, irqs ? "off" : "on");
-	/* A bug in the running test case, unless that case provoked it. */
-	for (;;) {
-		int e = atomic_read(&rcu_misuse_expected);
-
-		if (e <= 0) {
-			ktap_fail("rcu: %s() inside an RCU-sched reader (WARNING above)", what);
-			break;
-		}
-		if (atomic_cmpxchg(&rcu_misuse_expected, e, e - 1) == e)
-			break;
-	}
 	return true;
 }
 
@@ -145,14 +132,21 @@ void rcu_dereference_sched_warn(const char *file, int line)
 }
 
 /*
- * With one CPU online, a caller that may block is itself proof that no
- * reader runs anywhere: blocking is a grace period.  Before the GP kthread
- * exists there is no other way to wait.
+ * With one CPU that RCU watches, a caller that may block is itself proof
+ * that no reader runs anywhere: blocking is a grace period.  Before the
+ * GP kthread exists there is no other way to wait.  "Watches" is from
+ * rcu_cpu_starting() to rcu_report_dead(), not cpu_online_mask: a CPU
+ * going down leaves the mask long before its last reader ends.  The
+ * barrier orders the caller's updates before the count's load, which
+ * acquires: a CPU counted out had finished its readers (its decrement is
+ * a full barrier after them), and one counted in later reads the updates
+ * (rcu_cpu_starting() orders its increment before its first reader).
  */
 bool rcu_blocking_is_gp(void)
 {
+	smp_mb();
 	/* ... unless a reader preempted on this CPU is still in its section. */
-	if (num_online_cpus() <= 1)
+	if (__atomic_load_n(&rcu_state.n_online_cpus.counter, __ATOMIC_ACQUIRE) <= 1)
 		return !rcu_preempt_has_blocked_tasks();
 	if (unlikely(!READ_ONCE(rcu_state.scheduler_active))) {
 		WARN_ONCE(1, "rcu: grace period wait before rcu_late_init() with %d CPUs\n",
@@ -298,13 +292,8 @@ void rcu_report_qs_rnp(unsigned long mask, struct rcu_node *rnp,
 		if (rnp->qsmask || rcu_preempt_blocked_readers_cgp(rnp) || !rnp->parent) {
 			bool done = !rnp->qsmask && !rcu_preempt_blocked_readers_cgp(rnp);
 
-			if (!rnp->parent && !rnp->qsmask) {
-				WRITE_ONCE(rcu_state.n_root_reports, rcu_state.n_root_reports + 1);
-				WRITE_ONCE(rcu_state.sum_report_depth,
-					   rcu_state.sum_report_depth + depth);
-				WRITE_ONCE(rcu_state.last_report_depth, depth);
-				rcu_state.last_report_cycles = get_cycles();
-			}
+			if (!rnp->parent && !rnp->qsmask)
+				rcu_stats_root_report(depth);
 			spin_unlock_irqrestore(&rnp->lock, flags);
 			if (done)
 				rcu_gp_kthread_wake();
@@ -665,10 +654,7 @@ static void rcu_gp_cleanup(void)
 	unsigned long dur;
 	int cpu;
 
-	spin_lock_irqsave(&root->lock, flags);
-	WRITE_ONCE(rcu_state.sum_report_to_end_ns, rcu_state.sum_report_to_end_ns +
-		   cycles_to_ns(get_cycles() - rcu_state.last_report_cycles));
-	spin_unlock_irqrestore(&root->lock, flags);
+	rcu_stats_gp_cleanup();
 
 	/*
 	 * Taking every node's lock orders this kthread after every QS report
@@ -703,20 +689,20 @@ static void rcu_gp_cleanup(void)
 }
 
 /*
- * CPUs that came online after rcu_late_init() get their rcuc kthread here.
- * rcu_late_init() and the GP kthread both call this, maybe at once: the
- * mutex makes the check and the creation one step, so a CPU never gets
- * two rcuc kthreads (two would invoke the same list's batches out of
- * order whenever one of them is switched out between callbacks).
+ * Each online CPU's rcuc kthread, made once: from rcu_late_init() and from
+ * the GP kthread (for CPUs that came online later), which the mutex keeps
+ * from both making one for the same CPU.  It also orders the making of
+ * one against cpu_down() parking it (rcu_cpu_offline_hook()).
  */
+static struct rcu_mutex rcu_spawn_mutex = {
+	.wq = __WAIT_QUEUE_HEAD_INITIALIZER(rcu_spawn_mutex.wq),
+};
+
 static void rcu_spawn_cb_kthreads(void)
 {
-	static struct rcu_mutex spawn_mutex = {
-		.wq = __WAIT_QUEUE_HEAD_INITIALIZER(spawn_mutex.wq),
-	};
 	int cpu;
 
-	rcu_mutex_lock(&spawn_mutex);
+	rcu_mutex_lock(&rcu_spawn_mutex);
 	for_each_online_cpu(cpu) {
 		struct rcu_data *rdp = per_cpu_ptr(&rcu_data, cpu);
 		struct task *t;
@@ -735,7 +721,7 @@ static void rcu_spawn_cb_kthreads(void)
 		WRITE_ONCE(rdp->cb_kthread, t);
 		wake_up_process(t);
 	}
-	rcu_mutex_unlock(&spawn_mutex);
+	rcu_mutex_unlock(&rcu_spawn_mutex);
 }
 
 static int rcu_gp_kthread(void *unused)
@@ -936,7 +922,8 @@ void rcu_barrier_sched(void)
 		struct rcu_data *rdp = per_cpu_ptr(&rcu_data, cpu);
 		unsigned long flags;
 
-		if (!per_cpu(rcu_data_ready, cpu))
+		if (!per_cpu(rcu_data_ready, cpu) ||
+		    (rcu_inject(RCU_INJECT_BARRIER_ONLINE) && !cpu_online(cpu)))
 			continue;
 		spin_lock_irqsave(&rdp->lock, flags);
 		if (rcu_segcblist_n_cbs(&rdp->cblist)) {
@@ -1071,7 +1058,8 @@ void rcu_cpu_starting(int cpu)
 	rdp->core_needs_qs = need;
 	WRITE_ONCE(rdp->ticks_this_gp, 0);
 	spin_unlock_irqrestore(&rnp->lock, flags);
-	smp_mb();	/* the bit before this CPU's first reader */
+	atomic_inc_return(&rcu_state.n_online_cpus);	/* rcu_blocking_is_gp(); full barrier */
+	smp_mb();	/* the bit and the count before this CPU's first reader */
 }
 
 /*
@@ -1098,6 +1086,7 @@ void rcu_report_dead(int cpu)
 	}
 	WRITE_ONCE(rnp->qsmaskinitnext, rnp->qsmaskinitnext & ~rdp->grpmask);
 	spin_unlock_irqrestore(&rnp->lock, flags);
+	atomic_dec_return(&rcu_state.n_online_cpus);	/* full barrier: after the last reader */
 }
 
 /*
@@ -1142,9 +1131,14 @@ void rcu_migrate_callbacks(int cpu)
 /* cpu_down()'s and cpu_up()'s hook: the rcuc kthread parks and comes back. */
 static int rcu_cpu_offline_hook(int cpu)
 {
-	struct task *t = READ_ONCE(per_cpu_ptr(&rcu_data, cpu)->cb_kthread);
+	struct task *t;
+	int ret;
 
-	return t ? kthread_park(t) : 0;
+	rcu_mutex_lock(&rcu_spawn_mutex);	/* one being made is made first */
+	t = READ_ONCE(per_cpu_ptr(&rcu_data, cpu)->cb_kthread);
+	ret = t ? kthread_park(t) : 0;
+	rcu_mutex_unlock(&rcu_spawn_mutex);
+	return ret;
 }
 
 static int rcu_cpu_online_hook(int cpu)

@@ -133,6 +133,7 @@ struct rcu_state {
 	unsigned long gp_max_jiffies;	/* longest GP so far */
 	unsigned long n_force_qs;	/* fqs scans done */
 	unsigned long n_cbs_migrated;	/* from CPUs that went offline */
+	atomic_t n_online_cpus;		/* rcu_cpu_starting() to rcu_report_dead() */
 	/*
 	 * The QS reports that emptied the root (root lock): how many, and the
 	 * node locks each took from where it entered (a leaf) to the root,
@@ -162,6 +163,15 @@ extern struct rcu_state rcu_state;
 extern unsigned int rcu_fanout_leaf;
 extern unsigned int rcu_fanout;
 
+/*
+ * The QS-path statistics (rcu_node ->n_qs_lock and ->qs_wait_cycles,
+ * rcu_state's root-emptying reports) cost two TSC reads per node lock and
+ * a root-lock round trip per grace period.  They are kept only with
+ * CONFIG_RCU_STATS: the test build and the host builds, whose gpbench
+ * reads them.  Without it these helpers compile to nothing (the fields
+ * stay, at zero), so the benchmark build pays nothing for them.
+ */
+#ifdef CONFIG_RCU_STATS
 /* Take rnp->lock (irqs saved in flags) on the QS-report path, counted. */
 #define rcu_node_lock_qs(rnp, flags) do {				\
 		u64 __t0 = get_cycles();				\
@@ -171,6 +181,39 @@ extern unsigned int rcu_fanout;
 		WRITE_ONCE((rnp)->qs_wait_cycles,			\
 			   (rnp)->qs_wait_cycles + get_cycles() - __t0);	\
 	} while (0)
+
+/* rnp->lock was taken on the QS-report path without rcu_node_lock_qs(). */
+static inline void rcu_stats_qs_lock(struct rcu_node *rnp)
+{
+	WRITE_ONCE(rnp->n_qs_lock, rnp->n_qs_lock + 1);
+}
+
+/* A report emptied the root (root lock held), after depth node locks. */
+static inline void rcu_stats_root_report(int depth)
+{
+	WRITE_ONCE(rcu_state.n_root_reports, rcu_state.n_root_reports + 1);
+	WRITE_ONCE(rcu_state.sum_report_depth, rcu_state.sum_report_depth + depth);
+	WRITE_ONCE(rcu_state.last_report_depth, depth);
+	rcu_state.last_report_cycles = get_cycles();
+}
+
+/* rcu_gp_cleanup() began: the time since the root-emptying report. */
+static inline void rcu_stats_gp_cleanup(void)
+{
+	struct rcu_node *root = &rcu_state.node[0];
+	unsigned long flags;
+
+	spin_lock_irqsave(&root->lock, flags);
+	WRITE_ONCE(rcu_state.sum_report_to_end_ns, rcu_state.sum_report_to_end_ns +
+		   cycles_to_ns(get_cycles() - rcu_state.last_report_cycles));
+	spin_unlock_irqrestore(&root->lock, flags);
+}
+#else
+#define rcu_node_lock_qs(rnp, flags) spin_lock_irqsave(&(rnp)->lock, flags)
+static inline void rcu_stats_qs_lock(struct rcu_node *rnp) { (void)rnp; }
+static inline void rcu_stats_root_report(int depth) { (void)depth; }
+static inline void rcu_stats_gp_cleanup(void) {}
+#endif
 
 static inline struct rcu_node *rcu_get_root(void)
 {

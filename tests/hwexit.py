@@ -27,7 +27,7 @@ import sys
 import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from fbcheck import HOOK_ENV_MISSING, Monitor, hook_env, kernel_symbols  # noqa: E402
+from qemu_monitor import HOOK_ENV_MISSING, Monitor, hook_env, kernel_symbols  # noqa: E402
 
 EXIT_RE = re.compile(rb"^# rcukern: exit status (\d+)\r?$", re.M)
 ANSI_RE = re.compile(rb"\x1b\[[0-9;?]*[A-Za-z]")

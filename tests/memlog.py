@@ -28,7 +28,7 @@ import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import fbcheck  # noqa: E402
-from fbcheck import HOOK_ENV_MISSING, Monitor, hook_env, kernel_symbols  # noqa: E402
+from qemu_monitor import HOOK_ENV_MISSING, Monitor, hook_env, kernel_symbols  # noqa: E402
 
 KERNEL_VMA = 0xffffffff80000000
 HALTED = b"# rcukern: halted; safe to power off"

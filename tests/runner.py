@@ -47,6 +47,8 @@ import time
 from dataclasses import dataclass, field
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+sys.path.insert(0, os.path.join(ROOT, "tools"))
+from benchrows import ANSI, bench_rows, platform_lines  # noqa: E402
 
 # --------------------------------------------------------------------------
 # Configurations
@@ -203,7 +205,6 @@ def parse_configs(text, filename="<configs>"):
 # --------------------------------------------------------------------------
 # Serial log clean-up
 
-_ANSI = re.compile(r"\x1b(\[[0-9;?]*[ -/]*[@-~]|[()][0-9A-Za-z]|[@-Z\\-_])")
 _CTRL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f]")
 
 
@@ -219,7 +220,7 @@ def clean_lines(data):
         if "\r" in line:
             parts = [p for p in line.split("\r") if p.strip()]
             line = parts[-1] if parts else ""
-        line = _ANSI.sub("", line)
+        line = ANSI.sub("", line)
         line = _CTRL.sub("", line.replace("\t", "    "))
         out.append(line.rstrip())
     if out and out[-1] == "":
@@ -605,16 +606,8 @@ def crash_dump(lines, first_lineno):
 # --------------------------------------------------------------------------
 # Benchmark rows
 
-_BENCH = re.compile(r"#\s*bench\s+(name=\S+.*)$")
-_PLATFORM = re.compile(r"#\s*platform:\s*(.*)$")
-
-
-def bench_rows(lines):
-    return [m.group(1).strip() for m in map(_BENCH.search, lines) if m]
-
-
-def platform_lines(lines):
-    return [m.group(1).strip() for m in map(_PLATFORM.search, lines) if m]
+# bench_rows() and platform_lines() come from tools/benchrows.py, which
+# tools/report.py shares.
 
 
 _EXIT_LINE = re.compile(r"^# rcukern: exit status (\d+)$")

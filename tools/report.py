@@ -41,9 +41,8 @@ ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 PAPER_LABEL = "2007 Linux, 16-CPU 3GHz x86"
 LINUX_LABEL = "Linux 6.1, same QEMU, same host"
 
-_BENCH = re.compile(r"#\s*bench\s+(name=\S+.*)$")
-_PLATFORM = re.compile(r"#\s*platform:\s*(.*\S)")
-_ANSI = re.compile(r"\x1b(\[[0-9;?]*[ -/]*[@-~]|[()][0-9A-Za-z]|[@-Z\\-_])")
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from benchrows import ANSI, BENCH, PLATFORM  # noqa: E402
 
 
 # --------------------------------------------------------------------------
@@ -77,14 +76,14 @@ def read_log(text, source=""):
     """Returns (rows, platform lines) of a serial log or a bench.txt."""
     rows, platforms = [], []
     for n, line in enumerate(text.splitlines(), 1):
-        line = _ANSI.sub("", line.replace("\r", ""))
-        m = _BENCH.search(line)
+        line = ANSI.sub("", line.replace("\r", ""))
+        m = BENCH.search(line)
         if m:
             row = parse_row(m.group(1), f"{source}:{n}")
             if row is not None:
                 rows.append(row)
             continue
-        m = _PLATFORM.search(line)
+        m = PLATFORM.search(line)
         if m:
             platforms.append(m.group(1))
     return rows, platforms
@@ -286,11 +285,16 @@ class PanelPlot:
                  f"set output {_quote(self.name + '.png')}",
                  f"set multiplot layout 1,{len(panels)} title {_quote(self.title)}",
                  "set grid", "set key outside below Left reverse width -2"]
+        # CPU counts are powers of two: a log2 x axis spaces 1, 2 and 4
+        # as evenly as 8 and 16.
+        xmax = max([x for q in panels for s in q.series for x, *_ in s[1]] + [4])
+        lines += ["set logscale x 2", f"set xrange [0.8:{xmax * 1.25:g}]",
+                  "set xtics (" + ", ".join(f"'{c}' {c}" for c in (1, 2, 4, 8, 16, 32, 64)
+                                           if c <= xmax) + ")"]
         for i, p in enumerate(panels):
             lines += [f"set title {_quote(p.title)}",
                       f"set xlabel {_quote(p.xlabel)}",
-                      f"set ylabel {_quote(p.ylabel)}",
-                      f"set xrange [{p.xmin:g}:*]"]
+                      f"set ylabel {_quote(p.ylabel)}"]
             if p.logy:
                 lines += ["set logscale y", "set format y '%g'"]
             else:
@@ -449,7 +453,9 @@ def readside_points(rows):
 
 
 def linux_readside(rows):
-    """{(model, type): [(cpus, median, 0)]} of the Linux peer's rows."""
+    """{(model, type): [(cpus, median, 0)]} of the Linux peer's rows.  A
+    type other than rcu measured only under the other model (a half-built
+    peer) stands in for it: its cost hardly depends on the model."""
     out = {}
     for r in rows:
         if r.get("name") != "linux_readside" or r.num("cpus") is None:
@@ -458,6 +464,10 @@ def linux_readside(rows):
         if y is not None:
             out.setdefault((r.get("model"), r.get("type")), {})[r.num("cpus")] = \
                 (r.num("cpus"), y, 0.0)
+    for (m, t) in list(out):
+        other = "none" if m == "preempt" else "preempt"
+        if t != "rcu" and (other, t) not in out:
+            out[(other, t)] = out[(m, t)]
     return {k: sorted(v.values()) for k, v in out.items()}
 
 
@@ -731,6 +741,10 @@ def three_source_table(rows, paper, counts=(1, 2, 4)):
             lin[(r.get("model"), r.get("type"), r.num("cpus"))] = r
     if not lin:
         return []
+    for (m, t, c), r in list(lin.items()):     # see linux_readside()
+        other = "none" if m == "preempt" else "preempt"
+        if t != "rcu":
+            lin.setdefault((other, t, c), r)
     body = []
     for what, ours_t, lkey, pkey in THREE_SOURCES:
         for c in counts:
@@ -967,6 +981,11 @@ def write_report(rows, platforms, sources, out_dir, paper_dir,
         md.append("- The article's 2007 data was not found (looked for "
                   "docs/paper-data in the repository; "
                   "--paper-data DIR): only our numbers are drawn.")
+    if any(r.get("name", "").startswith("linux_") for r in rows):
+        md.append(f"- **{LINUX_LABEL}**: the peer of `make peer` (tinyconfig, "
+                  "PREEMPT_NONE and PREEMPT images) run by tools/peer/bench.py "
+                  "with run.sh's QEMU flags: refscale and rcuscale, gross "
+                  "figures without rcukern's batch medians.")
     md.append(f"- {len(rows)} benchmark row(s).")
     if ours.endswith("QEMU TCG"):
         md.append("- Under QEMU TCG the vCPUs are host threads on a host with "

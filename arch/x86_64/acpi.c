@@ -1,5 +1,5 @@
 /* arch/x86_64/acpi.c: the ACPI table parser (RSDP, RSDT/XSDT, MADT, HPET,
- * FADT, DMAR).  Pure code: physical memory is reached only through the caller's
+ * FADT, DMAR, SPCR).  Pure code: physical memory is reached only through the caller's
  * map callback, so the same file runs in the kernel and in the host tests.
  * Firmware tables are untrusted: every length is bounded, and a table
  * whose lengths do not hold is reported and skipped rather than believed.
@@ -341,6 +341,49 @@ int acpi_parse_dmar(const void *table, size_t len, struct acpi_info *out)
 	return 0;
 }
 
+/* ---- SPCR: the serial port console redirection (Microsoft's spec) ---- */
+
+#define SPCR_MIN_LEN 80		/* through the terminal type at 79 */
+
+int acpi_parse_spcr(const void *table, size_t len, struct acpi_info *out)
+{
+	const u8 *t = table;
+	int tlen = check_sdt(table, len, "SPCR", out);
+	u8 type, space, access;
+	u64 addr;
+
+	if (tlen < 0)
+		return tlen;
+	if (tlen < SPCR_MIN_LEN) {
+		pr_err("ACPI: SPCR: %d bytes, too short\n", tlen);
+		return -EINVAL;
+	}
+	type = rd8(t, 36);
+	space = rd8(t, 40);		/* generic address structure at 40 */
+	access = rd8(t, 43);		/* 1 byte, 2 word, 3 dword, 4 qword */
+	addr = rd64(t, 44);
+	/* Only the 16550 family (full 16550, 16450, "16550-compatible"). */
+	if (type != 0 && type != 1 && type != 0x12) {
+		pr_warn("ACPI: SPCR: interface type 0x%x is not a 16550; not used\n", type);
+		return -EINVAL;
+	}
+	if (!addr || (space != ACPI_SPACE_IO && space != ACPI_SPACE_MEM) ||
+	    (space == ACPI_SPACE_IO && addr > 0xfff8) ||
+	    (space == ACPI_SPACE_MEM && addr >= (1ull << 52))) {
+		pr_warn("ACPI: SPCR: UART in space %u at 0x%llx not supported\n", space,
+			(unsigned long long)addr);
+		return -EINVAL;
+	}
+	out->have_spcr = true;
+	out->spcr_type = type;
+	out->spcr_space = space;
+	/* Access size 0 (legacy): bytes; MMIO 16550s are often dwords. */
+	out->spcr_access = access >= 1 && access <= 4 ? (u8)(1u << (access - 1)) : 1;
+	out->spcr_baud = rd8(t, 58);
+	out->spcr_addr = addr;
+	return 0;
+}
+
 /* ---- the root table walk ---- */
 
 /* Maps a table: its header first to learn its length, then all of it. */
@@ -395,6 +438,8 @@ static void parse_one(acpi_map_fn map, u64 phys, struct acpi_info *out)
 		r = acpi_parse_fadt(t, len, out);
 	else if (!memcmp(t, "DMAR", 4) && !out->have_dmar)
 		r = acpi_parse_dmar(t, len, out);
+	else if (!memcmp(t, "SPCR", 4) && !out->have_spcr)
+		r = acpi_parse_spcr(t, len, out);
 	if (r < 0)
 		out->tables_bad++;
 }

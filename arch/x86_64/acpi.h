@@ -1,5 +1,5 @@
 /* arch/x86_64/acpi.h: what the kernel takes from the ACPI tables (RSDP,
- * RSDT/XSDT, MADT, HPET, FADT, DMAR).  The parser is pure code: it reaches
+ * RSDT/XSDT, MADT, HPET, FADT, DMAR, SPCR).  The parser is pure code: it reaches
  * physical memory only through a caller-supplied map callback, so the
  * host tests and the fuzzer feed it tables from plain buffers. */
 #pragma once
@@ -82,6 +82,12 @@ struct acpi_info {
 	u8 reset_space;		/* ACPI_SPACE_IO or ACPI_SPACE_MEM */
 	u8 reset_value;
 	u64 reset_addr;
+	bool have_spcr;		/* the serial console firmware redirects to */
+	u8 spcr_type;		/* interface: 0 16550, 1 16450, 0x12 16550-compatible */
+	u8 spcr_space;		/* ACPI_SPACE_IO or ACPI_SPACE_MEM */
+	u8 spcr_access;		/* register access: 1, 2, 4 or 8 bytes */
+	u8 spcr_baud;		/* 0 as set up, 3 9600, 4 19200, 6 57600, 7 115200 */
+	u64 spcr_addr;
 	bool have_dmar;		/* an Intel VT-d DMA remapping table */
 	u8 dmar_flags;		/* ACPI_DMAR_* */
 	int tables_bad;		/* tables skipped for length/mapping/contents */
@@ -123,6 +129,7 @@ int acpi_parse_madt(const void *table, size_t len, struct acpi_info *out);
 int acpi_parse_hpet(const void *table, size_t len, struct acpi_info *out);
 int acpi_parse_fadt(const void *table, size_t len, struct acpi_info *out);
 int acpi_parse_dmar(const void *table, size_t len, struct acpi_info *out);
+int acpi_parse_spcr(const void *table, size_t len, struct acpi_info *out);
 /* Validates an RSDP image of avail bytes; returns its length or -errno. */
 int acpi_check_rsdp(const void *p, size_t avail);
 u8 acpi_checksum(const void *p, size_t len);

@@ -8,6 +8,7 @@
 #include "asm/irq.h"
 #include "asm/cpu.h"
 #include "asm/desc.h"
+#include "asm/preempt.h"
 #include "kernel/percpu.h"
 #include "kernel/printk.h"
 #include "arch/x86_64/timer.h"
@@ -103,7 +104,7 @@ void x86_trap(struct pt_regs *regs)
 		apic_eoi();
 	irq_exit();
 
-	if (regs_irqs_enabled(regs) && this_cpu_read(__preempt_count) == 0 &&
+	if (regs_irqs_enabled(regs) && preempt_count() == 0 &&
 	    need_resched())
 		preempt_schedule_irq();
 }

@@ -12,6 +12,7 @@
 #define APIC_LDR       0x0d0
 #define APIC_DFR       0x0e0
 #define APIC_SVR       0x0f0
+#define APIC_IRR       0x200	/* 8 registers of 32 vectors, 0x10 apart */
 #define APIC_ESR       0x280
 #define APIC_ICR       0x300	/* low half; x2APIC: the whole 64-bit ICR */
 #define APIC_ICR2      0x310	/* xAPIC only: destination in bits 24-31 */

@@ -25,6 +25,7 @@
 #include "asm/topology.h"
 #include "kernel/atomic.h"
 #include "kernel/cmdline.h"
+#include "kernel/console.h"
 #include "kernel/cpu.h"
 #include "kernel/multiboot2.h"
 #include "kernel/pmm.h"
@@ -141,6 +142,7 @@ void x86_platform_init(void)
 		x86_vendor_name(&boot_cpu_data), boot_cpu_data.x86, boot_cpu_data.x86_model,
 		boot_cpu_data.x86_stepping, boot_cpu_data.microcode);
 	acpi_setup();
+	serial_late_init();
 	pic_disable();
 	nmi_init();
 	if (lapic_init_bsp()) {

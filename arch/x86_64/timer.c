@@ -255,33 +255,40 @@ void arch_cpu_stop_timer(void)
 		lapic_write(APIC_TMICT, 0);
 }
 
-/* Is this CPU's timer counting toward its next interrupt?  A deadline
- * that fired reads 0 until it is written again (SDM 10.5.4.1); a
- * periodic timer's current count is 0 only when it was stopped. */
-static bool timer_armed(void)
+static bool timer_irq_pending(void)
 {
-	if (use_deadline)
-		return rdmsr(MSR_IA32_TSC_DEADLINE) != 0;
+	u32 irr = lapic_read(APIC_IRR + (LOCAL_TIMER_VECTOR / 32) * 0x10);
+
+	return irr & (1u << (LOCAL_TIMER_VECTOR % 32));
+}
+
+static bool timer_counting(void)
+{
 	return lapic_read(APIC_TMCCT) != 0;
 }
 
 void timer_check_tick(bool idle)
 {
-	u64 now;
+	struct tick_state st;
 
 	if (!this_cpu_read(timer_mode))
 		return;			/* not ticking on this CPU yet */
-	now = rdtsc();
-	if (now - this_cpu_read(timer_last_tick) <= 2 * tsc_per_tick &&
-	    (!idle || timer_armed()))
+	st = (struct tick_state){
+		.idle = idle, .deadline = use_deadline, .now = rdtsc(),
+		.last_tick = this_cpu_read(timer_last_tick),
+		.next_deadline = this_cpu_read(timer_next_deadline),
+		.per_tick = tsc_per_tick,
+		.irq_pending = timer_irq_pending, .counting = timer_counting,
+	};
+	if (!tick_needs_restart(&st))
 		return;
-	/* A deadline already past fires at once; should its interrupt be
-	 * pending already, the two are one in the IRR.  Periodic mode
-	 * restarts its count. */
+	/* A deadline already past fires at once (if its interrupt was only
+	 * late, the two are one in the IRR); periodic mode restarts its
+	 * count. */
 	this_cpu_inc(timer_rearms);
-	this_cpu_write(timer_last_tick, now);
+	this_cpu_write(timer_last_tick, st.now);
 	if (use_deadline)
-		wrmsr(MSR_IA32_TSC_DEADLINE, this_cpu_read(timer_next_deadline));
+		wrmsr(MSR_IA32_TSC_DEADLINE, st.next_deadline);
 	else
 		lapic_write(APIC_TMICT, lapic_ticks_per_tick);
 }

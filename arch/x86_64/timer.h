@@ -25,6 +25,16 @@ void sched_tick(void);
  * each idle halt. */
 void timer_check_tick(bool idle);
 
+/* The decision (arch/x86_64/tick_check.c, pure: host-tested). */
+struct tick_state {
+	bool idle;		/* asked before a halt */
+	bool deadline;		/* TSC-deadline mode, else periodic */
+	u64 now, last_tick, next_deadline, per_tick;	/* TSC cycles */
+	bool (*irq_pending)(void);	/* the timer vector is in the IRR */
+	bool (*counting)(void);		/* periodic: current count nonzero */
+};
+bool tick_needs_restart(const struct tick_state *s);
+
 /* test: disarm this CPU's timer, as if its interrupt had been lost. */
 void timer_test_lose_tick(void);
 

@@ -1,8 +1,8 @@
 # tests/host/rcu.mk: rcu/ on the host (included by tests/host/Makefile).
 # The kernel's rcu/*.c (plus kernel/wait.c and kernel/spinlock.c) build
 # unchanged against tests/host/rcu/shim, which comes first on the include
-# path and provides asm/percpu.h, asm/irqflags.h and kernel/time.h; the
-# rest of kernel/'s headers are the real ones.  Built twice: TSan, and
+# path and provides asm/percpu.h, asm/irqflags.h, asm/preempt.h and
+# kernel/time.h; the rest of kernel/'s headers are the real ones.  Built twice: TSan, and
 # ASan+UBSan.  The spin model in tests/model is checked here too.
 RCU_ROOT ?= ../..
 RCU_BUILD ?= build
@@ -14,7 +14,7 @@ RCU_DEPS = $(RCU_KSRC) $(RCU_SHIM_SRC) $(wildcard $(RCU_SHIM)/*.h $(RCU_SHIM)/*/
 	$(wildcard $(RCU_ROOT)/rcu/*.h) $(wildcard $(RCU_ROOT)/kernel/*.h) $(RCU_SHIM)/percpu.ld \
 	rcu.mk
 # CONFIG_PREEMPT_RCU as the kernel's default build (PREEMPT_RCU ?= 1 in the Makefile).
-RCU_CFLAGS = -std=gnu11 -Wall -Wextra -Werror -g -O1 -pthread -fno-omit-frame-pointer -DCONFIG_PREEMPT_RCU=1 \
+RCU_CFLAGS = -std=gnu11 -Wall -Wextra -Werror -g -O1 -pthread -fno-omit-frame-pointer -DCONFIG_PREEMPT_RCU=1 -DCONFIG_RCU_STATS=1 \
 	-I$(RCU_SHIM)/.. -I$(RCU_SHIM) -I$(RCU_ROOT) -include $(RCU_SHIM)/relax.h
 RCU_LDFLAGS = -Wl,-T,$(RCU_SHIM)/percpu.ld
 # GCC warns that TSan does not model standalone fences (smp_mb()); rcu/'s

@@ -12,6 +12,10 @@ machine-visible cost must still contain it (rcu-sched: the %gs-relative
 preempt_count increment; the locks and counts: a locked instruction).
 The non-preemptible build's rcu_read_lock() loop must be the empty loop,
 instruction for instruction (SAME_AS): Quick Quiz 1's "precisely zero".
+rcu_read_lock_sched()'s loop must be preempt_enable() as Linux x86 has it
+(ENABLE_SHAPE): in the loop body the only %gs accesses are the increment
+and a decrement whose next instruction branches on zero to the slow path;
+no load of the count or of a flag.
 
 It first checks itself on a tiny C file with one loop the compiler deletes
 and one it keeps (barrier()), so a checker that can no longer tell them
@@ -59,6 +63,10 @@ EXPECT = {
 SAME_AS = {"rs_read_rcu_nonpreempt": "rs_read_empty",
            "rs_delay_rcu_nonpreempt": "rs_delay_empty"}
 OBJECTS = ["tests/scenarios/readers.o", "tests/scenarios/paper_refcnt.o"]
+# Functions whose loop body must hold preempt_disable()/preempt_enable()
+# in their folded form (check_enable_shape).
+ENABLE_SHAPE = ["rs_read_rcu_sched"]
+GS = re.compile(r"%gs:")
 
 FUNC = re.compile(r"^([0-9a-f]+) <([\w.]+)>:$")
 INSN = re.compile(r"^\s*([0-9a-f]+):\s+(.*)$")
@@ -95,6 +103,38 @@ def check_function(name, insns, need):
     for pat in need or []:
         if not any(pat.search(t) for _, t in insns):
             problems.append(f"the primitive is gone (no instruction matching {pat.pattern!r})")
+    return problems
+
+
+def check_enable_shape(insns):
+    """The loop body of a preempt_disable()/preempt_enable() loop: exactly
+    two %gs accesses, the increment then a decrement directly followed by
+    a je/jz (the slow path taken only when the word reaches zero).  A list
+    of problems (empty: fine)."""
+    lo = insns[0][0] if insns else 0
+    body, best = None, None
+    # The loop: the conditional backward branch reaching furthest back
+    # (the slow path's jmp back into the loop is not it).
+    for addr, text in insns:
+        m = BRANCH.match(text)
+        if m and not text.startswith("jmp") and lo <= int(m.group(2), 16) <= addr:
+            start = int(m.group(2), 16)
+            if best is None or start < best:
+                best = start
+                body = [(j, t) for j, (a, t) in enumerate(insns) if start <= a <= addr]
+    if not body:
+        return ["no loop"]
+    gs = [(j, t) for j, t in body if GS.search(t)]
+    problems = []
+    if len(gs) != 2:
+        problems.append(f"{len(gs)} %gs accesses in the loop body, want 2 "
+                        "(the increment and the decrement)")
+    elif not GS_INC[0].search(gs[0][1]) or not GS_INC[1].search(gs[1][1]):
+        problems.append("the %gs accesses are not an increment then a decrement")
+    else:
+        nxt = insns[gs[1][0] + 1][1] if gs[1][0] + 1 < len(insns) else ""
+        if not re.match(r"^(je|jz)\s", nxt):
+            problems.append(f"the decrement is followed by {nxt!r}, not a branch on zero")
     return problems
 
 
@@ -172,6 +212,18 @@ def main():
                 print(f"#   {addr:x}: {text}")
         else:
             print(f"ok - {name}: loop kept" + (", primitive kept" if need else ""))
+    for name in ENABLE_SHAPE:
+        if name not in fns:
+            continue        # reported above
+        problems = check_enable_shape(fns[name])
+        if problems:
+            failed += 1
+            print(f"not ok - {name}: preempt_enable() is not one decrement and a "
+                  "branch: " + "; ".join(problems))
+            for addr, text in fns[name]:
+                print(f"#   {addr:x}: {text}")
+        else:
+            print(f"ok - {name}: increment, then decrement and branch on zero")
     for name, ref in SAME_AS.items():
         if name not in fns or ref not in fns:
             continue        # reported above

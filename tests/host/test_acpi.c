@@ -389,6 +389,45 @@ static void test_dmar(void)
 	       info.dmar_flags == ACPI_DMAR_X2APIC_OPT_OUT);
 }
 
+static void spcr(u8 type, u8 space, u8 access, u64 addr, u8 baud, u32 len)
+{
+	hdr(DMAR_AT, "SPCR", len);
+	if (len >= 80) {
+		mem[DMAR_AT + 36] = type;
+		mem[DMAR_AT + 40] = space;
+		mem[DMAR_AT + 41] = space == ACPI_SPACE_IO ? 8 : 32;
+		mem[DMAR_AT + 43] = access;
+		put64(DMAR_AT + 44, addr);
+		mem[DMAR_AT + 58] = baud;
+	}
+	seal(DMAR_AT);
+}
+
+/* SPCR: the console a server's serial-over-LAN uses, often not COM1. */
+static void test_spcr(void)
+{
+	spcr(0, ACPI_SPACE_IO, 1, 0x2f8, 7, 80);
+	EXPECT(on_heap(acpi_parse_spcr, mem + DMAR_AT, 80) == 0);
+	EXPECT(info.have_spcr && info.spcr_space == ACPI_SPACE_IO &&
+	       info.spcr_addr == 0x2f8 && info.spcr_access == 1 && info.spcr_baud == 7);
+	/* An MMIO 16550 with dword registers (a BMC's UART). */
+	spcr(0x12, ACPI_SPACE_MEM, 3, 0xfe030000ull, 0, 88);
+	EXPECT(on_heap(acpi_parse_spcr, mem + DMAR_AT, 88) == 0);
+	EXPECT(info.have_spcr && info.spcr_space == ACPI_SPACE_MEM &&
+	       info.spcr_addr == 0xfe030000ull && info.spcr_access == 4);
+	/* Not a 16550 (an ARM PL011), no address, too short: refused. */
+	spcr(3, ACPI_SPACE_MEM, 3, 0x9000000, 0, 80);
+	EXPECT(on_heap(acpi_parse_spcr, mem + DMAR_AT, 80) == -EINVAL && !info.have_spcr);
+	spcr(0, ACPI_SPACE_IO, 1, 0, 7, 80);
+	EXPECT(on_heap(acpi_parse_spcr, mem + DMAR_AT, 80) == -EINVAL && !info.have_spcr);
+	spcr(0, ACPI_SPACE_IO, 1, 0x3f8, 7, 79);
+	EXPECT(on_heap(acpi_parse_spcr, mem + DMAR_AT, 79) == -EINVAL && !info.have_spcr);
+	/* Through the root table walk. */
+	make_dmar(48, 0);
+	spcr(0, ACPI_SPACE_IO, 1, 0x3e8, 7, 80);
+	EXPECT(parse_tag() == 0 && info.have_spcr && info.spcr_addr == 0x3e8 && !info.have_dmar);
+}
+
 static void test_madt_corrupt(void)
 {
 
@@ -594,6 +633,7 @@ int main(int argc, char **argv)
 		{ "acpi_rsdt_outside", test_rsdt_outside },
 		{ "acpi_bad_checksum_used", test_bad_checksum_used },
 		{ "acpi_dmar", test_dmar },
+		{ "acpi_spcr", test_spcr },
 		{ "acpi_madt_corrupt", test_madt_corrupt },
 		{ "acpi_madt_many_cpus", test_madt_many_cpus },
 		{ "acpi_direct_parsers", test_direct },

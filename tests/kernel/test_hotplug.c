@@ -272,7 +272,8 @@ static void hotplug_offline_cpu_left_alone(void)
 
 	if (skip_if_one_cpu())
 		return;
-	KTAP_ASSERT(cpu_down(cpu) == 0);
+	if (cpu_online(cpu))	/* cpu.offline= may have taken it down already */
+		KTAP_ASSERT(cpu_down(cpu) == 0);
 	gp0 = rcu_batches_completed_sched();
 	for (int i = 0; i < 3; i++) {
 		struct hp_wait *w = kzalloc(sizeof(*w), GFP_KERNEL);
@@ -379,6 +380,106 @@ static void hotplug_callbacks_move_in_order(void)
 		 READ_ONCE(rcu_state.n_cbs_migrated) - migrated0);
 }
 
+/*
+ * rcu_barrier_sched() racing with cpu_down(): every barrier returns only
+ * once every callback queued before it has run, the departed CPU's
+ * included (they wait on its list until they move, the barrier's own
+ * callback with them).  A barrier thread checks that over and over while
+ * a thread on the CPU queues callbacks until it is moved away, so some
+ * wait for a grace period after the one cpu_down() itself waits for, and
+ * are still on the departed CPU's list when barriers run.
+ */
+#define HP_BARRIER_ROUNDS 20
+#define HP_BARRIER_POOL 8192
+
+static struct rcu_head hp_bar_heads[HP_BARRIER_POOL];
+static atomic_t hp_bar_next, hp_bar_queued, hp_bar_invoked, hp_bar_bad, hp_bar_stop,
+	hp_bar_barriers;
+
+static void hp_bar_cb(struct rcu_head *h)
+{
+	(void)h;
+	atomic_inc(&hp_bar_invoked);
+}
+
+/* Started on the CPU about to go; it is moved off it in cpu_down().  At
+ * most HP_BARRIER_POOL / HP_BARRIER_ROUNDS callbacks, paced by sleeps so
+ * they span the whole cpu_down(). */
+static int hp_bar_flooder(void *arg)
+{
+	atomic_t *stop = arg;
+
+	for (int i = 0; i < HP_BARRIER_POOL / HP_BARRIER_ROUNDS && !atomic_read(stop); i++) {
+		int n = atomic_inc_return(&hp_bar_next) - 1;
+
+		if (n >= HP_BARRIER_POOL)
+			break;
+		call_rcu_sched(&hp_bar_heads[n], hp_bar_cb);
+		/* Counted once queued: a barrier that reads the count starts after. */
+		atomic_inc_return(&hp_bar_queued);
+		if (!(i & 3))
+			msleep(1);
+		else
+			cond_resched();
+	}
+	return 0;
+}
+
+static int hp_barrier_thread(void *arg)
+{
+	(void)arg;
+	while (!atomic_read(&hp_bar_stop)) {
+		int queued = atomic_read(&hp_bar_queued);
+
+		rcu_barrier_sched();
+		if (atomic_read(&hp_bar_invoked) < queued)	/* all of those have run */
+			atomic_inc(&hp_bar_bad);
+		atomic_inc(&hp_bar_barriers);
+		cond_resched();	/* shares CPU 0 with the case (preempt=none too) */
+	}
+	return 0;
+}
+
+static void hotplug_barrier_waits_for_departed(void)
+{
+	int cpu = 1;
+	struct task *t;
+
+	if (skip_if_one_cpu())
+		return;
+	atomic_set(&hp_bar_next, 0);
+	atomic_set(&hp_bar_queued, 0);
+	atomic_set(&hp_bar_invoked, 0);
+	atomic_set(&hp_bar_bad, 0);
+	atomic_set(&hp_bar_stop, 0);
+	atomic_set(&hp_bar_barriers, 0);
+	t = kthread_create_on_cpu(hp_barrier_thread, NULL, 0, "barrier");
+	KTAP_ASSERT(t);
+	wake_up_process(t);
+	for (int round = 0; round < HP_BARRIER_ROUNDS; round++) {
+		atomic_t stop = ATOMIC_INIT(0);
+		int before = atomic_read(&hp_bar_queued);
+		struct task *f = kthread_create_on_cpu(hp_bar_flooder, &stop, cpu, "flooder");
+
+		KTAP_ASSERT(f);
+		f->bound_cpu = -1;	/* on cpu, but free to move */
+		wake_up_process(f);
+		WAIT_UNTIL(atomic_read(&hp_bar_queued) > before, 5000);
+		KTAP_EXPECT_EQ(cpu_down(cpu), 0);
+		atomic_set(&stop, 1);
+		kthread_join(f);
+		KTAP_EXPECT_EQ(cpu_up(cpu), 0);
+	}
+	atomic_set(&hp_bar_stop, 1);
+	kthread_join(t);
+	rcu_barrier_sched();
+	ktap_log("%d barriers beside %d CPU %d offline/online pairs, %d callbacks",
+		 atomic_read(&hp_bar_barriers), HP_BARRIER_ROUNDS, cpu,
+		 atomic_read(&hp_bar_queued));
+	KTAP_EXPECT_EQ(atomic_read(&hp_bar_bad), 0);
+	KTAP_EXPECT_EQ(atomic_read(&hp_bar_invoked), atomic_read(&hp_bar_queued));
+}
+
 /* Printed for the closing note: down and up latencies so far. */
 static void hotplug_latency_report(void)
 {
@@ -401,6 +502,7 @@ KTAP_SUITE(hotplug,
 	   KTAP_CASE(hotplug_threads_move),
 	   KTAP_CASE(hotplug_timers_move),
 	   KTAP_CASE(hotplug_callbacks_move_in_order),
+	   KTAP_CASE(hotplug_barrier_waits_for_departed),
 	   KTAP_CASE(hotplug_latency_report));
 
 /* Its own suite, so that the build with rcu.inject=report_dead shows it

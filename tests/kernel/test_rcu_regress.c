@@ -188,6 +188,7 @@ static bool shape_irqoff_preempt_enable(struct exp_case *c)
 
 	local_irq_disable();
 	this_cpu_write(sched_need_resched, true);	/* tempt preempt_schedule() too */
+	set_preempt_need_resched();
 	preempt_enable();
 	ok = exp_qs_pending();
 	c->what = "preempt_enable() with irqs disabled";
@@ -293,6 +294,7 @@ static bool shape_cond_resched_irqoff(struct exp_case *c)
 	local_irq_disable();
 	preempt_enable_no_resched();
 	this_cpu_write(sched_need_resched, true);
+	set_preempt_need_resched();
 	cond_resched();
 	ok = exp_qs_pending() && current->nr_switches == sw0;
 	c->what = "cond_resched() with irqs disabled";

@@ -556,6 +556,34 @@ static void sched_preempt_count_fields(void)
 	local_bh_enable();
 	KTAP_EXPECT_EQ(preempt_count(), 0);
 
+	/*
+	 * The "work pending" bit folded into the count (preempt_enable() is
+	 * one decrement and a branch on zero) follows the flags: set when
+	 * this CPU asks itself to reschedule, so the enable takes the slow
+	 * path and switches, clear again once the switch consumed the flag.
+	 */
+	unsigned long flags;
+
+	local_irq_save(flags);
+	KTAP_EXPECT_EQ(test_preempt_need_resched(), preempt_work_pending());
+	local_irq_restore(flags);
+	if (preempt_full) {
+		u64 sw0;
+		int cpu;
+
+		preempt_disable();
+		cpu = smp_processor_id();
+		sw0 = sched_stat(cpu, rcu_cs_hooks);	/* one per __schedule() */
+		resched_cpu(cpu);
+		KTAP_EXPECT(need_resched() && test_preempt_need_resched());
+		KTAP_EXPECT_EQ(preempt_count(), 1);
+		preempt_enable();
+		KTAP_EXPECT(sched_stat(cpu, rcu_cs_hooks) > sw0);
+		local_irq_save(flags);
+		KTAP_EXPECT_EQ(test_preempt_need_resched(), preempt_work_pending());
+		local_irq_restore(flags);
+	}
+
 	/* A timer callback runs in the tick: hardirq context. */
 	memset(&timer_seen, 0, sizeof(timer_seen));
 	timer_setup(&t, ctx_timer_fn, 0);

@@ -240,17 +240,8 @@ static void cc_run(enum cc_type type)
 
 	/* Worker 0 (the first CPU) updates; the rest read.  The readers end
 	 * by themselves after 2 s (10 s full) should the updater starve. */
-	scen_group_run_for(g, scen_full() ? 10000 : 2000);
-	scen_convoy_begin(n);
-	int ret = scen_group_start(g, cpus, n, cc_worker_fn, x);
-
-	if (!ret)
-		ret = scen_group_wait(g, 30000);
-	scen_convoy_end(n);
-	if (ret) {
-		ktap_fail("%s: the run did not finish (%d)", name, ret);
+	if (scen_run(g, cpus, n, cc_worker_fn, x, scen_full() ? 10000 : 2000, true, name))
 		return;		/* x and g stay: a worker may still use them */
-	}
 	if (smp_load_acquire(&x->phase) != 2)
 		ktap_fail("%s: the update never completed", name);
 	else

@@ -28,14 +28,8 @@ static void cslen_type(const char *type)
 	unsigned int cs[32];
 	int n, cpus = cslen_cpus_param ? (int)cslen_cpus_param : 16;
 
-	if (!ops) {
-		ktap_fail("no reader type %s", type);
+	if (!refscale_case_ops(ops, type, cslen_types_param, "cslen.types"))
 		return;
-	}
-	if (!scen_list_has(cslen_types_param, type)) {
-		ktap_skip("not in cslen.types=");
-		return;
-	}
 	if (cpus > num_online_cpus())
 		cpus = num_online_cpus();
 	if (cslen_param) {

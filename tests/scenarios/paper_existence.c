@@ -156,7 +156,7 @@ static void ex_worker(struct scen_worker *w)
 static void existence_lookup_lock_recheck(void)
 {
 	int cpus[NR_CPUS], n;
-	unsigned int ms = existence_ms ? existence_ms : scen_full() ? 2000 : 200;
+	unsigned int ms = scen_run_ms(existence_ms);
 	struct scen_group *g;
 	struct ex_ctx *x = scen_setup(cpus, &n, sizeof(*x), &g, "lookers-up beside the deleter");
 
@@ -174,15 +174,8 @@ static void existence_lookup_lock_recheck(void)
 		list_add_rcu(&p->list, &x->bucket[k % EX_BUCKETS]);
 	}
 	x->deleters = n >= 4 ? 2 : 1;
-	scen_group_run_for(g, ms);
-	int ret = scen_group_start(g, cpus, n, ex_worker, x);
-
-	if (!ret)
-		ret = scen_group_wait(g, ms + 60000);
-	if (ret) {
-		ktap_fail("the run did not finish (%d)", ret);
-		return;
-	}
+	if (scen_run(g, cpus, n, ex_worker, x, ms, false, NULL))
+		return;		/* left allocated: a worker may still use it */
 	rcu_barrier_sched();
 	unsigned long lookups = 0, found = 0, raced = 0, bad = 0, deletes = 0;
 

@@ -119,7 +119,7 @@ static void gc_worker(struct scen_worker *w)
 static void gc_under_update_load(void)
 {
 	int cpus[NR_CPUS], n;
-	unsigned int ms = gc_ms ? gc_ms : scen_full() ? 2000 : 200;
+	unsigned int ms = scen_run_ms(gc_ms);
 	struct scen_group *g;
 	struct gc_ctx *x = scen_setup(cpus, &n, sizeof(*x), &g, "readers beside the updater");
 
@@ -128,9 +128,7 @@ static void gc_under_update_load(void)
 	struct gc_obj *first = kmalloc(sizeof(*first), GFP_KERNEL);
 
 	if (!first) {
-		kfree(x);
-		kfree(g);
-		ktap_fail("out of memory");
+		scen_setup_undo(x, g);
 		return;
 	}
 	atomic_long_set(&gc_allocated, 1);
@@ -142,15 +140,8 @@ static void gc_under_update_load(void)
 	x->updaters = n >= 4 ? 2 : 1;
 	unsigned long gps0 = rcu_batches_completed_sched();
 
-	scen_group_run_for(g, ms);
-	int ret = scen_group_start(g, cpus, n, gc_worker, x);
-
-	if (!ret)
-		ret = scen_group_wait(g, ms + 60000);
-	if (ret) {
-		ktap_fail("the run did not finish (%d)", ret);
-		return;
-	}
+	if (scen_run(g, cpus, n, gc_worker, x, ms, false, NULL))
+		return;		/* left allocated: a worker may still use it */
 	long in_flight_end = atomic_long_read(&gc_allocated) - atomic_long_read(&gc_freed) - 1;
 	u64 t0 = ktime_get_ns();
 

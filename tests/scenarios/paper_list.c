@@ -229,7 +229,7 @@ static void list_run(enum list_form form)
 {
 	const char *type = form == FORM_RCU ? "rcu-sched" : "rwlock";
 	int cpus[NR_CPUS], n;
-	unsigned int ms = list_ms ? list_ms : scen_full() ? 2000 : 200;
+	unsigned int ms = scen_run_ms(list_ms);
 	struct scen_group *g;
 	struct list_ctx *x = scen_setup(cpus, &n, sizeof(*x), &g, "searchers beside the deleter");
 
@@ -245,17 +245,8 @@ static void list_run(enum list_form form)
 		KTAP_ASSERT(p);
 		insert(x, p);
 	}
-	scen_group_run_for(g, ms);
-	scen_convoy_begin(n);
-	int ret = scen_group_start(g, cpus, n, list_worker, x);
-
-	if (!ret)
-		ret = scen_group_wait(g, ms + 60000);
-	scen_convoy_end(n);
-	if (ret) {
-		ktap_fail("%s: the run did not finish (%d)", type, ret);
+	if (scen_run(g, cpus, n, list_worker, x, ms, true, type))
 		return;		/* left allocated: a worker may still use it */
-	}
 	unsigned long searches = 0, found = 0, bad = 0;
 	u64 cycles = 0;
 

@@ -83,14 +83,8 @@ static void readside_type(const char *type)
 	unsigned int counts[16];
 	int n, fails = 0;
 
-	if (!ops) {
-		ktap_fail("no reader type %s", type);
+	if (!refscale_case_ops(ops, type, rs_types_param, "refscale.types"))
 		return;
-	}
-	if (!scen_list_has(rs_types_param, type)) {
-		ktap_skip("not in refscale.types=");
-		return;
-	}
 	if (ops->note)
 		ktap_log("%s: %s", type, ops->note);
 	n = cpu_counts(counts, 16);
@@ -171,10 +165,22 @@ static char *ratio(char *buf, size_t size, u64 a, u64 b)
 	return scen_fmt_ps(buf, size, (s64)(a * 1000 / b));
 }
 
+/* One goals row at n CPUs, from the figure of() gives each type. */
+static void goals_row(const char *name, int n, u64 (*of)(const char *type, int cpus))
+{
+	char r1[SCEN_FMT_BUF], r2[SCEN_FMT_BUF], r3[SCEN_FMT_BUF], r4[SCEN_FMT_BUF];
+	u64 rs = of("rcu-sched", n);
+
+	ktap_log("bench name=%s cpus=%d rwlock_over_rcu_sched=%s refcnt_over_rcu_sched=%s rcu_sched_n_over_1=%s rcu_nonpreempt_over_empty=%s",
+		 name, n, ratio(r1, sizeof(r1), of("rwlock", n), rs),
+		 ratio(r2, sizeof(r2), of("refcnt", n), rs),
+		 ratio(r3, sizeof(r3), rs, of("rcu-sched", 1)),
+		 ratio(r4, sizeof(r4), of("rcu-nonpreempt", n), of("empty", n)));
+}
+
 static void readside_goals(void)
 {
 	int n = 0;
-	char r1[SCEN_FMT_BUF], r2[SCEN_FMT_BUF], r3[SCEN_FMT_BUF], r4[SCEN_FMT_BUF];
 
 	for (int c = NR_CPUS; c >= 1; c--)
 		if (mean_of("rcu-sched", c) || mean_of("rwlock", c)) {
@@ -185,20 +191,8 @@ static void readside_goals(void)
 		ktap_skip("no rcu-sched or rwlock rows measured");
 		return;
 	}
-	u64 rs = mean_of("rcu-sched", n);
-
-	ktap_log("bench name=readside_goals cpus=%d rwlock_over_rcu_sched=%s refcnt_over_rcu_sched=%s rcu_sched_n_over_1=%s rcu_nonpreempt_over_empty=%s",
-		 n, ratio(r1, sizeof(r1), mean_of("rwlock", n), rs),
-		 ratio(r2, sizeof(r2), mean_of("refcnt", n), rs),
-		 ratio(r3, sizeof(r3), rs, mean_of("rcu-sched", 1)),
-		 ratio(r4, sizeof(r4), mean_of("rcu-nonpreempt", n), mean_of("empty", n)));
-	u64 bs = batch_of("rcu-sched", n);
-
-	ktap_log("bench name=readside_goals_batch cpus=%d rwlock_over_rcu_sched=%s refcnt_over_rcu_sched=%s rcu_sched_n_over_1=%s rcu_nonpreempt_over_empty=%s",
-		 n, ratio(r1, sizeof(r1), batch_of("rwlock", n), bs),
-		 ratio(r2, sizeof(r2), batch_of("refcnt", n), bs),
-		 ratio(r3, sizeof(r3), bs, batch_of("rcu-sched", 1)),
-		 ratio(r4, sizeof(r4), batch_of("rcu-nonpreempt", n), batch_of("empty", n)));
+	goals_row("readside_goals", n, mean_of);
+	goals_row("readside_goals_batch", n, batch_of);
 }
 
 KTAP_SUITE(paper_readside,

@@ -184,7 +184,7 @@ static void del_worker(struct scen_worker *w)
 static void restricted_delete(void)
 {
 	int cpus[NR_CPUS], n;
-	unsigned int ms = refcnt_ms ? refcnt_ms : scen_full() ? 2000 : 200;
+	unsigned int ms = scen_run_ms(refcnt_ms);
 	struct scen_group *g;
 	struct del_ctx *x = scen_setup(cpus, &n, sizeof(*x), &g, "readers beside the updater");
 
@@ -193,22 +193,13 @@ static void restricted_delete(void)
 	struct obj *first = kzalloc(sizeof(*first), GFP_KERNEL);
 
 	if (!first) {
-		kfree(x);
-		kfree(g);
-		ktap_fail("out of memory");
+		scen_setup_undo(x, g);
 		return;
 	}
 	first->magic = OBJ_MAGIC;
 	rcu_assign_pointer(head, first);
-	scen_group_run_for(g, ms);
-	int ret = scen_group_start(g, cpus, n, del_worker, x);
-
-	if (!ret)
-		ret = scen_group_wait(g, ms + 60000);
-	if (ret) {
-		ktap_fail("the run did not finish (%d)", ret);
-		return;
-	}
+	if (scen_run(g, cpus, n, del_worker, x, ms, false, NULL))
+		return;		/* left allocated: a worker may still use it */
 	unsigned long reads = 0, nulls = 0, bad = 0;
 	char b[SCEN_FMT_BUF];
 

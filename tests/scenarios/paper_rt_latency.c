@@ -170,7 +170,7 @@ static void rt_worker(struct scen_worker *w)
 static void rt_run(enum rt_type type)
 {
 	int cpus[NR_CPUS], n;
-	unsigned int ms = rt_ms ? rt_ms : scen_full() ? 2000 : 200;
+	unsigned int ms = scen_run_ms(rt_ms);
 	const char *name = rt_names[type];
 	struct scen_group *g;
 	struct rt_ctx *x = scen_setup(cpus, &n, sizeof(*x), &g, "readers beside the updater");
@@ -180,9 +180,7 @@ static void rt_run(enum rt_type type)
 	struct rec *first = kmalloc(sizeof(*first), GFP_KERNEL);
 
 	if (!first) {
-		kfree(x);
-		kfree(g);
-		ktap_fail("out of memory");
+		scen_setup_undo(x, g);
 		return;
 	}
 	x->type = type;
@@ -192,17 +190,8 @@ static void rt_run(enum rt_type type)
 	rwlock_init(&x->rw);
 	rwlock_fair_init(&x->rwf);
 	spin_lock_init(&x->ulock);
-	scen_group_run_for(g, ms);
-	scen_convoy_begin(n);
-	int ret = scen_group_start(g, cpus, n, rt_worker, x);
-
-	if (!ret)
-		ret = scen_group_wait(g, ms + 60000);
-	scen_convoy_end(n);
-	if (ret) {
-		ktap_fail("%s: the run did not finish (%d)", name, ret);
-		return;
-	}
+	if (scen_run(g, cpus, n, rt_worker, x, ms, true, name))
+		return;		/* left allocated: a worker may still use it */
 	u64 max = 0, sum = 0;
 	unsigned long entries = 0, o1 = 0, o10 = 0, bad = 0;
 

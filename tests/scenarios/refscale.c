@@ -441,3 +441,17 @@ const struct rs_result *refscale_empty_at(int cpus, unsigned int cs_ns, struct r
 	}
 	return tmp;
 }
+
+bool refscale_case_ops(const struct rs_ops *ops, const char *type, const char *list,
+		       const char *opt)
+{
+	if (!ops) {
+		ktap_fail("no reader type %s", type);
+		return false;
+	}
+	if (!scen_list_has(list, type)) {
+		ktap_skip("not in %s=", opt);
+		return false;
+	}
+	return true;
+}

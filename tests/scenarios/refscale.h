@@ -81,6 +81,12 @@ void refscale_print_row(const char *name, const struct rs_ops *ops,
 /* Full-size batches per run (after the ramp from one section up). */
 #define RS_BATCHES 64
 
+/* A case measuring reader type `type` (ops: rs_ops_find(type)) goes on:
+ * false if it failed (no such type) or skipped (not in the list given as
+ * option opt). */
+bool refscale_case_ops(const struct rs_ops *ops, const char *type, const char *list,
+		       const char *opt);
+
 /* The cs_ns=0 result of ops at cpus, kept for net_ns and the goals (zero
  * runs: not measured). */
 struct rs_result *refscale_zero(const struct rs_ops *ops, int cpus);

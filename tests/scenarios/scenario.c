@@ -259,6 +259,36 @@ void *scen_setup(int *cpus, int *n, size_t ctx_size, struct scen_group **g,
 	return ctx;
 }
 
+void scen_setup_undo(void *ctx, struct scen_group *g)
+{
+	kfree(ctx);
+	kfree(g);
+	ktap_fail("out of memory");
+}
+
+unsigned int scen_run_ms(unsigned int opt)
+{
+	return opt ? opt : scen_full() ? 2000 : 200;
+}
+
+int scen_run(struct scen_group *g, const int *cpus, int n, void (*fn)(struct scen_worker *w),
+	     void *arg, unsigned int run_ms, bool convoy, const char *what)
+{
+	int ret;
+
+	scen_group_run_for(g, run_ms);
+	if (convoy)
+		scen_convoy_begin(n);
+	ret = scen_group_start(g, cpus, n, fn, arg);
+	if (!ret)
+		ret = scen_group_wait(g, run_ms + 60000);
+	if (convoy)
+		scen_convoy_end(n);
+	if (ret)
+		ktap_fail("%s%sthe run did not finish (%d)", what ? what : "", what ? ": " : "", ret);
+	return ret;
+}
+
 void scen_yield(void)
 {
 	cond_resched();

@@ -82,6 +82,22 @@ bool scen_start_barrier(struct scen_worker *w);
 void scen_convoy_begin(int cpus);
 void scen_convoy_end(int cpus);
 
+/* Undoes scen_setup() after a later allocation failed: frees ctx and g
+ * and fails the case ("out of memory"). */
+void scen_setup_undo(void *ctx, struct scen_group *g);
+
+/* The run length of a scenario: opt (its .ms= option) if set, else 200 ms
+ * (quick) or 2000 ms (bench=full). */
+unsigned int scen_run_ms(unsigned int opt);
+
+/* Runs fn on the n CPUs of cpus with arg for run_ms (0: until stopped),
+ * inside scen_convoy_begin()/end() if convoy, and waits at most 60 s
+ * longer.  0, or the case fails ("[what: ]the run did not finish (err)")
+ * and the error is returned: g and arg must then stay allocated, since a
+ * worker may still use them. */
+int scen_run(struct scen_group *g, const int *cpus, int n, void (*fn)(struct scen_worker *w),
+	     void *arg, unsigned int run_ms, bool convoy, const char *what);
+
 /* Allocates a zeroed group; NULL if out of memory. */
 struct scen_group *scen_group_alloc(void);
 /* Frees it, unless a worker may still run (after a timeout): then leaks. */

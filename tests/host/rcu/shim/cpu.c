@@ -310,12 +310,18 @@ void shim_cpu_relax(void)
 
 /* ---- the scheduler ---- */
 
+/* ->prio is written by set_task_prio() without this CPU's lock. */
+static int task_prio(struct task *t)
+{
+	return __atomic_load_n(&t->prio, __ATOMIC_RELAXED);
+}
+
 static struct shim_task *pick_next(struct shim_cpu *c)
 {
 	struct task *t, *best = NULL;
 
 	list_for_each_entry(t, &c->rq, run_list)
-		if (!best || t->prio > best->prio)
+		if (!best || task_prio(t) > task_prio(best))
 			best = t;
 	if (!best)
 		return c->idle;
@@ -448,7 +454,7 @@ int wake_up_state(struct task *t, unsigned int state)
 		ret = 1;
 		if (c->curr == c->idle)
 			pthread_cond_broadcast(&c->cond);
-		else if (t->prio > c->curr->t.prio) {
+		else if (task_prio(t) > task_prio(&c->curr->t)) {
 			__atomic_store_n(&c->resched, true, __ATOMIC_RELAXED);
 			__atomic_store_n(&per_cpu(sched_need_resched, c->id), true, __ATOMIC_RELAXED);
 		}
@@ -477,10 +483,13 @@ int wake_up_process(struct task *t)
 	return wake_up_state(t, TASK_NORMAL);
 }
 
+/* The scheduler reads ->prio under a CPU's lock that a booster (the
+ * grace-period kthread) does not hold: both sides are atomic. */
 void set_task_prio(struct task *t, int prio)
 {
-	t->prio = prio;
+	__atomic_store_n(&t->prio, prio, __ATOMIC_RELAXED);
 }
+
 
 void get_task_struct(struct task *t) { atomic_inc(&t->usage); }
 void put_task_struct(struct task *t) { atomic_dec(&t->usage); }
