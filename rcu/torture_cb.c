@@ -11,7 +11,7 @@
  *    seconds: (a) a self-requeuing callback chain must advance three grace
  *    periods while the thread loops in cond_resched() on its CPU; (b) a
  *    flood of call_rcu*()/call_srcu() in bursts of 1-512, callbacks
- *    recycled as they run; after a quarter of the bursts and at the end
+ *    recycled as they run; after half of the bursts and at the end
  *    every callback must run while the thread drives grace periods with
  *    synchronize only (no new call_*() to pick up one left behind).
  *    fwd_progress_bound seconds bounds the chain's three grace periods
@@ -293,8 +293,8 @@ static bool rcu_torture_fwd_drain(struct fwd_state *fs)
 }
 
 /*
- * (b) The flood: callbacks recycled as they run, in bursts of 1-512; a
- * quarter of the bursts, and the flood itself, end in a drain.
+ * (b) The flood: callbacks recycled as they run, in bursts of 1-512; half
+ * of the bursts, and the flood itself, end in a drain.
  */
 static void rcu_torture_fwd_prog_cr(struct fwd_state *fs, struct torture_random *r)
 {
@@ -335,7 +335,7 @@ static void rcu_torture_fwd_prog_cr(struct fwd_state *fs, struct torture_random 
 			cond_resched();
 		if (!--burst) {
 			burst = 1 + torture_random(r) % 512;
-			if (!(torture_random(r) % 4) && !(ok = rcu_torture_fwd_drain(fs)))
+			if (!(torture_random(r) % 2) && !(ok = rcu_torture_fwd_drain(fs)))
 				break;
 		}
 	}

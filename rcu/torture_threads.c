@@ -12,9 +12,13 @@
  *    holdoff one CPU (the last; never CPU 0, whose tick keeps jiffies)
  *    stays in a reader with preemption (or irqs) off for S seconds and
  *    at least until a stall warning has named it, at most S seconds plus
- *    three stall timeouts (rcu.stall_timeout) and 10 s.  Then grace
- *    periods must resume, within as long: RCU-sched's (a polled cookie
- *    taken at the start) and the flavour's (two more).
+ *    three stall timeouts (rcu.stall_timeout) and 10 s (irqs off: two
+ *    and 1 s).  Then grace periods must resume, within as long:
+ *    RCU-sched's (a polled cookie taken at the start) and the flavour's
+ *    (two more).  With the rcu flavour a reader the stall thread preempted
+ *    on that CPU holds the running GP, so the warning names that task and
+ *    the next GP, which would name the CPU, cannot start: use sched or
+ *    srcu to see the CPU named.
  *  - read_exit_burst=N (read_exit_delay=S): every S seconds N kthreads
  *    each read 100 times, with their sections preempted or asleep as the
  *    flavour allows, and exit while grace periods run.
@@ -50,9 +54,16 @@ static unsigned int shuffle_interval;
 core_param(torture.shuffle_interval, shuffle_interval, uint,
 	   "seconds between reader shuffles (0: none)");
 
-/* A warning is due one stall timeout into the stall: wait three, and 10 s. */
+/*
+ * A warning is due one stall timeout into the stall: wait three, and
+ * 10 s.  Both count jiffies, so a loaded host stretches them alike.  With
+ * irqs off, two and a second: the hard-lockup detector (watchdog_thresh,
+ * 10 s by default) must not take a late warning for a dead CPU.
+ */
 static unsigned long stall_bound(void)
 {
+	if (stall_cpu_irqsoff)
+		return 2 * rcu_jiffies_till_stall_check() + HZ;
 	return 3 * rcu_jiffies_till_stall_check() + 10UL * HZ;
 }
 #define READ_EXIT_READS		100
