@@ -30,5 +30,8 @@ int rcu_torture_run(const char *type, unsigned int duration_ms,
 /* torture= and torture.secs= from the command line (NULL if not given). */
 const char *rcu_torture_cmdline_type(void);
 unsigned int rcu_torture_cmdline_secs(void);
+/* WARNINGs a run provokes on purpose (object_debug's two ODEBUG reports),
+ * for the test that runs it to announce. */
+unsigned int rcu_torture_expected_warnings(void);
 /* Set while a torture runs: NMI handlers call it to read as RCU readers. */
 extern void (*rcu_torture_nmi_hook)(void);

@@ -452,6 +452,11 @@ static void rcu_test_debug_objects(void)
 	od_freed = atomic_read(&rcu_debug_head_freed) - f0;
 }
 
+unsigned int rcu_torture_expected_warnings(void)
+{
+	return object_debug && RCU_DEBUG_HEAD ? 2 : 0;
+}
+
 /* ---- start, stop, report ---- */
 
 static int torture_nth_online_cpu(unsigned int n)

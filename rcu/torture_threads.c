@@ -156,7 +156,7 @@ static bool stall_report_names(int cpu, int reports0)
 
 static int rcu_torture_stall(void *arg)
 {
-	unsigned long until, start, cookie, gp_end, flags = 0;
+	unsigned long until, start, cookie, gp_end, bound, flags = 0;
 	int cpu = smp_processor_id(), reports0, idx = 0;
 	bool named = false;
 
@@ -182,6 +182,7 @@ static int rcu_torture_stall(void *arg)
 		preempt_disable();
 	/* A grace period that needs this CPU, whatever the flavour asks. */
 	cookie = start_poll_synchronize_sched();
+	bound = (unsigned long)stall_cpu * HZ + stall_bound();
 	start = jiffies;
 	for (;;) {
 		unsigned long held = jiffies - start;
@@ -189,7 +190,7 @@ static int rcu_torture_stall(void *arg)
 		named = named || stall_report_names(cpu, reports0);
 		if (held >= (unsigned long)stall_cpu * HZ && named)
 			break;
-		if (held >= (unsigned long)stall_cpu * HZ + stall_bound())
+		if (held >= bound)
 			break;
 		cpu_relax();
 	}

@@ -1105,7 +1105,10 @@ static void torture_report(const char *type, unsigned int ms, int ret,
 static void torture_one(const char *type, unsigned int ms, bool must_fail)
 {
 	struct rcu_torture_result r;
-	int ret = rcu_torture_run(type, ms, &r);
+	int ret;
+
+	ktap_expect_warnings(rcu_torture_expected_warnings());	/* object_debug's */
+	ret = rcu_torture_run(type, ms, &r);
 
 	torture_report(type, ms, ret, &r);
 	if (ret < 0) {
