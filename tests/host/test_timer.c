@@ -78,14 +78,6 @@ void warn_slowpath(const char *file, int line, const char *fmt, ...)
 void timers_migrate_cpu(int cpu);
 void mdelay(unsigned long ms) { usleep((useconds_t)ms * 1000); }
 
-/* A WARN in timer.c (timers_migrate_cpu's checks) fails the run. */
-void warn_slowpath(const char *file, int line, const char *fmt, ...)
-{
-	(void)fmt;
-	printf("    WARNING at %s:%d\n", file, line);
-	abort();
-}
-
 /* timer.c's sleeping half is not under test here. */
 static void not_here(const char *what)
 {
