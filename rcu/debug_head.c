@@ -4,7 +4,9 @@
  * stripes of RCU_DH_STRIPE_SLOTS slots with a lock each, so that CPUs
  * queueing callbacks at once rarely share a lock; a head's slots stay in
  * its stripe (linear probing wraps inside it; deletion shifts back).  A
- * full stripe leaves the head untracked (counted), never fails the call.
+ * stripe keeps one slot free, so that every probe and every backward
+ * shift ends at an empty slot; a head that finds its stripe that full is
+ * left untracked (counted), never fails the call.
  */
 #include "rcu/debug_head.h"
 #include "kernel/printk.h"
@@ -22,6 +24,7 @@ atomic_t rcu_debug_head_freed = ATOMIC_INIT(0);
 
 static struct rcu_dh_stripe {
 	spinlock_t lock;
+	unsigned int used;	/* slots in use, at most RCU_DH_STRIPE_SLOTS - 1 */
 	struct rcu_head *slot[RCU_DH_STRIPE_SLOTS];
 } rcu_dh[RCU_DH_STRIPES] = {
 	[0 ... RCU_DH_STRIPES - 1] = { .lock = __SPIN_LOCK_UNLOCKED(rcu_dh_stripe.lock) },
@@ -44,6 +47,7 @@ bool debug_rcu_head_queue(struct rcu_head *head, rcu_callback_t func, const char
 	struct rcu_dh_stripe *s;
 	char fs[96], qs[96];
 	unsigned long flags;
+	bool tracked = false;
 	unsigned int i, n;
 
 	/* Freed memory: kmalloc poisons what it frees (and marks what it
@@ -72,12 +76,16 @@ bool debug_rcu_head_queue(struct rcu_head *head, rcu_callback_t func, const char
 			return false;
 		}
 		if (!s->slot[i]) {
-			s->slot[i] = head;
+			if (s->used < RCU_DH_STRIPE_SLOTS - 1) {
+				s->slot[i] = head;
+				s->used++;
+				tracked = true;
+			}
 			break;
 		}
 	}
 	spin_unlock_irqrestore(&s->lock, flags);
-	if (n == RCU_DH_STRIPE_SLOTS)
+	if (!tracked)
 		atomic_long_inc(&rcu_dh_untracked);
 	return true;
 }
@@ -108,6 +116,7 @@ void debug_rcu_head_unqueue(struct rcu_head *head)
 		}
 	}
 	s->slot[i] = NULL;
+	s->used--;
 out:
 	spin_unlock_irqrestore(&s->lock, flags);
 }
