@@ -230,55 +230,46 @@ static bool shape_bh_after_preempt(struct exp_case *c)
 	return true;
 }
 
-/* The IPI found bh disabled (enter_bh) and deferred; ticks there too. */
-static bool shape_tick_in_bh(struct exp_case *c)
+/*
+ * Let three of this CPU's ticks land inside the reader the caller holds,
+ * then say whether its expedited QS is still pending (c->what names the
+ * reader).  The 30 s bound is a hang guard: a loaded host delays ticks.
+ */
+static bool ticks_leave_qs_pending(struct exp_case *c, const char *what)
 {
 	u64 t0 = my_ticks();
 
-	c->what = "the tick inside a bh-disabled reader";
-	if (!SPIN_UNTIL(my_ticks() >= t0 + 3, 10000)) {
-		c->what = "(no tick reached this CPU in 10 s)";
-		local_bh_enable();
+	c->what = what;
+	if (!SPIN_UNTIL(my_ticks() >= t0 + 3, 30000)) {
+		c->what = "(no tick reached this CPU in 30 s)";
 		return false;
 	}
-	if (!exp_qs_pending()) {
-		local_bh_enable();
-		return false;
-	}
+	return exp_qs_pending();
+}
+
+/* The IPI found bh disabled (enter_bh) and deferred; ticks there too. */
+static bool shape_tick_in_bh(struct exp_case *c)
+{
+	bool ok = ticks_leave_qs_pending(c, "the tick inside a bh-disabled reader");
+
 	local_bh_enable();
-	return true;
+	return ok;
 }
 
 /* Ticks inside the preempt-disabled reader, then inside a bh-disabled one. */
 static bool shape_tick_in_preempt(struct exp_case *c)
 {
-	u64 t0 = my_ticks();
-
-	c->what = "the tick inside a preempt-disabled reader";
-	if (!SPIN_UNTIL(my_ticks() >= t0 + 3, 10000)) {
-		c->what = "(no tick reached this CPU in 10 s)";
-		preempt_enable();
-		return false;
-	}
-	if (!exp_qs_pending()) {
+	if (!ticks_leave_qs_pending(c, "the tick inside a preempt-disabled reader")) {
 		preempt_enable();
 		return false;
 	}
 	local_bh_disable();
 	preempt_enable();
-	t0 = my_ticks();
-	c->what = "the tick inside a bh-disabled reader (after preempt to bh)";
-	if (!SPIN_UNTIL(my_ticks() >= t0 + 3, 10000)) {
-		c->what = "(no tick reached this CPU in 10 s)";
-		local_bh_enable();
-		return false;
-	}
-	if (!exp_qs_pending()) {
-		local_bh_enable();
-		return false;
-	}
+	bool ok = ticks_leave_qs_pending(c, "the tick inside a bh-disabled reader "
+					 "(after preempt to bh)");
+
 	local_bh_enable();
-	return true;
+	return ok;
 }
 
 /*
