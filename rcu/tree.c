@@ -597,11 +597,22 @@ static bool rcu_gp_init(void)
 		spin_unlock_irqrestore(&root->lock, flags);
 		return false;
 	}
+	rcu_stall_window_expire(rcu_state.gp_seq + 1);	/* test build only */
+	/*
+	 * The start time and the stall deadline (read locklessly: stall.c,
+	 * preempt.c's boosting) before the GP number, whose release orders
+	 * them first: a CPU that sees the new GP must not see the last
+	 * one's deadline, which may be long past, and report a stall at once.
+	 */
+	WRITE_ONCE(rcu_state.gp_start, jiffies);
+	if (!rcu_inject(RCU_INJECT_STALL_ORDER))
+		rcu_stall_gp_start();
 	/* Start: readers that began before this store may hold old data. */
 	rcu_seq_start(&rcu_state.gp_seq);
 	gps = rcu_state.gp_seq;
-	WRITE_ONCE(rcu_state.gp_start, jiffies);	/* read locklessly: stall.c, preempt.c boosting */
-	rcu_stall_gp_start();
+	rcu_stall_window_hold(gps);			/* test build only */
+	if (rcu_inject(RCU_INJECT_STALL_ORDER))
+		rcu_stall_gp_start();
 	spin_unlock_irqrestore(&root->lock, flags);
 	smp_mb();	/* order the start before any CPU's view of qsmask below */
 

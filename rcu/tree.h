@@ -294,3 +294,20 @@ unsigned long rcu_jiffies_till_stall_check(void);
 void rcu_stall_gp_start(void);
 void rcu_check_cpu_stall(struct rcu_data *rdp);
 void rcu_exp_stall_report(unsigned long mask, unsigned long waited_jiffies);
+#ifdef CONFIG_SANITIZE
+/*
+ * Test build: hold the start of the next grace period open.  Its
+ * rcu_gp_init(), root lock held, first makes the last deadline one that
+ * has passed (as it has whenever the last grace period began more than
+ * a stall timeout ago), then, once the new gp_seq is out, spins (20 s at
+ * most) until another CPU's tick has checked it for a stall.  The result
+ * of that check: -1 none yet, 0 no stall, 1 a stall was reported.
+ */
+void rcu_stall_window_arm(void);
+int rcu_stall_window_result(void);
+void rcu_stall_window_expire(unsigned long next_gps);
+void rcu_stall_window_hold(unsigned long gps);
+#else
+static inline void rcu_stall_window_expire(unsigned long next_gps) { (void)next_gps; }
+static inline void rcu_stall_window_hold(unsigned long gps) { (void)gps; }
+#endif
