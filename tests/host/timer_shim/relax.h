@@ -5,5 +5,7 @@
  * del_timer_sync() before it opens a window) and yields, since the host
  * has fewer cores than shim CPUs.
  */
+#pragma once
+
 void shim_relax(void);
 #define cpu_relax() shim_relax()
