@@ -48,6 +48,9 @@
  *      the outgoing CPU's last reader ends.
  *   6  rcu_gp_init(): no QS reported for CPUs that left between the
  *      qsmaskinit snapshot and the qsmask setting.
+ *   7  no ofl_lock: the next grace period's first pass may copy the bit
+ *      between rcu_report_dead()'s QS report (which may end the grace
+ *      period) and the bit leaving qsmaskinitnext (needs two GPs).
  */
 #ifndef NCPU
 #define NCPU 3
@@ -93,6 +96,7 @@ byte root_mask;
 #if NHOT > 0
 byte leaf_init[2];		/* leaf rnp->qsmaskinit */
 byte leaf_next[2];		/* leaf rnp->qsmaskinitnext */
+bool ofl;			/* rcu_state.ofl_lock held */
 #endif
 byte gp_seq;
 byte gps_done;
@@ -242,21 +246,30 @@ proctype task_hp(byte c)
 #else
 		atomic { !reading[c * NLEVEL] -> skip };
 #endif
-		/* rcu_report_dead(): QS before the bit leaves qsmaskinitnext */
+		/*
+		 * rcu_report_dead(), ofl_lock held throughout: under the leaf
+		 * lock, the QS if the running GP awaits it, carried to the
+		 * root after the leaf lock is dropped, and only then (leaf
+		 * lock again) the bit leaves qsmaskinitnext; with no QS to
+		 * report, the bit goes in the same leaf-lock section.
+		 */
+#if MUTANT != 7
+		atomic { !ofl -> ofl = 1 };
+#endif
 		atomic {
 			carry = 0;
 			if
 			:: leaf_mask[LEAF(c)] & BIT(c) ->
 				leaf_mask[LEAF(c)] = leaf_mask[LEAF(c)] & ~BIT(c);
 				carry = (leaf_mask[LEAF(c)] == 0)
-			:: else -> skip
-			fi;
-			leaf_next[LEAF(c)] = leaf_next[LEAF(c)] & ~BIT(c)
+			:: else -> leaf_next[LEAF(c)] = leaf_next[LEAF(c)] & ~BIT(c)
+			fi
 		};
 		if
 		:: carry -> atomic { root_mask = root_mask & ~(1 << LEAF(c)); carry = 0 }
 		:: else -> skip
 		fi;
+		atomic { leaf_next[LEAF(c)] = leaf_next[LEAF(c)] & ~BIT(c); ofl = 0 };
 #if MUTANT == 5
 		atomic { reader_end(c, 0) };	/* the last reader ends after */
 #endif
@@ -264,8 +277,11 @@ proctype task_hp(byte c)
 #if MUTANT == 4
 		atomic { reader_begin(c, 0) };	/* a reader before the bit is set */
 #endif
-		/* rcu_cpu_starting(): the bit, and the leaf's GP noted */
+		/* rcu_cpu_starting(): the bit, and the leaf's GP noted (ofl_lock) */
 		atomic {
+#if MUTANT != 7
+			!ofl ->
+#endif
 			leaf_next[LEAF(c)] = leaf_next[LEAF(c)] | BIT(c);
 			cpu_gp[c] = leaf_gp[LEAF(c)];
 			cpu_no_qs[c] = ((cpu_gp[c] % 2) == 1 &&
@@ -554,8 +570,18 @@ proctype gp_kthread()
 		 * the root's from which leaves have a CPU (only this kthread
 		 * writes qsmaskinit, so the root's is computed with it below).
 		 */
-		atomic { leaf_init[0] = leaf_next[0] };
-		atomic { leaf_init[1] = leaf_next[1] };
+		atomic {
+#if MUTANT != 7
+			!ofl ->		/* ofl_lock */
+#endif
+			leaf_init[0] = leaf_next[0]
+		};
+		atomic {
+#if MUTANT != 7
+			!ofl ->
+#endif
+			leaf_init[1] = leaf_next[1]
+		};
 		/* Second pass, root first: qsmask = qsmaskinit ... */
 		atomic { root_mask = (leaf_init[0] != 0 -> 1 : 0) | (leaf_init[1] != 0 -> 2 : 0) };
 		i = 0;
