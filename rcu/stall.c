@@ -8,7 +8,7 @@
  * every CPU's tick, not in the GP kthread, because the kthread may be
  * queued behind the very CPU that stalls.  Reports repeat every
  * 3 * timeout while the stall lasts.  Tests read rcu_stall_reports and
- * rcu_stall_last_mask.
+ * rcu_stall_last_mask, which a report sets once it is wholly printed.
  */
 #include "rcu/tree.h"
 #include "kernel/printk.h"
@@ -75,8 +75,6 @@ static void rcu_stall_report(struct rcu_data *me, unsigned long gps, unsigned lo
 	rcu_preempt_stall_print_blocked();	/* preempted readers (rcu/preempt.c) */
 	printk(KERN_ERR "rcu: \t(detected by %d, t=%lu jiffies, g=%ld, q=%ld)\n",
 	       self, age, (long)rcu_seq_ctr(gps), (long)rcu_segcblist_n_cbs(&me->cblist));
-	WRITE_ONCE(rcu_stall_last_mask, mask_all);
-	atomic_inc(&rcu_stall_reports);
 	for (cpu = 0; cpu < NR_CPUS; cpu++) {
 		if (!(mask_all & (1UL << cpu)))
 			continue;
@@ -87,6 +85,10 @@ static void rcu_stall_report(struct rcu_data *me, unsigned long gps, unsigned lo
 			printk(KERN_ERR "rcu: cannot NMI CPU %d for its backtrace\n", cpu);
 		}
 	}
+	/* Only now: whoever sees the count move finds the whole report,
+	 * backtraces included, in the log. */
+	WRITE_ONCE(rcu_stall_last_mask, mask_all);
+	atomic_inc(&rcu_stall_reports);
 }
 
 /* From every CPU's tick, irqs off. */
@@ -121,9 +123,9 @@ void rcu_exp_stall_report(unsigned long mask, unsigned long waited)
 			printk(KERN_CONT "%d ", cpu);
 	printk(KERN_CONT "} %lu jiffies s: %lu\n", waited,
 	       (unsigned long)rcu_seq_ctr(READ_ONCE(rcu_state.expedited_sequence)));
-	WRITE_ONCE(rcu_stall_last_mask, mask);
-	atomic_inc(&rcu_stall_reports);
 	for (cpu = 0; cpu < NR_CPUS; cpu++)
 		if ((mask & (1UL << cpu)) && cpu != smp_processor_id())
 			trigger_cpu_backtrace(cpu);
+	WRITE_ONCE(rcu_stall_last_mask, mask);	/* after the backtraces, as above */
+	atomic_inc(&rcu_stall_reports);
 }
