@@ -47,35 +47,9 @@ from dataclasses import dataclass, field
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, os.path.join(ROOT, "tools"))
-from benchrows import ANSI, bench_rows, platform_lines  # noqa: E402
+from benchrows import bench_rows, clean_lines, platform_lines  # noqa: E402
 from ktap_parser import Case, ktap_cases, parse_ktap  # noqa: E402
 from qemu_configs import Config, ConfigError, load_configs  # noqa: E402
-
-# --------------------------------------------------------------------------
-# Serial log clean-up
-
-_CTRL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f]")
-
-
-def clean_lines(data):
-    """Serial bytes -> text lines: CRs, terminal escapes (GRUB, firmware)
-    and other control characters removed."""
-    if isinstance(data, bytes):
-        data = data.decode("utf-8", errors="replace")
-    data = data.replace("\r\n", "\n")
-    out = []
-    for line in data.split("\n"):
-        # A bare CR redraws the line: keep what was written last.
-        if "\r" in line:
-            parts = [p for p in line.split("\r") if p.strip()]
-            line = parts[-1] if parts else ""
-        line = ANSI.sub("", line)
-        line = _CTRL.sub("", line.replace("\t", "    "))
-        out.append(line.rstrip())
-    if out and out[-1] == "":
-        out.pop()
-    return out
-
 
 # --------------------------------------------------------------------------
 # Crash reports
