@@ -24,13 +24,14 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path[:0] = [HERE, os.path.join(os.path.dirname(HERE), "tools")]
 import benchrows  # noqa: E402
 import qemu_configs  # noqa: E402
+import qemu_run  # noqa: E402
 import runner  # noqa: E402
 
 FIXTURES = os.path.join(HERE, "runner-fixtures")
 
 
 def fixture(name):
-    return runner.read_lines(os.path.join(FIXTURES, name))
+    return qemu_run.read_lines(os.path.join(FIXTURES, name))
 
 
 def judge_fixture(name, cfg=None, **kw):
@@ -69,11 +70,11 @@ class ConfigTest(unittest.TestCase):
         self.assertEqual(q.qemu, ["-smp", "12,sockets=2,cores=3,threads=2", "-no-acpi"])
         self.assertEqual((q.monitor, q.during, q.ready.pattern, q.check),
                          (True, "x y", "z", "c"))
-        self.assertEqual(runner.run_command(q, "r", "/m")[-6:],
+        self.assertEqual(qemu_run.run_command(q, "r", "/m")[-6:],
                          ["--", "-smp", "12,sockets=2,cores=3,threads=2",
                           "-no-acpi", "-monitor", "unix:/m,server,nowait"])
         self.assertFalse(c.expect_fail)
-        self.assertEqual(runner.run_command(c, "./run.sh"),
+        self.assertEqual(qemu_run.run_command(c, "./run.sh"),
                          ["./run.sh", "--no-build", "-s", "4", "-m", "128",
                           "-c", "test=mm,rcu rcu.x=1", "--uefi",
                           "--machine", "q35"])
