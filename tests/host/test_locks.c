@@ -144,17 +144,14 @@ static long total_done(struct worker *ws, int n, long want, const char *what)
 /* ---- spinlock ---------------------------------------------------------- */
 
 static DEFINE_SPINLOCK(test_lock);
-static long plain_counter;	/* deliberately not atomic: the lock guards it */
 
 /* One spin_trylock(); a win bumps the counter inside and w->result. */
 static void try_once(struct worker *w)
 {
 	if (!spin_trylock(&test_lock))
 		return;
-	hammer_enter();
-	plain_counter++;
+	hammer_count();
 	w->result++;
-	hammer_leave();
 	spin_unlock(&test_lock);
 }
 
@@ -163,7 +160,7 @@ static long run_hammers(void *(*fn)(struct worker *), struct worker *ws)
 {
 	long won = 0;
 
-	plain_counter = 0;
+	hammer_counter = 0;
 	hammer_max_inside = 0;
 	run_workers(NTHREADS, fn, ws);
 	for (int i = 0; i < NTHREADS; i++) {
@@ -178,16 +175,10 @@ static bool mix_lock_modes;
 
 static void *spin_hammer(struct worker *w)
 {
-	unsigned long flags = 0;
-
 	for (int i = 0; i < iters && !out_of_time(i); i++, w->done++) {
 		if (mix_lock_modes && w->cpu == 0 && !(i & 15))
 			__atomic_store_n(&virt_spin_lock_enabled, !(i & 16), __ATOMIC_RELAXED);
-		spin_lock_form(&test_lock, i, &flags);
-		hammer_enter();
-		plain_counter++;
-		hammer_leave();
-		spin_unlock_form(&test_lock, i, &flags);
+		spin_hammer_section(&test_lock, i, hammer_count);
 		try_once(w);	/* trylock too: must never let two in */
 	}
 	return NULL;
@@ -200,8 +191,8 @@ static void test_spinlock_exclusion(void)
 
 	done = total_done(ws, NTHREADS, (long)NTHREADS * iters, "spinlock");
 	EXPECT_MSG(done > 0, "no lock/unlock finished");
-	EXPECT_MSG(plain_counter == done + tries,
-	      "counter %ld, expected %ld", plain_counter, done + tries);
+	EXPECT_MSG(hammer_counter == done + tries,
+	      "counter %ld, expected %ld", hammer_counter, done + tries);
 	EXPECT_MSG(hammer_max_inside == 1, "%d CPUs were inside at once", hammer_max_inside);
 	EXPECT_MSG(!spin_is_locked(&test_lock), "lock left held");
 	printf("spinlock: %d threads, %ld lock/unlock, %ld trylocks won, max inside %d\n",
@@ -226,7 +217,7 @@ static void test_spinlock_trylock(void)
 	long won = run_hammers(spin_try_hammer, ws);
 
 	total_done(ws, NTHREADS, (long)NTHREADS * iters, "spin_trylock");
-	EXPECT_MSG(plain_counter == won, "counter %ld, trylocks won %ld", plain_counter, won);
+	EXPECT_MSG(hammer_counter == won, "counter %ld, trylocks won %ld", hammer_counter, won);
 	EXPECT_MSG(won > 0, "no trylock ever won");
 	EXPECT_MSG(hammer_max_inside == 1, "%d CPUs were inside at once", hammer_max_inside);
 	EXPECT_MSG(!spin_is_locked(&test_lock), "lock left held");
@@ -325,6 +316,28 @@ static void hold_until(atomic_t *reports, int want, atomic_t *reports2, int want
 	}
 }
 
+static void wait_for_holder(void)
+{
+	while (!__atomic_load_n(&holder_ready, __ATOMIC_ACQUIRE))
+		usleep(1000);
+}
+
+/* Runs a lockup case on n workers (fn says who holds, who waits) with a
+ * 100 ms watchdog, the expected BUG reports kept quiet. */
+static void run_lockup_case(int n, void *(*fn)(struct worker *), const char *kind)
+{
+	struct worker ws[8];
+
+	quiet = 1;
+	spinlock_timeout_ms = 100;
+	holder_ready = holder_gave_up = 0;
+	run_workers(n, fn, ws);
+	spinlock_timeout_ms = 5000;
+	quiet = 0;
+	EXPECT_MSG(!holder_gave_up, "%s: the holder gave up after %llu s without the reports",
+		   kind, HOLD_BOUND_NS / 1000000000ull);
+}
+
 static DEFINE_SPINLOCK(held_lock);
 static int lockups_due;		/* spinlock_lockups to wait for */
 
@@ -339,8 +352,7 @@ static void *hold_long(struct worker *w)
 
 static void *wait_long(struct worker *w)
 {
-	while (!__atomic_load_n(&holder_ready, __ATOMIC_ACQUIRE))
-		usleep(1000);
+	wait_for_holder();
 	spin_lock(&held_lock);
 	spin_unlock(&held_lock);
 	return NULL;
@@ -360,8 +372,7 @@ static void *raw_lockup_pair(struct worker *w)
 		arch_spin_unlock(&held_raw);
 		return NULL;
 	}
-	while (!__atomic_load_n(&holder_ready, __ATOMIC_ACQUIRE))
-		usleep(1000);
+	wait_for_holder();
 	arch_spin_lock(&held_raw);
 	arch_spin_unlock(&held_raw);
 	return NULL;
@@ -369,18 +380,10 @@ static void *raw_lockup_pair(struct worker *w)
 
 static void test_raw_spinlock_lockup(void)
 {
-	struct worker ws[4];
 	int before = atomic_read(&raw_spinlock_lockups), asked = all_backtraces_asked;
 
-	quiet = 1;
-	spinlock_timeout_ms = 100;
-	holder_ready = holder_gave_up = 0;
 	lockups_due = before + 2;
-	run_workers(4, raw_lockup_pair, ws);	/* CPU 3 holds, 1 and 2 wait */
-	spinlock_timeout_ms = 5000;
-	quiet = 0;
-	EXPECT_MSG(!holder_gave_up, "the holder gave up after %llu s without the reports",
-		   HOLD_BOUND_NS / 1000000000ull);
+	run_lockup_case(4, raw_lockup_pair, "raw spinlock");	/* CPU 3 holds, 1 and 2 wait */
 	EXPECT_MSG(atomic_read(&raw_spinlock_lockups) == before + 2,
 		   "%d raw lockup reports, expected 2", atomic_read(&raw_spinlock_lockups) - before);
 	EXPECT_MSG(all_backtraces_asked == asked + 2, "all CPUs' backtraces asked %d times, expected 2",
@@ -398,18 +401,10 @@ static void *lockup_pair(struct worker *w)
 
 static void test_spinlock_lockup(void)
 {
-	struct worker ws[5];
 	int before = atomic_read(&spinlock_lockups);
 
-	quiet = 1;
-	spinlock_timeout_ms = 100;
-	holder_ready = holder_gave_up = 0;
 	lockups_due = before + 3;
-	run_workers(5, lockup_pair, ws);	/* CPU 3 holds, 1, 2 and 4 wait */
-	spinlock_timeout_ms = 5000;
-	quiet = 0;
-	EXPECT_MSG(!holder_gave_up, "the holder gave up after %llu s without the reports",
-		   HOLD_BOUND_NS / 1000000000ull);
+	run_lockup_case(5, lockup_pair, "spinlock");	/* CPU 3 holds, 1, 2 and 4 wait */
 	EXPECT_MSG(atomic_read(&spinlock_lockups) == before + 3,
 	      "%d lockup reports, expected 3", atomic_read(&spinlock_lockups) - before);
 	EXPECT_MSG(spinlock_last_lockup_holder == 3, "named holder CPU %d, expected 3",
@@ -426,7 +421,7 @@ static void test_spinlock_lockup(void)
  * (the other waits on wait_lock, an arch spinlock: a raw report). */
 static DEFINE_RWLOCK(held_rw);
 static DEFINE_RWLOCK_FAIR(held_rwf);
-static int rw_holder_ready, rw_fair;
+static int rw_fair;
 static int rw_lockups_due, rw_raw_lockups_due;
 
 static void *rw_lockup_pair(struct worker *w)
@@ -438,7 +433,7 @@ static void *rw_lockup_pair(struct worker *w)
 			write_lock(&held_rwf);
 		else
 			write_lock(&held_rw);
-		__atomic_store_n(&rw_holder_ready, 1, __ATOMIC_RELEASE);
+		__atomic_store_n(&holder_ready, 1, __ATOMIC_RELEASE);
 		hold_until(&rwlock_lockups, rw_lockups_due,
 			   &raw_spinlock_lockups, rw_raw_lockups_due);
 		if (rw_fair)
@@ -447,8 +442,7 @@ static void *rw_lockup_pair(struct worker *w)
 			write_unlock(&held_rw);
 		return NULL;
 	}
-	while (!__atomic_load_n(&rw_holder_ready, __ATOMIC_ACQUIRE))
-		usleep(1000);
+	wait_for_holder();
 	if (rw_fair) {
 		read_lock(&held_rwf);
 		read_unlock(&held_rwf);
@@ -461,8 +455,6 @@ static void *rw_lockup_pair(struct worker *w)
 
 static void test_rwlock_lockup(void)
 {
-	struct worker ws[4];
-
 	for (rw_fair = 0; rw_fair < 2; rw_fair++) {
 		int before = atomic_read(&rwlock_lockups), raw_before = atomic_read(&raw_spinlock_lockups);
 		const char *kind = rw_fair ? "rwlock_fair" : "rwlock";
@@ -470,19 +462,11 @@ static void test_rwlock_lockup(void)
 		/* rwlock_fair's second reader waits on wait_lock: a raw report. */
 		int want = rw_fair ? 1 : 2, want_raw = rw_fair ? 1 : 0;
 
-		quiet = 1;
-		spinlock_timeout_ms = 100;
-		rw_holder_ready = holder_gave_up = 0;
 		rw_lockups_due = before + want;
 		rw_raw_lockups_due = raw_before + want_raw;
 		backtrace_asked = -1;
 		rwlock_last_lockup_writer = -1;
-		run_workers(4, rw_lockup_pair, ws);
-		spinlock_timeout_ms = 5000;
-		quiet = 0;
-		EXPECT_MSG(!holder_gave_up, "%s: the writer gave up after %llu s without the reports",
-			   kind, HOLD_BOUND_NS / 1000000000ull);
-
+		run_lockup_case(4, rw_lockup_pair, kind);
 		EXPECT_MSG(atomic_read(&rwlock_lockups) == before + want,
 			   "%s: %d lockup reports, expected %d", kind,
 			   atomic_read(&rwlock_lockups) - before, want);

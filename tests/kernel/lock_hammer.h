@@ -34,25 +34,27 @@ static inline void hammer_leave(void)
 	__atomic_sub_fetch(&hammer_inside, 1, __ATOMIC_RELAXED);
 }
 
-/* spin_lock() in form i & 3 (plain, _irq, _irqsave, _bh), and the
- * matching unlock: a hammer cycles through all four. */
-static inline void spin_lock_form(spinlock_t *l, int i, unsigned long *flags)
+/* Not atomic: the lock under test guards it, so it must come out exact. */
+static long hammer_counter;
+
+static inline void hammer_count(void)
 {
-	switch (i & 3) {
-	case 0: spin_lock(l); break;
-	case 1: spin_lock_irq(l); break;
-	case 2: spin_lock_irqsave(l, *flags); break;
-	case 3: spin_lock_bh(l); break;
-	}
+	hammer_enter();
+	hammer_counter++;
+	hammer_leave();
 }
 
-static inline void spin_unlock_form(spinlock_t *l, int i, unsigned long *flags)
+/* Runs cs() under l taken in form i & 3 (spin_lock(), _irq, _irqsave,
+ * _bh): a hammer cycles through all four. */
+static inline void spin_hammer_section(spinlock_t *l, int i, void (*cs)(void))
 {
+	unsigned long flags;
+
 	switch (i & 3) {
-	case 0: spin_unlock(l); break;
-	case 1: spin_unlock_irq(l); break;
-	case 2: spin_unlock_irqrestore(l, *flags); break;
-	case 3: spin_unlock_bh(l); break;
+	case 0: spin_lock(l); cs(); spin_unlock(l); break;
+	case 1: spin_lock_irq(l); cs(); spin_unlock_irq(l); break;
+	case 2: spin_lock_irqsave(l, flags); cs(); spin_unlock_irqrestore(l, flags); break;
+	case 3: spin_lock_bh(l); cs(); spin_unlock_bh(l); break;
 	}
 }
 

@@ -82,20 +82,14 @@ static int run_on_all(int (*fn)(void *), void *arg, int per_cpu_n)
 /* ---- spinlock ---------------------------------------------------------- */
 
 static DEFINE_SPINLOCK(hammer_lock);
-static long plain_counter;	/* not atomic: the lock guards it */
 static int spin_iters;
 
 static int spin_hammer(void *unused)
 {
-	unsigned long flags = 0;
 	int i;
 
 	for (i = 0; i < spin_iters && !hammer_stop(i); i++) {
-		spin_lock_form(&hammer_lock, i, &flags);
-		hammer_enter();
-		plain_counter++;
-		hammer_leave();
-		spin_unlock_form(&hammer_lock, i, &flags);
+		spin_hammer_section(&hammer_lock, i, hammer_count);
 		if (preempt_count())
 			ktap_fail("preempt_count %d after unlock", preempt_count());
 		if ((i & 255) == 0)
@@ -120,14 +114,14 @@ static void locks_spinlock_all_cpus(void)
 {
 	int made;
 
-	plain_counter = 0;
+	hammer_counter = 0;
 	hammer_max_inside = 0;
 	spin_iters = per_thread(40000);
 	made = run_on_all(spin_hammer, NULL, 1);
 	KTAP_EXPECT_EQ(made, nr_cpu_ids);
 	note_cut("spinlock", hammer_done, (long)made * spin_iters);
 	KTAP_EXPECT(hammer_done > 0);
-	KTAP_EXPECT_EQ(plain_counter, hammer_done);
+	KTAP_EXPECT_EQ(hammer_counter, hammer_done);
 	KTAP_EXPECT_EQ(hammer_max_inside, 1);
 	KTAP_EXPECT(!spin_is_locked(&hammer_lock));
 	ktap_log("%d CPUs, %ld lock/unlock: counter exact", made, hammer_done);
@@ -296,7 +290,7 @@ static int mutex_hammer(void *unused)
 	for (i = 0; i < mutex_iters && !hammer_stop(i); i++) {
 		mutex_lock(&hammer_mutex);
 		hammer_enter();
-		plain_counter++;
+		hammer_counter++;
 		if ((i & 31) == 0)
 			msleep(0);	/* sleep holding it: others must sleep too */
 		hammer_leave();
@@ -312,14 +306,14 @@ static void locks_mutex_all_cpus(void)
 {
 	int bugs = atomic_read(&mutex_bugs), made;
 
-	plain_counter = 0;
+	hammer_counter = 0;
 	hammer_max_inside = 0;
 	mutex_iters = per_thread(8000);
 	made = run_on_all(mutex_hammer, NULL, 2);
 	KTAP_EXPECT_EQ(made, 2 * nr_cpu_ids);
 	note_cut("mutex", hammer_done, (long)made * mutex_iters);
 	KTAP_EXPECT(hammer_done > 0);
-	KTAP_EXPECT_EQ(plain_counter, hammer_done);
+	KTAP_EXPECT_EQ(hammer_counter, hammer_done);
 	KTAP_EXPECT_EQ(hammer_max_inside, 1);
 	KTAP_EXPECT(!mutex_is_locked(&hammer_mutex));
 	KTAP_EXPECT_EQ(atomic_read(&mutex_bugs), bugs);
