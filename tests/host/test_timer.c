@@ -27,6 +27,7 @@
 #include "kernel/smp.h"
 #include "kernel/time.h"
 #include "kernel/printk.h"
+#include "tests/kernel/bounded_wait.h"
 
 /* ---- the shim's globals and stubs --------------------------------------- */
 
@@ -91,15 +92,8 @@ void __might_sleep(const char *file, int line) { (void)file; (void)line; }
 #define STORE(x, v)	__atomic_store_n(&(x), (v), __ATOMIC_RELEASE)
 #define INC(x)		__atomic_fetch_add(&(x), 1, __ATOMIC_RELAXED)
 
-static u64 now_ns(void) { return ktime_get_ns(); }
-
 /* Yields until cond or ms pass; true if cond. */
-#define WAIT_UNTIL(cond, ms) ({						\
-	u64 __end = now_ns() + (u64)(ms) * 1000000ull;			\
-	bool __ok;							\
-	while (!(__ok = (cond)) && now_ns() < __end)			\
-		sched_yield();						\
-	__ok; })
+#define WAIT_UNTIL(cond, ms) BOUNDED_WAIT(cond, ms, sched_yield())
 
 /* One tick of this shim CPU: the timer part of sched_tick(). */
 static void tick(void)
