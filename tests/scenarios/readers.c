@@ -185,33 +185,32 @@ static bool rs_idle_refcnt_percpu(void)
 static DEFINE_SEQLOCK(rs_seqlock);
 static long rs_seq_data;
 
+/* One section: retried until no writer overlapped it; with delay, cs_ns
+ * of ndelay() inside. */
+static inline __attribute__((always_inline)) void rs_seq_section(bool delay, unsigned int cs_ns)
+{
+	unsigned int seq;
+	long v;
+
+	do {
+		seq = read_seqbegin(&rs_seqlock);
+		v = READ_ONCE(rs_seq_data);
+		if (delay)
+			ndelay(cs_ns);
+	} while (read_seqretry(&rs_seqlock, seq));
+	rs_sink = v;
+}
+
 RS_LOOP void rs_read_seqlock(long n)
 {
-	for (long i = 0; i < n; i++) {
-		unsigned int seq;
-		long v;
-
-		do {
-			seq = read_seqbegin(&rs_seqlock);
-			v = READ_ONCE(rs_seq_data);
-		} while (read_seqretry(&rs_seqlock, seq));
-		rs_sink = v;
-	}
+	for (long i = 0; i < n; i++)
+		rs_seq_section(false, 0);
 }
 
 RS_LOOP void rs_delay_seqlock(long n, unsigned int cs_ns)
 {
-	for (long i = 0; i < n; i++) {
-		unsigned int seq;
-		long v;
-
-		do {
-			seq = read_seqbegin(&rs_seqlock);
-			v = READ_ONCE(rs_seq_data);
-			ndelay(cs_ns);
-		} while (read_seqretry(&rs_seqlock, seq));
-		rs_sink = v;
-	}
+	for (long i = 0; i < n; i++)
+		rs_seq_section(true, cs_ns);
 }
 
 static bool rs_idle_seqlock(void)
