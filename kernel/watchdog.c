@@ -131,6 +131,19 @@ static void watchdog_report(int cpu, const char *how)
 		panic("Hard LOCKUP on cpu %d", cpu);
 }
 
+/* Round 1 or 2: asks w's target by NMI whether it is stuck, or reports
+ * it at once if no NMI can be sent. */
+static void watchdog_ask(struct watch *w, int round)
+{
+	w->round = round;
+	w->wait = 0;
+	w->phase = PROBED;
+	if (!watchdog_probe(w->target, w->saved)) {
+		watchdog_report(w->target, "and it cannot be sent an NMI");
+		w->phase = REPORTED;
+	}
+}
+
 void watchdog_tick(void)
 {
 	struct watch *w = this_cpu_ptr(&watchdog_watch);
@@ -159,15 +172,8 @@ void watchdog_tick(void)
 	thresh_ticks = (unsigned long)watchdog_thresh * hz;
 	switch (w->phase) {
 	case WATCHING:
-		if (w->stale < thresh_ticks)
-			break;
-		w->round = 1;
-		w->wait = 0;
-		w->phase = PROBED;
-		if (!watchdog_probe(target, w->saved)) {
-			watchdog_report(target, "and it cannot be sent an NMI");
-			w->phase = REPORTED;
-		}
+		if (w->stale >= thresh_ticks)
+			watchdog_ask(w, 1);
 		break;
 	case PROBED:
 		state = __atomic_load_n(&probes[target].state, __ATOMIC_ACQUIRE);
@@ -189,15 +195,8 @@ void watchdog_tick(void)
 		break;
 	case CONFIRMING:
 		/* A second of our ticks for a short irqs-off stretch to end. */
-		if (++w->wait < hz)
-			break;
-		w->round = 2;
-		w->wait = 0;
-		w->phase = PROBED;
-		if (!watchdog_probe(target, w->saved)) {
-			watchdog_report(target, "and it cannot be sent an NMI");
-			w->phase = REPORTED;
-		}
+		if (++w->wait >= hz)
+			watchdog_ask(w, 2);
 		break;
 	default:
 		break;		/* reported: quiet until it ticks again */
