@@ -15,6 +15,14 @@
  * watch down instead of making false reports; and a watched vCPU that
  * was merely not run answers the NMI with irqs on, or ticks before the
  * second question.  The NMI itself is the arch's (asm/nmi.h, asm/smp.h).
+ *
+ * A CPU in tickless idle (kernel/tick_sched.c) takes no ticks on purpose
+ * and is not watched while its tick is stopped.  That leaves a hole: its
+ * flag is set with irqs off just before the halt and cleared by the next
+ * interrupt's entry, so a CPU that hangs in between (in the idle path
+ * between stopping its tick and halting, or in an NMI handler that never
+ * returns to the halt) is never reported.  A hang in an interrupt handler
+ * is still seen: the interrupt restarted the tick first.
  */
 #include "kernel/watchdog.h"
 #include "kernel/cmdline.h"
@@ -23,6 +31,7 @@
 #include "kernel/smp.h"
 #include "kernel/string.h"
 #include "kernel/system.h"
+#include "kernel/tick_sched.h"
 #include "kernel/time.h"
 #include "asm/nmi.h"
 #include "asm/ptrace.h"
@@ -149,7 +158,8 @@ void watchdog_tick(void)
 		return;
 	}
 	now = READ_ONCE(per_cpu(hrtimer_interrupts, target));
-	if (now != w->saved) {
+	/* A tickless idle CPU takes no ticks on purpose: not watched. */
+	if (now != w->saved || tick_nohz_tick_stopped_cpu(target)) {
 		w->saved = now;
 		w->stale = 0;
 		w->phase = WATCHING;

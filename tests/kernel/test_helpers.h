@@ -3,6 +3,7 @@
 #pragma once
 
 #include "kernel/sched.h"
+#include "kernel/tick_sched.h"
 #include "kernel/time.h"
 
 /*
@@ -25,6 +26,22 @@
 	__ok; })
 #define WAIT_UNTIL(cond, ms)						\
 	WAIT_WINDOW(cond, (ms) > WAIT_MIN_MS ? (ms) : WAIT_MIN_MS)
+
+/*
+ * A test that counts an idle CPU's ticks keeps them coming: under
+ * tickless idle (nohz=on) an idle CPU takes none.  on: from the return
+ * on, cpu's tick runs (false if it did not restart); off: it may stop
+ * again.  Pair every on with an off.
+ */
+static inline bool test_keep_ticking(int cpu, bool on)
+{
+	if (!on) {
+		tick_dep_clear_cpu(cpu);
+		return true;
+	}
+	tick_dep_set_cpu(cpu);
+	return WAIT_UNTIL(!tick_nohz_tick_stopped_cpu(cpu), 10000);
+}
 
 /* A kthread bound to cpu at priority prio, already woken (NULL if none). */
 static inline struct task *start_on(int (*fn)(void *), void *arg, int cpu, int prio,
