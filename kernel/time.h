@@ -7,7 +7,11 @@
 
 #include "kernel/types.h"
 
+/* A host test build defines jiffies before this header, as a relaxed
+ * atomic load of the counter its tick thread advances. */
+#ifndef jiffies
 extern volatile u64 jiffies;
+#endif
 extern unsigned int hz;		/* ticks per second, `hz=` (default 1000) */
 #define HZ hz
 
