@@ -410,7 +410,7 @@ def draw(plots, out_dir, gnuplot):
 # The plots and the report
 
 OUR_TYPES_CPUS = ("rcu-sched", "rcu", "rcu-nonpreempt", "srcu", "rwlock", "rwlock-fair",
-                  "spinlock", "refcnt", "refcnt-percpu", "seqlock", "empty")
+                  "spinlock", "refcnt", "refcnt-percpu", "seqlock", "empty", "harness")
 
 
 def type_order(t):
@@ -659,9 +659,15 @@ def fmt(v, digits=3):
 
 
 def _zero_cells(rows):
-    """{(type, cpus): row} of the cs_ns=0 read-side rows (the last wins)."""
-    return {(r["type"], r.num("cpus")): r for r in readside(rows)
-            if cs_of(r) == 0 and r.get("type")}
+    """{(type, cpus): row} of the cs_ns=0 read-side rows (the last wins),
+    with the harness alone (name=readside_harness) as the type harness."""
+    cells = {(r["type"], r.num("cpus")): r for r in readside(rows)
+             if cs_of(r) == 0 and r.get("type")}
+    for r in rows:
+        if r.get("name") == "readside_harness" and r.num("cpus") is not None \
+                and r.num("ns_per_op") is not None:
+            cells[("harness", r.num("cpus"))] = r
+    return cells
 
 
 def readside_matrix(rows):
@@ -687,11 +693,14 @@ def readside_matrix(rows):
                 s += f", median {fmt(med)}"
                 e = cell.get(("empty", c))
                 e_med = e.num("median_ns") if e is not None else None
-                if t != "empty" and e_med is not None:
+                if t not in ("empty", "harness") and e_med is not None:
                     s += f" (net {fmt(med - e_med)})"
             b = r.num("batch_ns")
             if b is not None:
                 s += f", batch {fmt(b)}"
+            lg = r.num("less_gaps_ns")
+            if lg is not None:
+                s += f", less gaps {fmt(lg)}"
             if r.get("host_gaps") not in (None, "0"):
                 s += f" [gaps {r['host_gaps']}]"
             line.append(s)
@@ -715,6 +724,7 @@ THREE_SOURCES = (
     ("refcount (one atomic)", "refcnt", ("preempt", "refcnt"), ("preempt", "refcnt")),
     ("SRCU", "srcu", ("preempt", "srcu"), None),
     ("spinlock", "spinlock", ("preempt", "lock"), None),
+    ("the timing harness alone", "harness", None, None),
 )
 
 
@@ -735,6 +745,9 @@ def three_source_table(rows, paper, counts=(1, 2, 4)):
     """The read-side cost from the article, rcukern and the Linux 6.1 peer
     at 1, 2 and 4 CPUs: medians (gross), ours with its batch median."""
     mine = _picked_rows(rows)
+    for r in rows:
+        if r.get("name") == "readside_harness" and r.num("cpus") is not None:
+            mine[("harness", r.num("cpus"))] = r
     lin = {}
     for r in rows:
         if r.get("name") == "linux_readside" and r.num("cpus") is not None:
@@ -761,8 +774,11 @@ def three_source_table(rows, paper, counts=(1, 2, 4)):
             ours_cell = "-"
             if r is not None:
                 ours_cell = fmt(r.num("median_ns", r.num("ns_per_op")))
-                if r.num("batch_ns") is not None:
-                    ours_cell += f" (batch {fmt(r.num('batch_ns'))})"
+                extra = [f"{k} {fmt(r.num(key))}" for k, key in
+                         (("batch", "batch_ns"), ("less gaps", "less_gaps_ns"))
+                         if r.num(key) is not None]
+                if extra:
+                    ours_cell += f" ({', '.join(extra)})"
                 if r.num("vcpus") is not None:
                     ours_cell += f" [-smp {r.num('vcpus'):g}]"
             if lr is not None:
@@ -774,7 +790,8 @@ def three_source_table(rows, paper, counts=(1, 2, 4)):
                 lin_cell = "-"
             body.append([what, c, fmt(pv) if pv is not None else "-", ours_cell, lin_cell])
     out = md_table(["reader", "CPUs", "2007 article (mean)",
-                    "rcukern median (batch median)", f"{LINUX_LABEL}: median (mean)"], body)
+                    "rcukern median (batch median, less gaps)",
+                    f"{LINUX_LABEL}: median (mean)"], body)
     out += ["", "Like for like: our preemptible `rcu_read_lock()` against Linux "
             "built with PREEMPT, our non-preemptible one (`rcu-nonpreempt`, "
             "Quick Quiz 1's empty `rcu_read_lock()`: the bare loop) against "
@@ -784,7 +801,11 @@ def three_source_table(rows, paper, counts=(1, 2, 4)):
             "type. Both are gross figures (the loop included). Linux times one "
             "loop per run per reader with irqs off (`ktime_get_mono_fast_ns()`); "
             "rcukern times about 64 batches per run with irqs on, and its batch "
-            "median leaves out what the host took. The 2007 figures are means on "
+            "median leaves out what the host took; *less gaps* is its gross "
+            "figure less what the host took beyond a median batch, so that it "
+            "differs from the batch median by what the timing between batches "
+            "costs; the harness alone is that timing with no sections (its "
+            "gross cost per section, in every other gross figure). The 2007 figures are means on "
             "a 16-CPU 3 GHz x86 (PREEMPT=y, except the non-preemptible RCU row: "
             "PREEMPT=n, the loop the compiler deleted)."]
     return out
@@ -1000,8 +1021,11 @@ def write_report(rows, platforms, sources, out_dir, paper_dir,
                "Mean ± standard deviation over the runs, then the median; "
                "*net* is the median less the empty loop's median at the same "
                "CPU count; *batch*: the batch median (`batch_ns`, see the "
-               "goals); *gaps*: timed batches the host interrupted "
-               "(`host_gaps`).", ""] + matrix
+               "goals); *less gaps*: the gross time less what the host gaps "
+               "took beyond a median batch (`less_gaps_ns`); *gaps*: timed "
+               "batches the host interrupted (`host_gaps`). The harness row is "
+               "the timing alone, no sections (`name=readside_harness`): what "
+               "it adds to every gross figure per section.", ""] + matrix
     three = three_source_table(rows, paper)
     if three:
         md += ["", f"## Read-side cost: the article, rcukern and {LINUX_LABEL}",
