@@ -752,7 +752,7 @@ def three_source_table(rows, paper, counts=(1, 2, 4)):
     for r in rows:
         if r.get("name") == "linux_readside" and r.num("cpus") is not None:
             lin[(r.get("model"), r.get("type"), r.num("cpus"))] = r
-    if not lin:
+    if not lin and not any(c in counts for _, c in mine):
         return []
     for (m, t, c), r in list(lin.items()):     # see linux_readside()
         other = "none" if m == "preempt" else "preempt"
@@ -784,7 +784,7 @@ def three_source_table(rows, paper, counts=(1, 2, 4)):
             if lr is not None:
                 lin_cell = (f"{fmt(lr.num('median_ns'))} (mean {fmt(lr.num('ns_per_op'))}) "
                             f"[-smp {lr.num('vcpus', 0):g}, {lr.get('model')}]")
-            elif lkey is None and ours_t == "rcu-sched":
+            elif lkey is None and ours_t == "rcu-sched" and lin:
                 lin_cell = "no such refscale type in 6.1"
             else:
                 lin_cell = "-"
@@ -808,8 +808,11 @@ def three_source_table(rows, paper, counts=(1, 2, 4)):
             "gross cost per section, in every other gross figure). The 2007 figures are means on "
             "a 16-CPU 3 GHz x86 (PREEMPT=y, except the non-preemptible RCU row: "
             "PREEMPT=n, the loop the compiler deleted)."]
-    return out
+    return out + ([] if lin else ["", NO_PEER])
 
+
+NO_PEER = ("The log has no Linux 6.1 rows: `make peer` builds the peer "
+           "(build/peer) and `make bench` then runs it.")
 
 # Grace-period latency: (what, our gp type, Linux model and type).
 GP_PAIRS = (
@@ -830,7 +833,7 @@ def gp_table(rows):
             mine[(r.get("type"), r.num("cpus"))] = r
         elif r.get("name") == "linux_gp" and r.num("cpus") is not None:
             lin[(r.get("model"), r.get("type"), r.num("cpus"))] = r
-    if not lin:
+    if not lin and not mine:
         return []
     us = lambda r, k: fmt(r.num(k) / 1000) if r is not None and r.num(k) is not None else "-"  # noqa: E731
     body = []
@@ -853,7 +856,7 @@ def gp_table(rows):
             "being the RCU-sched flavour. At one CPU rcukern takes the "
             "shortcut (blocking is a grace period); the Linux figure is what "
             "its rcuscale measured there."]
-    return out
+    return out + ([] if lin else ["", NO_PEER])
 
 
 def paper_goals(paper, n):
