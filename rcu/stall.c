@@ -62,11 +62,76 @@ void rcu_stall_report_end(const char *name, unsigned long mask)
 	atomic_inc(&rcu_stall_reports);
 }
 
-/* Root lock held, from rcu_gp_init(). */
+/*
+ * Root lock held, from rcu_gp_init(), before the new gp_seq is stored: the
+ * release of gp_seq orders this before it, and rcu_check_cpu_stall()'s
+ * acquire of gp_seq, so a CPU that sees the new grace period sees its
+ * deadline, never the last one's.
+ */
 void rcu_stall_gp_start(void)
 {
 	WRITE_ONCE(rcu_state.jiffies_stall, jiffies + rcu_jiffies_till_stall_check());
 }
+
+#ifdef CONFIG_SANITIZE
+/* Test build: rcu_stall_window_arm() (rcu/tree.h). */
+enum { SW_IDLE, SW_ARMED, SW_OPEN };
+static struct {
+	int stage;		/* SW_* */
+	unsigned long gps;	/* the GP being started, once SW_OPEN */
+	int result;		/* the first check of it: -1 none yet, 0, 1 */
+} rcu_stall_window = { .stage = SW_IDLE, .result = -1 };
+
+void rcu_stall_window_arm(void)
+{
+	WRITE_ONCE(rcu_stall_window.result, -1);
+	smp_store_release(&rcu_stall_window.stage, SW_ARMED);
+}
+
+int rcu_stall_window_result(void)
+{
+	return smp_load_acquire(&rcu_stall_window.result);
+}
+
+/* rcu_gp_init(), root lock held, no GP running, next_gps about to start. */
+void rcu_stall_window_expire(unsigned long next_gps)
+{
+	if (READ_ONCE(rcu_stall_window.stage) != SW_ARMED)
+		return;
+	WRITE_ONCE(rcu_state.jiffies_stall, jiffies - 1);
+	WRITE_ONCE(rcu_stall_window.gps, next_gps);
+	smp_store_release(&rcu_stall_window.stage, SW_OPEN);
+}
+
+/* rcu_gp_init(), root lock held, irqs off, gps just stored. */
+void rcu_stall_window_hold(unsigned long gps)
+{
+	u64 end = ktime_get_ns() + 20000ull * 1000000ull;
+
+	if (READ_ONCE(rcu_stall_window.stage) != SW_OPEN)
+		return;
+	while (smp_load_acquire(&rcu_stall_window.result) < 0 && ktime_get_ns() < end)
+		cpu_relax();
+	if (READ_ONCE(rcu_stall_window.result) < 0)
+		pr_err("rcu: stall window: no CPU checked grace period %ld for a stall "
+		       "within 20 s of its start\n", (long)rcu_seq_ctr(gps));
+	WRITE_ONCE(rcu_stall_window.stage, SW_IDLE);
+}
+
+/* Any CPU's tick: its check of gps came to report (or not). */
+static void rcu_stall_window_checked(unsigned long gps, bool report)
+{
+	if (smp_load_acquire(&rcu_stall_window.stage) == SW_OPEN &&
+	    gps == READ_ONCE(rcu_stall_window.gps))
+		cmpxchg(&rcu_stall_window.result, -1, (int)report);
+}
+#else
+static inline void rcu_stall_window_checked(unsigned long gps, bool report)
+{
+	(void)gps;
+	(void)report;
+}
+#endif
 
 static void rcu_stall_print(int cpu, unsigned long gps)
 {
@@ -107,21 +172,22 @@ static void rcu_stall_report(struct rcu_data *me, unsigned long gps, unsigned lo
 void rcu_check_cpu_stall(struct rcu_data *rdp)
 {
 	unsigned long gps, js, j;
+	bool report;
 
 	if (READ_ONCE(rcu_cpu_stall_suppress))
 		return;
+	/* Acquire: the deadline read next is this GP's (rcu_stall_gp_start()). */
 	gps = smp_load_acquire(&rcu_state.gp_seq);
 	if (!rcu_seq_state(gps))
 		return;
 	j = jiffies;
 	js = READ_ONCE(rcu_state.jiffies_stall);
-	if (!time_after_eq(j, js))
-		return;
 	/* One reporter per interval; the GP may also have ended meanwhile. */
-	if (cmpxchg(&rcu_state.jiffies_stall, js, j + 3 * rcu_jiffies_till_stall_check()) != js)
-		return;
-	if (smp_load_acquire(&rcu_state.gp_seq) != gps)
-		return;
-	rcu_stall_report(rdp, gps, j - READ_ONCE(rcu_state.gp_start));
+	report = time_after_eq(j, js) &&
+		 cmpxchg(&rcu_state.jiffies_stall, js, j + 3 * rcu_jiffies_till_stall_check()) == js &&
+		 smp_load_acquire(&rcu_state.gp_seq) == gps;
+	rcu_stall_window_checked(gps, report);
+	if (report)
+		rcu_stall_report(rdp, gps, j - READ_ONCE(rcu_state.gp_start));
 }
 

@@ -135,6 +135,14 @@ struct rcu_state {
 	unsigned long n_cbs_migrated;	/* from CPUs that went offline */
 	atomic_t n_online_cpus;		/* rcu_cpu_starting() to rcu_report_dead() */
 	/*
+	 * CPU hotplug against rcu_gp_init() (Linux's ofl_lock), taken with
+	 * irqs off before any rcu_node lock: rcu_report_dead() holds it from
+	 * its QS report until its bit has left qsmaskinitnext, and
+	 * rcu_cpu_starting() while it sets the bit, so rcu_gp_init()'s copy
+	 * of a leaf's qsmaskinitnext comes wholly before or after either.
+	 */
+	arch_spinlock_t ofl_lock;
+	/*
 	 * The QS reports that emptied the root (root lock): how many, and the
 	 * node locks each took from where it entered (a leaf) to the root,
 	 * summed and the last one's.  The tree makes this its depth.
@@ -278,6 +286,20 @@ void rcu_gp_kthread_wake(void);
 bool rcu_dynticks_in_eqs(int snap);
 int rcu_dynticks_snap(struct rcu_data *rdp);
 
+#ifdef CONFIG_SANITIZE
+/*
+ * Test build: hold the next rcu_report_dead() of cpu open in its window.
+ * First (before its locks) it makes sure a grace period waits for cpu;
+ * then, once it has reported cpu's QS for that one and before cpu leaves
+ * qsmaskinitnext, it asks for the next grace period and spins (irqs off,
+ * 20 s at most) until that one's rcu_gp_init() has either finished or
+ * found ofl_lock held.  Each window held until one of the two happened
+ * counts in rcu_ofl_windows_held.
+ */
+void rcu_ofl_window_arm(int cpu);
+extern atomic_t rcu_ofl_windows_held;
+#endif
+
 /* expedited.c */
 void rcu_exp_init(void);
 /* Runs one expedited grace period of es's flavour (or finds one that
@@ -321,3 +343,20 @@ void rcu_stall_gp_start(void);
 void rcu_check_cpu_stall(struct rcu_data *rdp);
 /* Ends a stall report of flavour name naming the CPUs in mask. */
 void rcu_stall_report_end(const char *name, unsigned long mask);
+#ifdef CONFIG_SANITIZE
+/*
+ * Test build: hold the start of the next grace period open.  Its
+ * rcu_gp_init(), root lock held, first makes the last deadline one that
+ * has passed (as it has whenever the last grace period began more than
+ * a stall timeout ago), then, once the new gp_seq is out, spins (20 s at
+ * most) until another CPU's tick has checked it for a stall.  The result
+ * of that check: -1 none yet, 0 no stall, 1 a stall was reported.
+ */
+void rcu_stall_window_arm(void);
+int rcu_stall_window_result(void);
+void rcu_stall_window_expire(unsigned long next_gps);
+void rcu_stall_window_hold(unsigned long gps);
+#else
+static inline void rcu_stall_window_expire(unsigned long next_gps) { (void)next_gps; }
+static inline void rcu_stall_window_hold(unsigned long gps) { (void)gps; }
+#endif

@@ -22,6 +22,7 @@ import unittest
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
+import qemu_configs  # noqa: E402
 import runner  # noqa: E402
 
 FIXTURES = os.path.join(HERE, "runner-fixtures")
@@ -32,7 +33,7 @@ def fixture(name):
 
 
 def judge_fixture(name, cfg=None, **kw):
-    cfg = cfg or runner.Config(name=name.split(".")[0])
+    cfg = cfg or qemu_configs.Config(name=name.split(".")[0])
     return runner.judge(cfg, fixture(name), **kw)
 
 
@@ -47,7 +48,7 @@ def text_of(v):
 def crash_cfg(**over):
     line = ("selftest-crash cpus=1 expect=fail require='Kernel panic' "
             "require='RIP: .*crash_null_dereference' -- test=selftest_crash")
-    cfg = runner.parse_config_line(line)
+    cfg = qemu_configs.parse_config_line(line)
     for k, val in over.items():
         setattr(cfg, k, val)
     return cfg
@@ -55,14 +56,14 @@ def crash_cfg(**over):
 
 class ConfigTest(unittest.TestCase):
     def test_full_line(self):
-        c = runner.parse_config_line(
+        c = qemu_configs.parse_config_line(
             "x-1 cpus=4 mem=128 timeout=30 uefi machine=q35 "
             "forbid='rcu: stall' allow=UBSAN:.*expected -- test=mm,rcu rcu.x=1")
         self.assertEqual((c.name, c.cpus, c.mem, c.timeout, c.uefi, c.machine),
                          ("x-1", 4, 128, 30.0, True, "q35"))
         self.assertEqual(c.cmdline, "test=mm,rcu rcu.x=1")
         self.assertEqual(c.forbid[0].pattern, "rcu: stall")
-        q = runner.parse_config_line("q cpus=12 qemu='-smp 12,sockets=2,cores=3,threads=2' "
+        q = qemu_configs.parse_config_line("q cpus=12 qemu='-smp 12,sockets=2,cores=3,threads=2' "
                                      "qemu=-no-acpi monitor during='x y' ready=z check=c")
         self.assertEqual(q.qemu, ["-smp", "12,sockets=2,cores=3,threads=2", "-no-acpi"])
         self.assertEqual((q.monitor, q.during, q.ready.pattern, q.check),
@@ -77,14 +78,14 @@ class ConfigTest(unittest.TestCase):
                           "--machine", "q35"])
 
     def test_comments_and_defaults(self):
-        self.assertIsNone(runner.parse_config_line("   # a comment"))
-        self.assertIsNone(runner.parse_config_line(""))
-        c = runner.parse_config_line("plain")
+        self.assertIsNone(qemu_configs.parse_config_line("   # a comment"))
+        self.assertIsNone(qemu_configs.parse_config_line(""))
+        c = qemu_configs.parse_config_line("plain")
         self.assertEqual((c.cpus, c.mem, c.cmdline, c.uefi), (16, 512, "", False))
-        self.assertEqual(c.idle, runner.DEFAULT_IDLE_BIG)
-        self.assertEqual(runner.parse_config_line("p cpus=2").idle,
-                         runner.DEFAULT_IDLE)
-        self.assertEqual(runner.parse_config_line("p idle=7").idle, 7)
+        self.assertEqual(c.idle, qemu_configs.DEFAULT_IDLE_BIG)
+        self.assertEqual(qemu_configs.parse_config_line("p cpus=2").idle,
+                         qemu_configs.DEFAULT_IDLE)
+        self.assertEqual(qemu_configs.parse_config_line("p idle=7").idle, 7)
 
     def test_errors(self):
         bad = ["x cpu=4 -- test=all",            # unknown key
@@ -95,14 +96,14 @@ class ConfigTest(unittest.TestCase):
                "bad/name cpus=1", "x -- it's quoted", "x 'unterminated",
                "x ready=foo", "x during=", "x check=' '"]
         for line in bad:
-            with self.assertRaises(runner.ConfigError, msg=line):
-                runner.parse_config_line(line)
-        with self.assertRaisesRegex(runner.ConfigError, "twice"):
-            runner.parse_configs("a cpus=1\na cpus=2\n")
+            with self.assertRaises(qemu_configs.ConfigError, msg=line):
+                qemu_configs.parse_config_line(line)
+        with self.assertRaisesRegex(qemu_configs.ConfigError, "twice"):
+            qemu_configs.parse_configs("a cpus=1\na cpus=2\n")
 
     def test_the_real_file(self):
         with open(os.path.join(HERE, "qemu-configs")) as f:
-            configs = {c.name: c for c in runner.parse_configs(f.read())}
+            configs = {c.name: c for c in qemu_configs.parse_configs(f.read())}
         for name in ("boot-smp1", "boot-smp16", "uefi-smp2", "selftest-crash"):
             self.assertIn(name, configs)
         self.assertEqual(configs["boot-smp1"].cpus, 1)
@@ -191,7 +192,7 @@ class VerdictTest(unittest.TestCase):
             "[c0] watchdog: Watchdog detected hard LOCKUP on cpu 1: no timer "
             "tick for 10 s of CPU 0's ticks, irqs off",
             "[c0] NMI backtrace for cpu 1"] + fixture("good.log")[-1:]
-        v = runner.judge(runner.Config(name="h"), lines, rc=0)
+        v = runner.judge(qemu_configs.Config(name="h"), lines, rc=0)
         self.assertFalse(v.passed)
         self.assertIn("hard-lockup at log line", text_of(v))
         self.assertIn("| [c0] NMI backtrace for cpu 1", text_of(v))
@@ -245,34 +246,34 @@ class VerdictTest(unittest.TestCase):
         self.assertIn("no KTAP output", text_of(v))
 
     def test_empty_log_fails(self):
-        v = runner.judge(runner.Config(name="e"), [], rc=2)
+        v = runner.judge(qemu_configs.Config(name="e"), [], rc=2)
         self.assertFalse(v.passed)
         self.assertIn("(nothing at all)", text_of(v))
 
     def test_suite_ok_with_failed_case_is_inconsistent(self):
         lines = ["KTAP version 1", "1..1", "    KTAP version 1",
                  "    # Subtest: s", "    1..1", "    not ok 1 c", "ok 1 s"]
-        v = runner.judge(runner.Config(name="x"), lines)
+        v = runner.judge(qemu_configs.Config(name="x"), lines)
         self.assertIn("reports ok though a case failed", text_of(v))
 
     def test_suite_not_ok_with_passing_cases_fails(self):
         lines = ["KTAP version 1", "1..1", "    KTAP version 1",
                  "    # Subtest: s", "    1..1", "    ok 1 c",
                  "    # exit hook leaked 3 pages", "not ok 1 s"]
-        v = runner.judge(runner.Config(name="x"), lines)
+        v = runner.judge(qemu_configs.Config(name="x"), lines)
         self.assertFalse(v.passed)
         self.assertEqual(statuses(v)["s"], "FAIL")
         self.assertIn("exit hook leaked 3 pages", text_of(v))
 
     def test_misnumbered_results_fail(self):
         lines = ["KTAP version 1", "1..2", "ok 1 a", "ok 3 b"]
-        v = runner.judge(runner.Config(name="x"), lines)
+        v = runner.judge(qemu_configs.Config(name="x"), lines)
         self.assertFalse(v.passed)
         self.assertIn("numbered 3 where 2 was due", text_of(v))
 
     def test_flat_document_without_suites(self):
         lines = ["KTAP version 1", "1..2", "ok 1 a", "ok 2 b # SKIP why"]
-        v = runner.judge(runner.Config(name="x"), lines, rc=0)
+        v = runner.judge(qemu_configs.Config(name="x"), lines, rc=0)
         self.assertTrue(v.passed)
         self.assertEqual(statuses(v), {"a": "PASS", "b": "SKIP"})
 
@@ -281,9 +282,9 @@ class VerdictTest(unittest.TestCase):
         self.assertTrue(v.passed)   # "[c1] smp: CPU 1 online" inside locks
 
     def test_allow_and_forbid(self):
-        allow = runner.parse_config_line("u allow=shift-out-of-bounds")
+        allow = qemu_configs.parse_config_line("u allow=shift-out-of-bounds")
         self.assertTrue(runner.judge(allow, fixture("ubsan.log"), rc=0).passed)
-        forbid = runner.parse_config_line("g forbid='CPU 1 online'")
+        forbid = qemu_configs.parse_config_line("g forbid='CPU 1 online'")
         v = runner.judge(forbid, fixture("good.log"), rc=0)
         self.assertFalse(v.passed)
         self.assertEqual(statuses(v)["forbid"], "FAIL")
@@ -311,7 +312,7 @@ class VerdictTest(unittest.TestCase):
 
 def real_config(name):
     with open(os.path.join(HERE, "qemu-configs")) as f:
-        return {c.name: c for c in runner.parse_configs(f.read())}[name]
+        return {c.name: c for c in qemu_configs.parse_configs(f.read())}[name]
 
 
 class RealLogTest(unittest.TestCase):
@@ -330,7 +331,7 @@ class RealLogTest(unittest.TestCase):
         v = runner.judge(real_config("selftest-crash"), lines, rc=1)
         self.assertTrue(v.passed, text_of(v))
         # Judged as an ordinary run it fails, showing RIP and the trace.
-        v = runner.judge(runner.Config(name="c"), lines, rc=1)
+        v = runner.judge(qemu_configs.Config(name="c"), lines, rc=1)
         self.assertFalse(v.passed)
         out = text_of(v)
         self.assertRegex(out, r"\| \[c0\] RIP: 0008:[0-9a-f]{16} crash_null_dereference")
@@ -344,7 +345,7 @@ class SavedLogExitTest(unittest.TestCase):
         self.assertIsNone(runner.logged_exit_status(fixture("good.log")))
         # A saved log whose kernel said "failure" with no failed case fails.
         lines = fixture("real-boot-smp16.log")[:-1] + ["# rcukern: exit status 1"]
-        v = runner.judge(runner.Config(name="x"), lines,
+        v = runner.judge(qemu_configs.Config(name="x"), lines,
                          runner.logged_exit_status(lines))
         self.assertEqual(statuses(v)["exit-status"], "FAIL")
 
@@ -357,7 +358,7 @@ class FalsePassTest(unittest.TestCase):
         # No "# rcukern: exit status" and no "# ktap:" summary: the kernel
         # hung, or the serial line was cut, after its last suite.
         lines = fixture("unfinished.log")
-        v = runner.judge(runner.Config(name="u"), lines,
+        v = runner.judge(qemu_configs.Config(name="u"), lines,
                          runner.logged_exit_status(lines))
         self.assertFalse(v.passed, text_of(v))
         self.assertEqual(statuses(v)["unfinished"], "FAIL")
@@ -365,7 +366,7 @@ class FalsePassTest(unittest.TestCase):
         self.assertIn("| [c1] rcu: starting the exit hooks", text_of(v))
         # Either line says the run finished.
         for end in ("# ktap: 0 of 2 suites failed", "# rcukern: exit status 0"):
-            v = runner.judge(runner.Config(name="u"), lines + [end],
+            v = runner.judge(qemu_configs.Config(name="u"), lines + [end],
                              runner.logged_exit_status(lines + [end]))
             self.assertTrue(v.passed, text_of(v))
         # A panic ends a run too: the expected-failure crash log passes.
@@ -393,7 +394,7 @@ class FalsePassTest(unittest.TestCase):
         # ok ... # TODO passed; only # SKIP skips.
         lines = ["KTAP version 1", "1..2", "ok 1 a # TODO later",
                  "not ok 2 b # SKIP no HPET", "# ktap: 0 of 2 suites failed"]
-        v = runner.judge(runner.Config(name="x"), lines, rc=0)
+        v = runner.judge(qemu_configs.Config(name="x"), lines, rc=0)
         self.assertTrue(v.passed, text_of(v))
         self.assertEqual(statuses(v), {"a": "PASS", "b": "SKIP"})
 

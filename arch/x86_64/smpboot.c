@@ -352,6 +352,7 @@ void smp_boot_cpus(void)
 {
 	int next = 1, limit = NR_CPUS, cpu;
 	s64 worst = 0;
+	u64 t0 = ktime_get_ns();
 
 	bsp_cr0 = read_cr0();
 	bsp_cr4 = read_cr4();
@@ -405,6 +406,8 @@ void smp_boot_cpus(void)
 			next++;		/* -EIO: the id is taken by a stuck CPU */
 	}
 	paging_identity_map_low(false);
+	pr_info("smp: %d of %d CPUs online in %llu us\n", num_online_cpus(), smp_cpus_wanted,
+		(unsigned long long)(ktime_get_ns() - t0) / 1000);
 	for_each_online_cpu(cpu) {
 		if (cpu == 0)
 			continue;

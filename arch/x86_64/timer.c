@@ -4,8 +4,8 @@
  * is set in TSC cycles, so no calibration error accumulates); else
  * periodic mode, with the LAPIC's bus clock measured against the TSC at
  * boot.  On AMD CPUs with erratum 400, C1E is kept off so that the timer
- * keeps running while every core halts.  CPU 0's tick also advances
- * jiffies. */
+ * keeps running while every core halts.  One CPU's tick also advances
+ * jiffies (kernel/tick_sched.c). */
 #include "arch/x86_64/timer.h"
 #include "arch/x86_64/errata.h"
 #include "arch/x86_64/lapic.h"
@@ -16,6 +16,7 @@
 #include "kernel/cpu.h"
 #include "kernel/printk.h"
 #include "kernel/smp.h"
+#include "kernel/tick_sched.h"
 #include "kernel/time.h"
 #include "kernel/watchdog.h"
 
@@ -71,8 +72,7 @@ static void timer_interrupt(struct pt_regs *regs)
 	}
 	this_cpu_inc(timer_ticks);
 	this_cpu_write(timer_last_tick, rdtsc());
-	if (smp_processor_id() == 0)
-		jiffies++;	/* the only writer */
+	tick_sched_do_timer();	/* jiffies, on the CPU that holds the duty */
 	/* What NMI handlers printed on this CPU reaches the console here. */
 	printk_nmi_flush();
 	watchdog_tick();	/* counts this tick, watches the next CPU's */

@@ -20,9 +20,8 @@ void sched_tick(void);
 
 /* Restarts this CPU's tick if it is overdue (no tick for two periods),
  * or, when idle, if the timer is not counting at all: one lost deadline
- * interrupt would otherwise stop the tick for good, and with it jiffies
- * on CPU 0.  Irqs off; called by the interrupt dispatcher and before
- * each idle halt. */
+ * interrupt would otherwise stop the tick for good.  Irqs off; called by
+ * the interrupt dispatcher and before each idle halt. */
 void timer_check_tick(bool idle);
 
 /* The decision (arch/x86_64/tick_check.c, pure: host-tested). */

@@ -2,14 +2,18 @@
 # rwlock.h, seqlock.h and their .c slow paths), included by
 # tests/host/Makefile.  Built twice: ASan+UBSan, and TSan (the locks'
 # atomics must order the plain data they guard).  The sources are the
-# kernel's own; tests/host/locks_shim stands in for preempt/smp/time/cmdline.
+# kernel's own; tests/host/thread_shim stands in for preempt/smp/cmdline
+# and the clock, locks_shim/relax.h makes cpu_relax() yield.
 LOCKS_ROOT ?= ../..
 LOCKS_BUILD ?= build
 LOCKS_CFLAGS = -std=gnu11 -Wall -Wextra -Werror -Wno-unused-parameter -g -O1 -pthread \
-	-I$(LOCKS_ROOT)/tests/host/locks_shim -I$(LOCKS_ROOT) \
+	-I$(LOCKS_ROOT)/tests/host/thread_shim -I$(LOCKS_ROOT) \
 	-include $(LOCKS_ROOT)/tests/host/locks_shim/relax.h
-LOCKS_SRC = $(LOCKS_ROOT)/kernel/spinlock.c $(LOCKS_ROOT)/kernel/rwlock.c
-LOCKS_DEPS = test_locks.c ktest.h $(LOCKS_SRC) $(wildcard $(LOCKS_ROOT)/tests/host/locks_shim/kernel/*.h) \
+LOCKS_SRC = $(LOCKS_ROOT)/kernel/spinlock.c $(LOCKS_ROOT)/kernel/rwlock.c \
+	$(LOCKS_ROOT)/tests/host/thread_shim/shim.c
+LOCKS_DEPS = test_locks.c ktest.h $(LOCKS_SRC) $(wildcard $(LOCKS_ROOT)/tests/host/thread_shim/kernel/*.h) \
+	$(LOCKS_ROOT)/tests/host/locks_shim/relax.h $(LOCKS_ROOT)/kernel/time.h \
+	$(LOCKS_ROOT)/kernel/preempt_mask.h \
 	$(LOCKS_ROOT)/kernel/spinlock.h $(LOCKS_ROOT)/kernel/rwlock.h \
 	$(LOCKS_ROOT)/kernel/seqlock.h $(LOCKS_ROOT)/kernel/atomic.h
 

@@ -1,8 +1,8 @@
 # tests/host/rcu.mk: rcu/ on the host (included by tests/host/Makefile).
 # The kernel's rcu/*.c (plus kernel/wait.c and kernel/spinlock.c) build
 # unchanged against tests/host/rcu/shim, which comes first on the include
-# path and provides asm/percpu.h, asm/irqflags.h, asm/preempt.h and
-# kernel/time.h; the rest of kernel/'s headers are the real ones.  Built twice: TSan, and
+# path and provides asm/percpu.h, asm/irqflags.h and asm/preempt.h (and,
+# in relax.h, jiffies); the rest of kernel/'s headers are the real ones.  Built twice: TSan, and
 # ASan+UBSan.  The spin model in tests/model is checked here too.
 RCU_ROOT ?= ../..
 RCU_BUILD ?= build

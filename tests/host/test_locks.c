@@ -2,7 +2,7 @@
  * tests/host/test_locks.c - host tests of the kernel's lock headers
  * (kernel/spinlock.h, kernel/rwlock.h, kernel/seqlock.h) and their slow
  * paths (kernel/spinlock.c, kernel/rwlock.c), built unchanged against
- * tests/host/locks_shim.  Each pthread plays one CPU.  Built twice by
+ * tests/host/thread_shim.  Each pthread plays one CPU.  Built twice by
  * tests/host/locks.mk: with ASan+UBSan, and with TSan, which checks that
  * the locks' atomics really order the plain data they protect.
  *
@@ -27,11 +27,6 @@
 #include "kernel/printk.h"
 #include "kernel/time.h"
 #include "ktest.h"
-
-__thread int shim_preempt_count;
-__thread int shim_irqs_off;
-__thread int shim_cpu;
-int nr_cpu_ids = 8;
 
 static int backtrace_asked = -1;
 static int quiet;	/* expected BUG reports are counted, not printed */

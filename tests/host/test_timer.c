@@ -1,8 +1,8 @@
 /*
  * tests/host/test_timer.c - host tests of kernel/timer.c's timer lists,
- * the kernel's own file built against tests/host/timer_shim: each pthread
- * plays one CPU (thread-local smp_processor_id(), preempt_count and irq
- * flag), a shim tick is run_local_timers() inside HARDIRQ_OFFSET, and
+ * the kernel's own file built against tests/host/thread_shim and
+ * timer_shim: each pthread plays one CPU (thread-local
+ * smp_processor_id(), preempt_count and irq flag), a shim tick is run_local_timers() inside HARDIRQ_OFFSET, and
  * jiffies is the test's counter.  Built with ASan+UBSan and with TSan.
  *
  * The cases that need a window force it instead of waiting for luck: a
@@ -30,10 +30,6 @@
 
 /* ---- the shim's globals and stubs --------------------------------------- */
 
-__thread int shim_cpu;
-__thread int shim_preempt_count;
-__thread int shim_irqs_off;
-int nr_cpu_ids = 8;
 unsigned long shim_jiffies = 1000;
 bool sched_running;
 

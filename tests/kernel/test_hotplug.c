@@ -509,3 +509,58 @@ KTAP_SUITE(hotplug,
  * failing without the suite above hanging behind it. */
 KTAP_SUITE(hotplug_gp,
 	   KTAP_CASE(hotplug_offline_cpu_left_alone));
+
+/*
+ * rcu_report_dead() reports the departing CPU's QS, which may end the
+ * grace period, and only then takes the CPU out of qsmaskinitnext.  If
+ * the next grace period's rcu_gp_init() copies qsmaskinitnext in
+ * between, that grace period waits for a CPU that is gone, and every
+ * later cpu_down() (which waits for a grace period, holding the hotplug
+ * lock) hangs with it.  rcu_ofl_window_arm() (test build) holds the
+ * dying CPU in that window until the next rcu_gp_init() has either run
+ * or found ofl_lock held; each round must hold it once, and a grace
+ * period must then end with the CPU offline.
+ */
+#define HP_OFL_ROUNDS 3
+
+static void hotplug_ofl_gp_init_vs_report_dead(void)
+{
+#ifdef CONFIG_SANITIZE
+	int list[NR_CPUS], n = hotplug_cpus(list);
+	int cpu = n ? list[n - 1] : 0;
+
+	if (skip_if_one_cpu())
+		return;
+	for (int round = 0; round < HP_OFL_ROUNDS; round++) {
+		int held0 = atomic_read(&rcu_ofl_windows_held);
+		struct hp_wait *w = kzalloc(sizeof(*w), GFP_KERNEL);
+
+		KTAP_ASSERT(w);
+		if (!cpu_online(cpu))
+			KTAP_ASSERT(cpu_up(cpu) == 0);
+		rcu_ofl_window_arm(cpu);
+		KTAP_ASSERT(cpu_down(cpu) == 0);
+		KTAP_EXPECT_EQ(atomic_read(&rcu_ofl_windows_held), held0 + 1);
+		init_completion(&w->done);
+		call_rcu_sched(&w->head, hp_wake);
+		if (!wait_for_completion_timeout(&w->done, msecs_to_jiffies(30000))) {
+			/* w stays queued (its GP ends once cpu is back): leave it */
+			ktap_fail("round %d: no grace period ended within 30 s with CPU %d "
+				  "offline: one began waiting for it after it had gone",
+				  round, cpu);
+			KTAP_EXPECT_EQ(cpu_up(cpu), 0);
+			return;
+		}
+		kfree(w);
+		KTAP_EXPECT_EQ(cpu_up(cpu), 0);
+	}
+	ktap_log("%d windows held open, CPU %d", HP_OFL_ROUNDS, cpu);
+#else
+	ktap_skip("needs the test build (rcu_ofl_window_arm)");
+#endif
+}
+
+/* Its own suite: with rcu.inject=ofl_lock it fails without hanging the
+ * others (CPU cpu comes back, and the stuck grace period ends). */
+KTAP_SUITE(hotplug_ofl,
+	   KTAP_CASE(hotplug_ofl_gp_init_vs_report_dead));

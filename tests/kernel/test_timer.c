@@ -2,7 +2,8 @@
  * CPU survives a lost timer interrupt.  A CPU whose timer is disarmed
  * (timer_test_lose_tick(): what a lost TSC-deadline interrupt leaves
  * behind) must tick again by itself, from its idle loop or its next
- * interrupt; CPU 0's tick is the one jiffies and every sleep hang on. */
+ * interrupt; the duty holder's tick is the one jiffies and every sleep
+ * hang on. */
 #include "kernel/ktap.h"
 #include "kernel/atomic.h"
 #include "kernel/smp.h"
