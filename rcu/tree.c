@@ -203,6 +203,20 @@ void rcu_idle_enter(void)
 	WARN_ON_ONCE(rcu_dynticks_in_eqs(atomic_inc_return(&rdp->dynticks)) == false);
 }
 
+/*
+ * Queued callbacks keep this CPU's tick (Linux's rcu_needs_cpu() without
+ * callback offloading).  rcu_gp_cleanup() already wakes the rcuc of a
+ * CPU whose callbacks a grace period made ready, so they would not be
+ * stranded; the tick stays so that their progress (noticing the grace
+ * period, the stall check, the tick's own wake of rcuc) is the same as
+ * on a busy CPU and does not rest on that one wake.  An idle CPU seldom
+ * has callbacks queued for long, so it costs idle CPUs next to nothing.
+ */
+bool rcu_needs_cpu(void)
+{
+	return READ_ONCE(this_cpu_ptr(&rcu_data)->cblist.len) != 0;
+}
+
 /* Idle exit: odd again; the full barrier orders it before later readers. */
 void rcu_idle_exit(void)
 {

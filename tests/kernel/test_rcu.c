@@ -33,16 +33,6 @@
 
 /* ---- helpers ------------------------------------------------------------ */
 
-/* The CPU farthest from the one running the case (itself at -smp 1). */
-static int other_cpu(void)
-{
-	int me = smp_processor_id(), cpu, pick = me;
-
-	for_each_online_cpu(cpu)
-		if (cpu != me)
-			pick = cpu;
-	return pick;
-}
 
 static u32 rnd_next(u64 *s)
 {
@@ -148,7 +138,7 @@ static void rcu_callback_waits_for_reader(void)
 	struct reader_ctl rc = { .max_ms = 5000 };
 	struct cb_probe probe = { .reader = &rc };
 	struct task *t;
-	int cpu = other_cpu();
+	int cpu = farthest_cpu();
 
 	if (cpu == smp_processor_id()) {
 		/* One CPU: the reader is this thread; its callback waits for it. */
@@ -192,7 +182,7 @@ static void sync_waits_for_reader(void (*sync)(void), const char *name)
 {
 	struct reader_ctl rc = { .hold_ms = 60, .max_ms = 60 };
 	struct task *t;
-	int cpu = other_cpu();
+	int cpu = farthest_cpu();
 	u64 ret_ns;
 
 	if (cpu == smp_processor_id()) {
@@ -827,7 +817,7 @@ static void rcu_stall_detected(void)
 	struct stall_ctx c = { 0 };
 	char mark[64], want[64];
 	const char *log;
-	int cpu = other_cpu();
+	int cpu = farthest_cpu();
 	struct task *t;
 
 	log_marker(mark, sizeof(mark), "stall detector");
@@ -949,7 +939,7 @@ static void exp_stall_one(bool preempt)
 	struct exp_stall_ctx c = { .preempt = preempt };
 	char mark[64], header[96], want[64];
 	const char *log, *p;
-	int cpu = other_cpu(), reports0;
+	int cpu = farthest_cpu(), reports0;
 	struct task *t;
 
 	snprintf(header, sizeof(header), "rcu: INFO: %s detected expedited stalls on CPUs/tasks: {",
