@@ -150,6 +150,70 @@ def _log_matches(path, rx):
         return any(rx.search(x) for x in clean_lines(f.read()))
 
 
+# The idle benchmark (tests/kernel/test_idle.c) brackets its window with
+# these lines; the runner reads QEMU's CPU time at each and writes the
+# share of one host core it used over host_cpu_pct=-1 in the bench row.
+HOST_WINDOW_START = b"# idle: host window start"
+HOST_WINDOW_END = b"# idle: host window end"
+HOST_CPU_UNSET = b"host_cpu_pct=-1"
+
+
+def _qemu_cpu_seconds(pgid):
+    """utime + stime of the QEMU process in process group pgid, or None."""
+    for pid in os.listdir("/proc"):
+        if not pid.isdigit():
+            continue
+        try:
+            with open(f"/proc/{pid}/stat") as f:
+                stat = f.read()
+        except OSError:
+            continue
+        comm = stat[stat.find("(") + 1:stat.rfind(")")]
+        fields = stat[stat.rfind(")") + 2:].split()
+        # fields[0] is field 3 (state): pgrp is field 5, utime/stime 14/15.
+        if comm.startswith("qemu-system") and int(fields[2]) == pgid:
+            return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+    return None
+
+
+class HostWindow:
+    """Watches the log for the idle window's markers, as it grows."""
+
+    def __init__(self):
+        self.offset = 0
+        self.start = None       # (monotonic, QEMU CPU seconds)
+        self.pct = None
+
+    def poll(self, log_path, pgid):
+        if self.pct is not None:
+            return
+        with open(log_path, "rb") as f:
+            f.seek(max(0, self.offset - 64))
+            data = f.read()
+            self.offset = f.tell()
+        marker = HOST_WINDOW_END if self.start else HOST_WINDOW_START
+        if marker not in data:
+            return
+        cpu, now = _qemu_cpu_seconds(pgid), time.monotonic()
+        if cpu is None:
+            return
+        if not self.start:
+            self.start = (now, cpu)
+            self.offset = 0     # the end marker may be in this same read
+            return
+        wall = now - self.start[0]
+        if wall > 0:
+            self.pct = 100.0 * (cpu - self.start[1]) / wall
+
+    def write(self, log_path):
+        if self.pct is None:
+            return
+        with open(log_path, "rb") as f:
+            data = f.read()
+        with open(log_path, "wb") as f:
+            f.write(data.replace(HOST_CPU_UNSET, b"host_cpu_pct=%.1f" % self.pct, 1))
+
+
 def run_config(cfg, run_sh, log_dir, timeout_scale=1.0):
     """Boots one configuration.  A during= command starts beside QEMU (once
     the log matches ready=, if given) with $RUNNER_LOG, $RUNNER_CONFIG and,
@@ -170,6 +234,7 @@ def run_config(cfg, run_sh, log_dir, timeout_scale=1.0):
     longest_quiet = 0.0
     during = None
     during_out = os.path.join(log_dir, cfg.name + ".during.log")
+    window = HostWindow() if "idle.secs=" in cfg.cmdline else None
     with open(log_path, "wb") as out, open(err_path, "wb") as err:
         proc = _track(subprocess.Popen(run_command(cfg, run_sh, monitor),
                                        stdout=out, stderr=err,
@@ -181,10 +246,12 @@ def run_config(cfg, run_sh, log_dir, timeout_scale=1.0):
                 during = _start_hook(cfg.during,
                                      _hook_env(cfg, log_path, monitor), during_out)
             try:
-                rc = proc.wait(0.5)
+                rc = proc.wait(0.1 if window else 0.5)
                 break
             except subprocess.TimeoutExpired:
                 pass
+            if window:
+                window.poll(log_path, proc.pid)
             now = time.monotonic()
             grown = os.path.getsize(log_path)
             if grown != size:
@@ -206,6 +273,8 @@ def run_config(cfg, run_sh, log_dir, timeout_scale=1.0):
         except ProcessLookupError:
             pass
         _untrack(proc)
+    if window:
+        window.write(log_path)
     with open(err_path, "rb") as f:
         stderr_text = f.read()[-8192:].decode("utf-8", errors="replace")
     if timed_out:

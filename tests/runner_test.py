@@ -122,6 +122,18 @@ class ConfigTest(unittest.TestCase):
         self.assertTrue(any("Kernel panic" in p for p in pats))
 
 
+    def test_the_verify_file(self):
+        with open(os.path.join(HERE, "verify-configs")) as f:
+            configs = {c.name: c for c in qemu_configs.parse_configs(f.read())}
+        for flavour in ("sched", "schedexp", "async", "polled", "rcu", "rcuexp",
+                        "srcu", "srcuexp"):
+            c = configs["torture-onoff-%s-16" % flavour]
+            self.assertEqual(c.cpus, 16)
+            self.assertFalse(c.expect_fail)
+            self.assertIn("torture.onoff_interval=", c.cmdline)
+        self.assertTrue(configs["torture-onoff-busted-16"].expect_fail)
+
+
 class CleanTest(unittest.TestCase):
     def test_escapes_and_crs(self):
         raw = b"\x1b[2J\x1b[H\x1b[0mGRUB\r\nKTAP version 1\r\n1..1\r\nab\rok 1 x\n"
