@@ -64,22 +64,17 @@ class KtapDoc:
         self.overrun = False    # KTAP lines came after it was complete
 
 
+# The kinds of KTAP line, tried in this order; a KtapParser handler each.
+_KINDS = (("version", _VERSION), ("subtest", _SUBTEST), ("plan", _PLAN),
+          ("result", _RESULT))
+
+
 def _classify(body):
-    m = _VERSION.match(body)
-    if m:
-        return "version", m
-    m = _SUBTEST.match(body)
-    if m:
-        return "subtest", m
-    m = _PLAN.match(body)
-    if m:
-        return "plan", m
-    m = _RESULT.match(body)
-    if m:
-        return "result", m
-    if body.startswith("#"):
-        return "diag", None
-    return "other", None
+    for kind, rx in _KINDS:
+        m = rx.match(body)
+        if m:
+            return kind, m
+    return ("diag" if body.startswith("#") else "other"), None
 
 
 def _test_name(t, fallback):
