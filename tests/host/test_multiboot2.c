@@ -289,14 +289,21 @@ static void mmap_bad_entry_size(void)
 	}
 }
 
+/* Parses an info of one memory map of n entries of entry_size bytes. */
+static int parse_mmap_only(struct mb *m, uint32_t entry_size, uint32_t n)
+{
+	mb_init(m);
+	mb_mmap(m, entry_size, n);
+	mb_end(m);
+	return parse(m);
+}
+
 static void mmap_larger_entries(void)
 {
 	/* A future entry_size is honoured: entries are found at its stride. */
 	struct mb m;
-	mb_init(&m);
-	mb_mmap(&m, 40, 4);
-	mb_end(&m);
-	EXPECT_EQ(parse(&m), 0);
+
+	EXPECT_EQ(parse_mmap_only(&m, 40, 4), 0);
 	ASSERT(bi.mmap_count == 4);
 	EXPECT_EQ(bi.mmap[3].addr, 0x400000);
 	EXPECT_EQ(bi.mmap[3].len, 0x4000);
@@ -304,10 +311,7 @@ static void mmap_larger_entries(void)
 
 	/* An odd entry_size leaves the fields unaligned: read by copy (UBSan
 	 * would report a misaligned load). */
-	mb_init(&m);
-	mb_mmap(&m, 28, 3);
-	mb_end(&m);
-	EXPECT_EQ(parse(&m), 0);
+	EXPECT_EQ(parse_mmap_only(&m, 28, 3), 0);
 	ASSERT(bi.mmap_count == 3);
 	EXPECT_EQ(bi.mmap[1].addr, 0x200000);
 	EXPECT_EQ(bi.mmap[2].len, 0x3000);
