@@ -368,10 +368,12 @@ static void del_timer_sync_rearming_handler(void)
 		ktap_fail("del_timer_sync() returned with the timer pending again "
 			  "(its handler re-armed it)");
 	/* Neither pending nor running: three more ticks of CPU 1 run nothing. */
+	KTAP_EXPECT(test_keep_ticking(1, true));
 	runs = READ_ONCE(rearm.runs);
 	ticks = cpu_ticks(1);
 	KTAP_EXPECT(WAIT_UNTIL(cpu_ticks(1) >= ticks + 3, 10000));
 	KTAP_EXPECT_EQ(READ_ONCE(rearm.runs), runs);
+	test_keep_ticking(1, false);
 	del_timer_sync(&rearm.t);
 }
 

@@ -4,6 +4,7 @@
 
 #include "kernel/sched.h"
 #include "kernel/smp.h"
+#include "kernel/tick_sched.h"
 #include "kernel/time.h"
 #include "tests/kernel/bounded_wait.h"
 
@@ -34,6 +35,22 @@ static inline int farthest_cpu(void)
 		if (cpu != me)
 			pick = cpu;
 	return pick;
+}
+
+/*
+ * A test that counts an idle CPU's ticks keeps them coming: under
+ * tickless idle (nohz=on) an idle CPU takes none.  on: from the return
+ * on, cpu's tick runs (false if it did not restart); off: it may stop
+ * again.  Pair every on with an off.
+ */
+static inline bool test_keep_ticking(int cpu, bool on)
+{
+	if (!on) {
+		tick_dep_clear_cpu(cpu);
+		return true;
+	}
+	tick_dep_set_cpu(cpu);
+	return WAIT_UNTIL(!tick_nohz_tick_stopped_cpu(cpu), 10000);
 }
 
 /* A kthread bound to cpu at priority prio, already woken (NULL if none). */

@@ -154,7 +154,7 @@ struct exp_case {
 
 static bool exp_qs_pending(void)
 {
-	return rcu_exp_pending_here();
+	return rcu_exp_pending_here(&rcu_sched_exp);
 }
 
 /* Counts this CPU's ticks (what must happen: n ticks taken here). */

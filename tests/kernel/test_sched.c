@@ -807,8 +807,10 @@ static void sched_rcu_hooks(void)
 	/* Tick classification on the test CPU: idle, preempt-off, preemptible. */
 	i0 = sched_stat(cpu, tick_idle);
 	if (cpu != me) {
+		KTAP_EXPECT(test_keep_ticking(cpu, true));	/* idle: no ticks if tickless */
 		msleep(20);
-		KTAP_EXPECT(sched_stat(cpu, tick_idle) > i0);
+		KTAP_EXPECT(WAIT_UNTIL(sched_stat(cpu, tick_idle) > i0, 10000));
+		test_keep_ticking(cpu, false);
 	}
 	a0 = sched_stat(cpu, tick_atomic);
 	t = kthread_create_on_cpu(spin_for_ticks, (void *)1l, cpu, "pcoff");
