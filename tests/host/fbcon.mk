@@ -7,7 +7,7 @@ FBCON_CFLAGS = $(HOST_CFLAGS) -I$(ROOT)/tests/host/fbcon_shim -I$(ROOT) -DROOT_D
 FBCON_SRC = $(ROOT)/kernel/fbcon.c $(ROOT)/kernel/font8x16.c $(ROOT)/kernel/multiboot2.c
 FBCON_DEPS = test_fbcon.c $(FBCON_SRC) $(ROOT)/kernel/fbcon.h $(ROOT)/kernel/font.h \
 	$(ROOT)/kernel/multiboot2.h $(wildcard $(ROOT)/tests/host/fbcon_shim/*/*.h \
-	$(ROOT)/tests/host/fbcon_shim/*/*/*.h) ktest.h $(ROOT)/tests/fbcheck.py
+	$(ROOT)/tests/host/fbcon_shim/*/*/*.h) ktest.h mb2_build.h $(ROOT)/tests/fbcheck.py
 
 HOST_TESTS += $(BUILD)/test_fbcon
 

@@ -4,7 +4,7 @@
 # each test's printk (printk_log.h) keeps what the parser says, to check it.
 # `make fuzz` also runs the libFuzzer target over both for FUZZ_SECONDS.
 PARSERS_CFLAGS = $(HOST_CFLAGS) -I$(ROOT)
-PARSERS_HDRS = $(ROOT)/kernel/types.h $(ROOT)/kernel/string.h $(ROOT)/kernel/printk.h ktest.h printk_log.h
+PARSERS_HDRS = $(ROOT)/kernel/types.h $(ROOT)/kernel/string.h $(ROOT)/kernel/printk.h ktest.h printk_log.h mb2_build.h
 
 HOST_TESTS += $(BUILD)/test_multiboot2 $(BUILD)/test_cmdline
 

@@ -16,6 +16,7 @@
 #include "kernel/console.h"
 #include "kernel/printk.h"
 #include "kernel/multiboot2.h"
+#include "tests/host/mb2_build.h"
 
 /* ---- what fbcon.c and multiboot2.c call ---- */
 
@@ -384,36 +385,16 @@ static void init_replays_the_log(void)
 	free(bi);
 }
 
-static void put_tag(u8 *buf, size_t *off, u32 type, const void *payload, u32 len)
-{
-	u32 size = 8 + len;
-	memcpy(buf + *off, &type, 4);
-	memcpy(buf + *off + 4, &size, 4);
-	if (len)
-		memcpy(buf + *off + 8, payload, len);
-	*off += (size + 7) & ~7u;
-}
-
 static void multiboot2_keeps_colour_fields(void)
 {
-	u8 info[256] = { 0 }, fb[32] = { 0 };
-	size_t off = 8;
-	u64 addr = 0xc0000000;
-	u32 pitch = 4096, w = 1024, h = 768;
-	memcpy(fb, &addr, 8);
-	memcpy(fb + 8, &pitch, 4);
-	memcpy(fb + 12, &w, 4);
-	memcpy(fb + 16, &h, 4);
-	fb[20] = 32;
-	fb[21] = MB2_FRAMEBUFFER_RGB;
+	struct mb m;
 	u8 colours[6] = { 0, 8, 8, 8, 16, 8 };	/* BGR order */
-	memcpy(fb + 24, colours, 6);
-	put_tag(info, &off, MB2_TAG_FRAMEBUFFER, fb, 30);
-	put_tag(info, &off, MB2_TAG_END, NULL, 0);
-	u32 total = (u32)off;
-	memcpy(info, &total, 4);
+
+	mb_init(&m);
+	mb_framebuffer(&m, 0xc0000000, MB2_FRAMEBUFFER_RGB, colours, sizeof(colours));
+	mb_end(&m);
 	struct boot_info *bi = calloc(1, sizeof(*bi));
-	EXPECT_EQ(mb2_parse(info, total, bi), 0);
+	EXPECT_EQ(mb2_parse(m.b, m.len, bi), 0);
 	EXPECT(bi->has_framebuffer);
 	EXPECT(bi->fb.has_rgb);
 	EXPECT_EQ(bi->fb.red_pos, 0);

@@ -10,60 +10,7 @@
 #include "kernel/printk.h"
 #include "ktest.h"
 #include "printk_log.h"	/* the parser's printk: tests check what it said */
-
-/* An info under construction. */
-struct mb {
-	_Alignas(8) unsigned char b[16384];
-	size_t len;
-};
-
-static void put32(struct mb *m, size_t off, uint32_t v) { memcpy(m->b + off, &v, 4); }
-
-static void mb_init(struct mb *m)
-{
-	memset(m, 0, sizeof(*m));
-	m->len = 8;
-}
-
-/* Appends a tag with a payload; returns its offset.  `size` 0: the honest
- * size, else the size written in the header (the lie under test). */
-static size_t mb_tag_sized(struct mb *m, uint32_t type, const void *pl, size_t plen, uint32_t size)
-{
-	size_t off = m->len;
-	put32(m, off, type);
-	put32(m, off + 4, size ? size : (uint32_t)(8 + plen));
-	if (plen)
-		memcpy(m->b + off + 8, pl, plen);
-	m->len = (off + 8 + plen + 7) & ~(size_t)7;
-	return off;
-}
-
-static size_t mb_tag(struct mb *m, uint32_t type, const void *pl, size_t plen)
-{
-	return mb_tag_sized(m, type, pl, plen, 0);
-}
-
-static void mb_end(struct mb *m)
-{
-	mb_tag(m, MB2_TAG_END, NULL, 0);
-	put32(m, 0, (uint32_t)m->len);
-}
-
-/* A memory map tag of n entries of entry_size bytes (>= 24 written). */
-static size_t mb_mmap(struct mb *m, uint32_t entry_size, uint32_t n)
-{
-	unsigned char pl[8192] = { 0 };
-	size_t plen = 8 + (size_t)entry_size * n;
-	memcpy(pl, &entry_size, 4);
-	for (uint32_t i = 0; i < n && entry_size >= 24; i++) {
-		uint64_t addr = 0x100000ull * (i + 1), len = 0x1000ull * (i + 1);
-		uint32_t type = i % 2 ? MB2_MEMORY_RESERVED : MB2_MEMORY_AVAILABLE;
-		memcpy(pl + 8 + i * entry_size, &addr, 8);
-		memcpy(pl + 8 + i * entry_size + 8, &len, 8);
-		memcpy(pl + 8 + i * entry_size + 16, &type, 4);
-	}
-	return mb_tag(m, MB2_TAG_MMAP, pl, plen);
-}
+#include "mb2_build.h"
 
 static struct boot_info bi;
 
@@ -82,25 +29,17 @@ static int parse(const struct mb *m) { return parse_avail(m, m->len); }
 
 static void build_full(struct mb *m)
 {
-	unsigned char rsdp1[20], rsdp2[36], fb[24] = { 0 };
+	unsigned char rsdp1[20], rsdp2[36];
 	uint64_t efi64 = 0x7f000000ull;
 	uint32_t base = 0x200000, elf[3] = { 12, 64, 11 };
 	memset(rsdp1, 'A', sizeof(rsdp1));
 	memset(rsdp2, 'B', sizeof(rsdp2));
-	uint64_t fbaddr = 0xfd000000ull;
-	uint32_t pitch = 4096, w = 1024, h = 768;
-	memcpy(fb, &fbaddr, 8);
-	memcpy(fb + 8, &pitch, 4);
-	memcpy(fb + 12, &w, 4);
-	memcpy(fb + 16, &h, 4);
-	fb[20] = 32;
-	fb[21] = MB2_FRAMEBUFFER_RGB;
 
 	mb_init(m);
 	mb_tag(m, MB2_TAG_CMDLINE, "test=all hz=100", 16);
 	mb_tag(m, MB2_TAG_LOADER_NAME, "GRUB 2.06", 10);
 	mb_mmap(m, 24, 3);
-	mb_tag(m, MB2_TAG_FRAMEBUFFER, fb, sizeof(fb));
+	mb_framebuffer(m, 0xfd000000ull, MB2_FRAMEBUFFER_RGB, NULL, 0);
 	mb_tag(m, MB2_TAG_ELF_SECTIONS, elf, sizeof(elf));
 	mb_tag(m, MB2_TAG_ACPI_OLD, rsdp1, sizeof(rsdp1));
 	mb_tag(m, MB2_TAG_ACPI_NEW, rsdp2, sizeof(rsdp2));
@@ -289,14 +228,21 @@ static void mmap_bad_entry_size(void)
 	}
 }
 
+/* Parses an info of one memory map of n entries of entry_size bytes. */
+static int parse_mmap_only(struct mb *m, uint32_t entry_size, uint32_t n)
+{
+	mb_init(m);
+	mb_mmap(m, entry_size, n);
+	mb_end(m);
+	return parse(m);
+}
+
 static void mmap_larger_entries(void)
 {
 	/* A future entry_size is honoured: entries are found at its stride. */
 	struct mb m;
-	mb_init(&m);
-	mb_mmap(&m, 40, 4);
-	mb_end(&m);
-	EXPECT_EQ(parse(&m), 0);
+
+	EXPECT_EQ(parse_mmap_only(&m, 40, 4), 0);
 	ASSERT(bi.mmap_count == 4);
 	EXPECT_EQ(bi.mmap[3].addr, 0x400000);
 	EXPECT_EQ(bi.mmap[3].len, 0x4000);
@@ -304,10 +250,7 @@ static void mmap_larger_entries(void)
 
 	/* An odd entry_size leaves the fields unaligned: read by copy (UBSan
 	 * would report a misaligned load). */
-	mb_init(&m);
-	mb_mmap(&m, 28, 3);
-	mb_end(&m);
-	EXPECT_EQ(parse(&m), 0);
+	EXPECT_EQ(parse_mmap_only(&m, 28, 3), 0);
 	ASSERT(bi.mmap_count == 3);
 	EXPECT_EQ(bi.mmap[1].addr, 0x200000);
 	EXPECT_EQ(bi.mmap[2].len, 0x3000);

@@ -36,14 +36,20 @@ static void acpi_tables_as_expected(void)
 	KTAP_EXPECT_EQ(acpi_info.tables_bad, 0);
 }
 
+/* False, the case skipped, when the firmware gave no MADT. */
+static bool have_madt(void)
+{
+	if (!acpi_info.have_madt)
+		ktap_skip("no MADT");
+	return acpi_info.have_madt;
+}
+
 static void madt_cpus_all_accounted(void)
 {
 	int cpu;
 
-	if (!acpi_info.have_madt) {
-		ktap_skip("no MADT");
+	if (!have_madt())
 		return;
-	}
 	/* Every online CPU is a MADT CPU, and the boot CPU is among them. */
 	for_each_online_cpu(cpu) {
 		bool found = false;
@@ -90,10 +96,8 @@ static void madt_nmi_lints_applied(void)
 {
 	int cpu;
 
-	if (!acpi_info.have_madt) {
-		ktap_skip("no MADT");
+	if (!have_madt())
 		return;
-	}
 	for_each_online_cpu(cpu) {
 		u32 v[2] = { 0, 0 };
 		u32 uid = acpi_uid_of(cpu_apic_id[cpu]);

@@ -125,6 +125,29 @@ static int cc_sections(struct cc_reader *r, struct cc_sec *out)
 	return n;
 }
 
+/* A reader's section under either rwlock: stamped at its start and end,
+ * cs_ns long; returns the value it saw. */
+static long cc_rw_read_section(struct cc_ctx *x, u64 *ts, u64 *te)
+{
+	long v;
+
+	*ts = get_cycles_ordered();
+	v = READ_ONCE(cc_rw_val);
+	ndelay(x->cs_ns);
+	*te = get_cycles_ordered();
+	return v;
+}
+
+/* The updater's section under either rwlock: the new value, held cs_ns. */
+static void cc_rw_write_section(struct cc_ctx *x)
+{
+	x->t1 = get_cycles_ordered();
+	x->t1_ns = ktime_get_ns();
+	WRITE_ONCE(cc_rw_val, 1);
+	ndelay(x->cs_ns);
+	x->t2 = get_cycles_ordered();
+}
+
 static void cc_reader_fn(struct scen_worker *w)
 {
 	struct cc_ctx *x = w->arg;
@@ -151,18 +174,12 @@ static void cc_reader_fn(struct scen_worker *w)
 		}
 		case CC_RWLOCK:
 			read_lock(&cc_rw);
-			ts = get_cycles_ordered();
-			v = READ_ONCE(cc_rw_val);
-			ndelay(x->cs_ns);
-			te = get_cycles_ordered();
+			v = cc_rw_read_section(x, &ts, &te);
 			read_unlock(&cc_rw);
 			break;
 		default:
 			read_lock(&cc_rw_fair);
-			ts = get_cycles_ordered();
-			v = READ_ONCE(cc_rw_val);
-			ndelay(x->cs_ns);
-			te = get_cycles_ordered();
+			v = cc_rw_read_section(x, &ts, &te);
 			read_unlock(&cc_rw_fair);
 			break;
 		}
@@ -192,20 +209,12 @@ static void cc_updater_fn(struct scen_worker *w)
 		break;
 	case CC_RWLOCK:
 		write_lock(&cc_rw);
-		x->t1 = get_cycles_ordered();
-		x->t1_ns = ktime_get_ns();
-		WRITE_ONCE(cc_rw_val, 1);
-		ndelay(x->cs_ns);
-		x->t2 = get_cycles_ordered();
+		cc_rw_write_section(x);
 		write_unlock(&cc_rw);
 		break;
 	default:
 		write_lock(&cc_rw_fair);
-		x->t1 = get_cycles_ordered();
-		x->t1_ns = ktime_get_ns();
-		WRITE_ONCE(cc_rw_val, 1);
-		ndelay(x->cs_ns);
-		x->t2 = get_cycles_ordered();
+		cc_rw_write_section(x);
 		write_unlock(&cc_rw_fair);
 		break;
 	}

@@ -97,11 +97,9 @@ int main(int argc, char **argv)
 	int i;
 
 	for (i = 1; i < argc; i++) {
-		if (!strcmp(argv[i], "--cmdline") && i + 1 < argc)
-			o.cmdline = argv[++i];
-		else if (!strcmp(argv[i], "--cpus") && i + 1 < argc)
-			o.ncpus = atoi(argv[++i]);
-		else if (!strcmp(argv[i], "--calls") && i + 1 < argc)
+		if (shim_parse_opt(&o, argc, argv, &i))
+			continue;
+		if (!strcmp(argv[i], "--calls") && i + 1 < argc)
 			calls = atol(argv[++i]);
 		else if (!strcmp(argv[i], "--max-outstanding") && i + 1 < argc)
 			max_out = atol(argv[++i]);

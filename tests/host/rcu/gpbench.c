@@ -122,11 +122,9 @@ int main(int argc, char **argv)
 	bool ok = true;
 
 	for (i = 1; i < argc; i++) {
-		if (!strcmp(argv[i], "--cmdline") && i + 1 < argc)
-			o.cmdline = argv[++i];
-		else if (!strcmp(argv[i], "--cpus") && i + 1 < argc)
-			o.ncpus = atoi(argv[++i]);
-		else if (!strcmp(argv[i], "--iters") && i + 1 < argc)
+		if (shim_parse_opt(&o, argc, argv, &i))
+			continue;
+		if (!strcmp(argv[i], "--iters") && i + 1 < argc)
 			iters = atoi(argv[++i]);
 		else if (!strcmp(argv[i], "--load") && i + 1 < argc)
 			loadname = argv[++i];

@@ -35,11 +35,9 @@ int main(int argc, char **argv)
 	int i, ret;
 
 	for (i = 1; i < argc; i++) {
-		if (!strcmp(argv[i], "--cmdline") && i + 1 < argc)
-			o.cmdline = argv[++i];
-		else if (!strcmp(argv[i], "--cpus") && i + 1 < argc)
-			o.ncpus = atoi(argv[++i]);
-		else if (!strcmp(argv[i], "--type") && i + 1 < argc)
+		if (shim_parse_opt(&o, argc, argv, &i))
+			continue;
+		if (!strcmp(argv[i], "--type") && i + 1 < argc)
 			type = argv[++i];
 		else if (!strcmp(argv[i], "--ms") && i + 1 < argc)
 			ms = (unsigned int)atoi(argv[++i]);

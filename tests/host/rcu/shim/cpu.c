@@ -975,6 +975,19 @@ static void start_idle(int cpu)
 	pthread_detach(st->th);
 }
 
+bool shim_parse_opt(struct shim_opts *opts, int argc, char **argv, int *i)
+{
+	if (*i + 1 >= argc)
+		return false;
+	if (!strcmp(argv[*i], "--cmdline"))
+		opts->cmdline = argv[++*i];
+	else if (!strcmp(argv[*i], "--cpus"))
+		opts->ncpus = atoi(argv[++*i]);
+	else
+		return false;
+	return true;
+}
+
 void shim_boot(const struct shim_opts *o)
 {
 	int cpu;

@@ -29,6 +29,12 @@ struct shim_opts {
 };
 
 /*
+ * The options every host RCU program takes: `--cpus N` (ncpus) and
+ * `--cmdline OPTS`.  True if argv[*i] is one of them, *i then at its value.
+ */
+bool shim_parse_opt(struct shim_opts *opts, int argc, char **argv, int *i);
+
+/*
  * Brings up opts->ncpus CPUs, the calling thread becoming the boot task on
  * CPU 0, runs rcu_init() and brings every CPU online for RCU, then starts
  * the tick and runs rcu_late_init().  The caller then is a kthread-like
