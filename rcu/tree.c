@@ -203,6 +203,20 @@ void rcu_idle_enter(void)
 	WARN_ON_ONCE(rcu_dynticks_in_eqs(atomic_inc_return(&rdp->dynticks)) == false);
 }
 
+/*
+ * Queued callbacks keep this CPU's tick (Linux's rcu_needs_cpu() without
+ * callback offloading).  rcu_gp_cleanup() already wakes the rcuc of a
+ * CPU whose callbacks a grace period made ready, so they would not be
+ * stranded; the tick stays so that their progress (noticing the grace
+ * period, the stall check, the tick's own wake of rcuc) is the same as
+ * on a busy CPU and does not rest on that one wake.  An idle CPU seldom
+ * has callbacks queued for long, so it costs idle CPUs next to nothing.
+ */
+bool rcu_needs_cpu(void)
+{
+	return READ_ONCE(this_cpu_ptr(&rcu_data)->cblist.len) != 0;
+}
+
 /* Idle exit: odd again; the full barrier orders it before later readers. */
 void rcu_idle_exit(void)
 {
@@ -364,8 +378,7 @@ void rcu_note_context_switch(bool preempt)
 		return;
 	rcu_preempt_note_context_switch(preempt);	/* first: queue a reader */
 	rcu_qs(rdp);
-	if (rcu_exp_pending_here())
-		rcu_exp_report_local(false);
+	rcu_sched_exp_qs(false);
 }
 
 /*
@@ -404,8 +417,7 @@ void rcu_sched_clock_irq(int user)
 		/* A preemptible reader is no RCU-sched reader, but still a reader. */
 		if (!rcu_preempt_tick_in_reader())
 			rcu_qs(rdp);
-		if (rcu_exp_pending_here())
-			rcu_exp_report_local(true);
+		rcu_sched_exp_qs(true);
 	}
 	if (rdp->core_needs_qs && !READ_ONCE(rdp->cpu_no_qs))
 		rcu_report_qs_rdp(rdp);

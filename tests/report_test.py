@@ -19,6 +19,7 @@ import unittest
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(HERE)
 sys.path.insert(0, os.path.join(ROOT, "tools"))
+import benchrows  # noqa: E402
 import report  # noqa: E402
 
 FIXTURE = os.path.join(HERE, "runner-fixtures", "report-fixture.log")
@@ -125,6 +126,21 @@ class ReportTest(unittest.TestCase):
         text = "\n".join(report.goals(rows))
         self.assertIn("10.0x (50 / 5 ns) | - | - | NOT met (mean)", text)   # under 100x
         self.assertIn("refcnt / rcu-sched at 16 CPUs | >= 10x | - | - | - | - |", text)
+
+    def test_rows_as_the_runner_reads_them(self):
+        # A serial log holds NULs, BELs, tabs and bare-CR redraws; the
+        # report must read the same rows as the runner's bench.txt.
+        text = ("\x1b[0m[c0] boot\x00\n"
+                "# bench name=readside type=rcu\x07 cpus=2\tns_per_op=5 runs=3\n"
+                "# platform: qemu\x00 tcg\n"
+                "# bench name=gp type=old cpus=1\r# bench name=gp type=new cpus=1\n")
+        rows, plat = report.read_log(text)
+        lines = benchrows.clean_lines(text)
+        self.assertEqual([" ".join(f"{k}={v}" for k, v in r.items()) for r in rows],
+                         [" ".join(x.split()) for x in benchrows.bench_rows(lines)])
+        self.assertEqual(plat, benchrows.platform_lines(lines))
+        self.assertEqual(rows[0]["type"], "rcu")
+        self.assertEqual([r["type"] for r in rows[1:]], ["new"])
 
     def test_verdict_uses_the_median(self):
         # A host outlier inflates the rwlock mean past 100x; the medians

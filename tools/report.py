@@ -42,7 +42,7 @@ PAPER_LABEL = "2007 Linux, 16-CPU 3GHz x86"
 LINUX_LABEL = "Linux 6.1, same QEMU, same host"
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from benchrows import ANSI, BENCH, PLATFORM  # noqa: E402
+from benchrows import BENCH, PLATFORM, clean_lines  # noqa: E402
 
 
 # --------------------------------------------------------------------------
@@ -73,10 +73,10 @@ def parse_row(text, source=""):
 
 
 def read_log(text, source=""):
-    """Returns (rows, platform lines) of a serial log or a bench.txt."""
+    """Returns (rows, platform lines) of a serial log or a bench.txt, its
+    lines cleaned as the runner cleans them (tools/benchrows.py)."""
     rows, platforms = [], []
-    for n, line in enumerate(text.splitlines(), 1):
-        line = ANSI.sub("", line.replace("\r", ""))
+    for n, line in enumerate(clean_lines(text), 1):
         m = BENCH.search(line)
         if m:
             row = parse_row(m.group(1), f"{source}:{n}")

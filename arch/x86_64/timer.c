@@ -13,6 +13,7 @@
 #include "asm/cpu.h"
 #include "asm/cpufeature.h"
 #include "asm/irq.h"
+#include "asm/tick.h"
 #include "asm/timer.h"
 #include "kernel/cmdline.h"
 #include "kernel/cpu.h"
@@ -28,6 +29,7 @@ DEFINE_PER_CPU(u64, timer_next_deadline);
 DEFINE_PER_CPU(u64, timer_early);
 DEFINE_PER_CPU(u64, timer_rearms);
 DEFINE_PER_CPU(u64, timer_last_tick);	/* TSC of the last tick or restart */
+static DEFINE_PER_CPU(bool, timer_oneshot);	/* tickless: arch_tick_stop() */
 /* Between two interrupts: TSC cycles (deadline mode) or the LAPIC's
  * initial count (periodic); a tick's worth unless subticks are on. */
 DEFINE_PER_CPU(u64, timer_period);
@@ -131,11 +133,6 @@ int arch_timer_subticks(unsigned int n, timer_subtick_fn fn)
 	this_cpu_write(timer_subtick_index, 0);
 	set_period(n);
 	return 0;
-}
-
-bool arch_tick_can_stop(void)
-{
-	return !this_cpu_read(timer_subtick_user);
 }
 
 static void start_this_cpu(void)
@@ -310,6 +307,7 @@ void timer_test_lose_tick(void)
 void arch_cpu_stop_timer(void)
 {
 	this_cpu_write(timer_mode, NULL);
+	this_cpu_write(timer_oneshot, false);
 	this_cpu_write(timer_subtick_user, NULL);
 	lapic_write(APIC_LVTT, APIC_LVT_MASKED);
 	if (use_deadline)
@@ -337,7 +335,8 @@ void timer_check_tick(bool idle)
 	if (!this_cpu_read(timer_mode))
 		return;			/* not ticking on this CPU yet */
 	st = (struct tick_state){
-		.idle = idle, .deadline = use_deadline, .now = rdtsc(),
+		.idle = idle, .stopped = this_cpu_read(timer_oneshot),
+		.deadline = use_deadline, .now = rdtsc(),
 		.last_tick = this_cpu_read(timer_last_tick),
 		.next_deadline = this_cpu_read(timer_next_deadline),
 		.per_tick = tsc_per_tick,
@@ -345,6 +344,11 @@ void timer_check_tick(bool idle)
 	};
 	if (!tick_needs_restart(&st))
 		return;
+	if (st.stopped) {
+		this_cpu_inc(timer_rearms);
+		arch_tick_restart();	/* the one-shot was lost */
+		return;
+	}
 	/* A deadline already past fires at once (if its interrupt was only
 	 * late, the two are one in the IRR); periodic mode restarts its
 	 * count. */
@@ -354,6 +358,55 @@ void timer_check_tick(bool idle)
 		wrmsr(MSR_IA32_TSC_DEADLINE, st.next_deadline);
 	else
 		lapic_write(APIC_TMICT, this_cpu_read(timer_period));
+}
+
+/* ---- tickless idle (asm/tick.h) ---- */
+
+bool arch_tick_can_stop(void)
+{
+	return this_cpu_read(timer_mode) && !this_cpu_read(timer_oneshot) &&
+	       !this_cpu_read(timer_subtick_user);
+}
+
+void arch_tick_stop(unsigned long ticks)
+{
+	u64 now = rdtsc();
+
+	this_cpu_write(timer_oneshot, true);
+	if (use_deadline) {
+		/* deadline_due() takes its interrupt for a tick. */
+		this_cpu_write(timer_next_deadline, now + ticks * tsc_per_tick);
+		wrmsr(MSR_IA32_TSC_DEADLINE, now + ticks * tsc_per_tick);
+	} else {
+		u64 count = (u64)ticks * lapic_ticks_per_tick;
+
+		lapic_write(APIC_LVTT, LOCAL_TIMER_VECTOR);	/* one-shot */
+		lapic_write(APIC_TMICT, count > 0xffffffffu ? 0xffffffffu : (u32)count);
+	}
+}
+
+/*
+ * From irq entry (any interrupt ends tickless idle) or the idle loop.  A
+ * deadline one-shot that is due is left as it is: its interrupt, pending
+ * or being taken, is then this restart's first tick and arms the next.
+ */
+void arch_tick_restart(void)
+{
+	u64 now = rdtsc();
+
+	if (!this_cpu_read(timer_oneshot))
+		return;
+	this_cpu_write(timer_oneshot, false);
+	this_cpu_write(timer_last_tick, now);
+	if (use_deadline) {
+		if ((s64)(now - this_cpu_read(timer_next_deadline)) < 0) {
+			this_cpu_write(timer_next_deadline, now);
+			arm_deadline();
+		}
+	} else {
+		lapic_write(APIC_LVTT, LOCAL_TIMER_VECTOR | APIC_LVT_TIMER_PERIODIC);
+		lapic_write(APIC_TMICT, this_cpu_read(timer_period));
+	}
 }
 
 void timer_init_ap(void)

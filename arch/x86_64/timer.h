@@ -27,6 +27,8 @@ void timer_check_tick(bool idle);
 /* The decision (arch/x86_64/tick_check.c, pure: host-tested). */
 struct tick_state {
 	bool idle;		/* asked before a halt */
+	bool stopped;		/* tickless: a one-shot at next_deadline (or
+				 * the periodic count) instead of the tick */
 	bool deadline;		/* TSC-deadline mode, else periodic */
 	u64 now, last_tick, next_deadline, per_tick;	/* TSC cycles */
 	bool (*irq_pending)(void);	/* the timer vector is in the IRR */

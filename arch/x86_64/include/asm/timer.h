@@ -22,7 +22,3 @@ typedef void (*timer_subtick_fn)(bool tick);
  */
 #define TIMER_SUBTICKS_MAX 64
 int arch_timer_subticks(unsigned int n, timer_subtick_fn fn);
-
-/* Whether this CPU's tick may stop (tickless idle): not while a subtick
- * user is set, since it counts on the interrupts.  Irqs off. */
-bool arch_tick_can_stop(void);
