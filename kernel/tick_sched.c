@@ -12,11 +12,11 @@
  * jiffies_lock orders the holder's update against a takeover, so that
  * one tick never advances jiffies twice.
  *
- * Tickless idle (nohz=on; off by default).  An idle CPU stops its
- * periodic tick when nothing needs it: no RCU callbacks of its own are
- * queued (rcu_needs_cpu(), rcu/tree.c says why), no timer of its base
- * is due within a tick, no tick dependency is set (tick_dep_set_cpu()),
- * and the arch has no sub-tick user.  The
+ * Tickless idle (on by default; nohz=off keeps the periodic tick).  An
+ * idle CPU stops its periodic tick when nothing needs it: no RCU
+ * callbacks of its own are queued (rcu_needs_cpu(), rcu/tree.c says
+ * why), no timer of its base is due within a tick, no tick dependency is
+ * set (tick_dep_set_cpu()), and the arch has no sub-tick user.  The
  * timer is then set to fire once at the next timer (at most
  * NOHZ_MAX_TICKS away).  A CPU that stops its tick gives the duty up;
  * any interrupt restarts the tick (tick_irq_enter()), and the first CPU
@@ -50,9 +50,9 @@ static u64 last_jiffies_update;	/* TSC of the last update, under the lock */
 static DEFINE_PER_CPU(u64, tick_seen_jiffies);
 static DEFINE_PER_CPU(unsigned int, tick_stale);
 
-bool tick_nohz_enabled;
+bool tick_nohz_enabled = true;
 core_param(nohz, tick_nohz_enabled, bool,
-	   "tickless idle: an idle CPU stops its tick until its next timer (on, off)");
+	   "tickless idle: an idle CPU stops its tick until its next timer (on, the default; off)");
 DEFINE_PER_CPU(bool, tick_stopped);
 DEFINE_PER_CPU(u64, tick_nohz_stops);
 static DEFINE_PER_CPU(int, tick_dep);	/* tick_dep_set_cpu() count */
