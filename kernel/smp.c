@@ -63,7 +63,11 @@ void smp_ap_main(int cpu)
 	smp_mb();
 	cpumask_set_cpu(cpu, &cpu_present_mask);
 	cpumask_set_cpu(cpu, &cpu_online_mask);
-	__atomic_store_n(&nr_cpu_ids, MAX(nr_cpu_ids, cpu + 1), __ATOMIC_RELEASE);
+	/* APs come up together: raise it, never lower another's value. */
+	for (int ids = READ_ONCE(nr_cpu_ids); ids < cpu + 1;)
+		if (__atomic_compare_exchange_n(&nr_cpu_ids, &ids, cpu + 1, false,
+						__ATOMIC_RELEASE, __ATOMIC_RELAXED))
+			break;
 	if (!again)
 		pr_info("smp: CPU %d online (APIC id %u)\n", cpu, cpu_apic_id[cpu]);
 	cpu_idle_loop();

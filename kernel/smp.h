@@ -1,7 +1,9 @@
 /* kernel/smp.h: the generic SMP interface: which CPU am I, which CPUs are
  * online, and running a function on other CPUs.  Implemented in
  * kernel/smp.c over the arch's IPIs (arch/x86_64/ipi.c).  CPUs are
- * numbered 0..nr_cpu_ids-1 in the order they came up; CPU 0 boots. */
+ * numbered 0..nr_cpu_ids-1 in the firmware's order (the MADT's); CPU 0
+ * boots.  A number whose CPU failed to come up stays unused: the online
+ * mask may have holes. */
 #pragma once
 
 #include "kernel/types.h"

@@ -15,7 +15,8 @@
  * instead of making false reports; and a watched vCPU that was merely
  * not run answers the NMI with irqs on, or ticks before the second
  * question.  Not the watcher's own ticks: under tickless idle an idle
- * watcher takes about one a second, and its watch would take hours.  The NMI itself is the arch's (asm/nmi.h, asm/smp.h).
+ * watcher takes about one a second, and its watch would take hours.  The NMI
+ * itself is the arch's (asm/nmi.h, asm/smp.h).
  *
  * A CPU in tickless idle (kernel/tick_sched.c) takes no ticks on purpose
  * and is not watched while its tick is stopped; a tickless watcher looks
@@ -143,6 +144,19 @@ static void watchdog_report(int cpu, const char *how)
 		panic("Hard LOCKUP on cpu %d", cpu);
 }
 
+/* Round 1 or 2: asks w's target by NMI whether it is stuck, or reports
+ * it at once if no NMI can be sent. */
+static void watchdog_ask(struct watch *w, int round)
+{
+	w->round = round;
+	w->phase_since = jiffies;
+	w->phase = PROBED;
+	if (!watchdog_probe(w->target, w->saved)) {
+		watchdog_report(w->target, "and it cannot be sent an NMI");
+		w->phase = REPORTED;
+	}
+}
+
 void watchdog_tick(void)
 {
 	struct watch *w = this_cpu_ptr(&watchdog_watch);
@@ -171,15 +185,8 @@ void watchdog_tick(void)
 	thresh_ticks = (unsigned long)watchdog_thresh * hz;
 	switch (w->phase) {
 	case WATCHING:
-		if (jiffies - w->since < thresh_ticks)
-			break;
-		w->round = 1;
-		w->phase_since = jiffies;
-		w->phase = PROBED;
-		if (!watchdog_probe(target, w->saved)) {
-			watchdog_report(target, "and it cannot be sent an NMI");
-			w->phase = REPORTED;
-		}
+		if (jiffies - w->since >= thresh_ticks)
+			watchdog_ask(w, 1);
 		break;
 	case PROBED:
 		state = __atomic_load_n(&probes[target].state, __ATOMIC_ACQUIRE);
@@ -201,15 +208,8 @@ void watchdog_tick(void)
 		break;
 	case CONFIRMING:
 		/* A second of jiffies for a short irqs-off stretch to end. */
-		if (jiffies - w->phase_since < hz)
-			break;
-		w->round = 2;
-		w->phase_since = jiffies;
-		w->phase = PROBED;
-		if (!watchdog_probe(target, w->saved)) {
-			watchdog_report(target, "and it cannot be sent an NMI");
-			w->phase = REPORTED;
-		}
+		if (jiffies - w->phase_since >= hz)
+			watchdog_ask(w, 2);
 		break;
 	default:
 		break;		/* reported: quiet until it ticks again */

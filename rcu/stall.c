@@ -7,8 +7,10 @@
  * backtraces, asked for by NMI (trigger_cpu_backtrace).  The check runs in
  * every CPU's tick, not in the GP kthread, because the kthread may be
  * queued behind the very CPU that stalls.  Reports repeat every
- * 3 * timeout while the stall lasts.  Tests read rcu_stall_reports and
- * rcu_stall_last_mask.
+ * 3 * timeout while the stall lasts.  Expedited grace periods report
+ * their stalls from their own wait (rcu/expedited.c), ending as these do.
+ * Tests read rcu_stall_reports and rcu_stall_last_mask, which a report
+ * sets once it is wholly printed.
  */
 #include "rcu/tree.h"
 #include "kernel/printk.h"
@@ -35,6 +37,29 @@ unsigned long rcu_jiffies_till_stall_check(void)
 	if (ms < 100)
 		ms = 100;
 	return msecs_to_jiffies(ms);
+}
+
+/*
+ * The backtraces of the CPUs a report named (by NMI; the reporter's own
+ * directly), and only then the report is counted: whoever sees
+ * rcu_stall_reports move finds the whole report in the log.
+ */
+void rcu_stall_report_end(const char *name, unsigned long mask)
+{
+	int cpu, self = raw_smp_processor_id();
+
+	for (cpu = 0; cpu < NR_CPUS; cpu++) {
+		if (!(mask & (1UL << cpu)))
+			continue;
+		if (cpu == self) {
+			printk(KERN_ERR "rcu: INFO: %s self-detected stall on CPU %d\n", name, cpu);
+			dump_stack();
+		} else if (!trigger_cpu_backtrace(cpu)) {
+			printk(KERN_ERR "rcu: cannot NMI CPU %d for its backtrace\n", cpu);
+		}
+	}
+	WRITE_ONCE(rcu_stall_last_mask, mask);
+	atomic_inc(&rcu_stall_reports);
 }
 
 /*
@@ -140,18 +165,7 @@ static void rcu_stall_report(struct rcu_data *me, unsigned long gps, unsigned lo
 	rcu_preempt_stall_print_blocked();	/* preempted readers (rcu/preempt.c) */
 	printk(KERN_ERR "rcu: \t(detected by %d, t=%lu jiffies, g=%ld, q=%ld)\n",
 	       self, age, (long)rcu_seq_ctr(gps), (long)rcu_segcblist_n_cbs(&me->cblist));
-	WRITE_ONCE(rcu_stall_last_mask, mask_all);
-	atomic_inc(&rcu_stall_reports);
-	for (cpu = 0; cpu < NR_CPUS; cpu++) {
-		if (!(mask_all & (1UL << cpu)))
-			continue;
-		if (cpu == self) {
-			printk(KERN_ERR "rcu: INFO: rcu_sched self-detected stall on CPU %d\n", cpu);
-			dump_stack();
-		} else if (!trigger_cpu_backtrace(cpu)) {
-			printk(KERN_ERR "rcu: cannot NMI CPU %d for its backtrace\n", cpu);
-		}
-	}
+	rcu_stall_report_end("rcu_sched", mask_all);
 }
 
 /* From every CPU's tick, irqs off. */
@@ -177,19 +191,3 @@ void rcu_check_cpu_stall(struct rcu_data *rdp)
 		rcu_stall_report(rdp, gps, j - READ_ONCE(rcu_state.gp_start));
 }
 
-void rcu_exp_stall_report(unsigned long mask, unsigned long waited)
-{
-	int cpu;
-
-	printk(KERN_ERR "rcu: INFO: rcu_sched detected expedited stalls on CPUs: { ");
-	for (cpu = 0; cpu < NR_CPUS; cpu++)
-		if (mask & (1UL << cpu))
-			printk(KERN_CONT "%d ", cpu);
-	printk(KERN_CONT "} %lu jiffies s: %lu\n", waited,
-	       (unsigned long)rcu_seq_ctr(READ_ONCE(rcu_state.expedited_sequence)));
-	WRITE_ONCE(rcu_stall_last_mask, mask);
-	atomic_inc(&rcu_stall_reports);
-	for (cpu = 0; cpu < NR_CPUS; cpu++)
-		if ((mask & (1UL << cpu)) && cpu != smp_processor_id())
-			trigger_cpu_backtrace(cpu);
-}

@@ -378,8 +378,7 @@ void rcu_note_context_switch(bool preempt)
 		return;
 	rcu_preempt_note_context_switch(preempt);	/* first: queue a reader */
 	rcu_qs(rdp);
-	if (rcu_exp_pending_here())
-		rcu_exp_report_local(false);
+	rcu_sched_exp_qs(false);
 }
 
 /*
@@ -418,8 +417,7 @@ void rcu_sched_clock_irq(int user)
 		/* A preemptible reader is no RCU-sched reader, but still a reader. */
 		if (!rcu_preempt_tick_in_reader())
 			rcu_qs(rdp);
-		if (rcu_exp_pending_here())
-			rcu_exp_report_local(true);
+		rcu_sched_exp_qs(true);
 	}
 	if (rdp->core_needs_qs && !READ_ONCE(rdp->cpu_no_qs))
 		rcu_report_qs_rdp(rdp);

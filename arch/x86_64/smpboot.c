@@ -1,11 +1,14 @@
 /* arch/x86_64/smpboot.c: bringing up the machine's CPUs.  The boot CPU
  * reads the ACPI tables, sets up its interrupt controllers and timers
- * (x86_platform_init), then starts each AP the MADT lists with
- * INIT-SIPI-SIPI through the real-mode trampoline (trampoline.asm), one
- * at a time, with the SDM's delays measured on the TSC.  An AP that does
- * not answer is named, sent back to INIT, and skipped.  Each AP gets its
- * own stack (guard page below), per-CPU area, GDT/TSS/IST, IDT, LAPIC and
- * timer, then ends in smp_ap_main(). */
+ * (x86_platform_init), then starts the APs the MADT lists with
+ * INIT-SIPI-SIPI through the real-mode trampoline (trampoline.asm): all
+ * of them at once, with the SDM's delays measured on the TSC once for
+ * all.  Logical CPU numbers follow the MADT's order; each AP finds its
+ * own (and its stack) by its APIC id in ap_boot_slots.  An AP that does
+ * not answer in time is named, sent back to INIT, and skipped (its
+ * number stays unused).  Each AP gets its own stack (guard page below),
+ * per-CPU area, GDT/TSS/IST, IDT, LAPIC and timer, then ends in
+ * smp_ap_main(). */
 #include "arch/x86_64/acpi.h"
 #include "arch/x86_64/ioapic.h"
 #include "arch/x86_64/lapic.h"
@@ -41,9 +44,21 @@ u32 cpu_apic_id[NR_CPUS];
 static u32 cpu_acpi_uid[NR_CPUS];
 static s64 cpu_tsc_skew[NR_CPUS];
 
-/* Read by ap_entry64 once the AP has claimed the trampoline. */
-u64 ap_boot_stack;
-int ap_boot_cpu;
+/*
+ * One slot per logical CPU, scanned by ap_claim_slot (trampoline.asm, which
+ * knows this layout): an AP claims the WAITING slot of its APIC id, and
+ * runs as that CPU on that stack.  The BSP withdraws the slot of an AP
+ * that did not answer in time (WAITING -> IDLE), so a late one halts.
+ */
+enum { AP_SLOT_IDLE, AP_SLOT_WAITING, AP_SLOT_CLAIMED };
+struct ap_boot_slot {
+	u32 apic_id;
+	u32 state;
+	u64 stack;
+};
+_Static_assert(sizeof(struct ap_boot_slot) == 16, "trampoline.asm's AP_SLOT_SIZE");
+struct ap_boot_slot ap_boot_slots[NR_CPUS];
+const u32 ap_boot_nr_slots = NR_CPUS;
 extern struct boot_info boot_info;	/* kernel/main.c */
 static u64 bsp_cr0, bsp_cr4;
 static bool lapic_ok;
@@ -59,8 +74,8 @@ core_param(smp.skip_apic, smp_skip_apic, uint, "test: start this APIC id in a ha
 #define DEADEND_PHYS 0x7000	/* cli; hlt; jmp $-2: for smp.skip_apic */
 
 extern const char trampoline_start[], trampoline_end[];
-extern const char tr_ticket[], tr_cr3[], tr_efer[], tr_entry[];
-extern char ap_entry64[];
+extern const char tr_gate[], tr_cr3[], tr_efer[], tr_entry[];
+extern char ap_claim_slot[];
 
 void smp_ap_entry(int cpu);
 
@@ -177,73 +192,111 @@ static void free_percpu_area(void *area)
 	pmm_free_pages(virt_to_phys(area), pages ? pages : 1);
 }
 
-static bool wait_for(bool (*done)(int), int arg, unsigned int ms)
-{
-	u64 t0 = get_cycles(), limit = ns_to_cycles(ms * 1000000ull);
-
-	while (!done(arg)) {
-		if (get_cycles() - t0 > limit)
-			return done(arg);
-		cpu_relax();
-	}
-	return true;
-}
-
-static bool trampoline_claimed(int unused)
-{
-	(void)unused;
-	return READ_ONCE(*tr_field32(tr_ticket)) == 0;
-}
-
-static bool came_online(int cpu) { return cpu_online(cpu); }
-
 /* Each AP's boot stack: its idle task's too, and again after cpu_up(). */
 static void *ap_stacks[NR_CPUS];
 
-/*
- * INIT-SIPI-SIPI to cpu (per-CPU area set up, stack given) and wait until
- * it is online.  -ETIMEDOUT: it never claimed the trampoline, and is back
- * in wait-for-SIPI; -EIO: it started but did not come online.
- */
-static int sipi_and_wait(int cpu, u32 apic, void *stack)
+static volatile u32 *slot_state(int cpu)
 {
-	ap_boot_stack = (u64)stack;
-	ap_boot_cpu = cpu;
-	*tr_field32(tr_cr3) = (u32)paging_kernel_cr3();
-	*tr_field32(tr_efer) = (1u << 8) | ((u32)rdmsr(MSR_EFER) & EFER_NXE);
-	*(volatile u64 *)tr_field32(tr_entry) = (u64)ap_entry64;
-	smp_wmb();
-	WRITE_ONCE(*tr_field32(tr_ticket), 1);
-	smp_mb();
-
-	/* SDM vol 3 8.4.4.1: INIT, 10 ms, SIPI, 200 us, SIPI, 200 us. */
-	lapic_send_ipi(apic, APIC_DM_INIT | APIC_ICR_LEVEL | APIC_ICR_ASSERT);
-	mdelay(10);
-	for (int i = 0; i < 2 && !trampoline_claimed(0); i++) {
-		lapic_send_ipi(apic, APIC_DM_STARTUP |
-			       ((apic == smp_skip_apic ? DEADEND_PHYS : TRAMPOLINE_PHYS) >> 12));
-		udelay(200);
-	}
-	if (!wait_for(trampoline_claimed, 0, smp_timeout_ms)) {
-		/* Withdraw the claim first, so a late start halts in the
-		 * trampoline; then put the CPU back into wait-for-SIPI. */
-		if (__atomic_exchange_n(tr_field32(tr_ticket), 0, __ATOMIC_SEQ_CST) != 0) {
-			lapic_send_ipi(apic, APIC_DM_INIT | APIC_ICR_LEVEL | APIC_ICR_ASSERT);
-			return -ETIMEDOUT;
-		}
-		/* It claimed the trampoline just now after all: go on. */
-	}
-	if (!wait_for(came_online, cpu, smp_timeout_ms * 5))
-		return -EIO;
-	return 0;
+	return &ap_boot_slots[cpu].state;
 }
 
-/* Starts APIC id apic as logical cpu.  0 on success; on failure the CPU
- * is named and parked in INIT. */
-static int start_cpu(int cpu, u32 apic, u32 uid)
+/* The trampoline copied below 1 MiB, its parameters filled in, and its
+ * gate open; the low identity map must be on until trampoline_close(). */
+static void trampoline_open(void)
+{
+	memcpy(low_page(TRAMPOLINE_PHYS), trampoline_start, trampoline_end - trampoline_start);
+	*tr_field32(tr_cr3) = (u32)paging_kernel_cr3();
+	*tr_field32(tr_efer) = (1u << 8) | ((u32)rdmsr(MSR_EFER) & EFER_NXE);
+	*(volatile u64 *)tr_field32(tr_entry) = (u64)ap_claim_slot;
+	smp_wmb();
+	WRITE_ONCE(*tr_field32(tr_gate), 1);
+	smp_mb();
+}
+
+static void trampoline_close(void)
+{
+	WRITE_ONCE(*tr_field32(tr_gate), 0);
+	smp_mb();
+}
+
+static u32 sipi_vector(u32 apic)
+{
+	return (apic == smp_skip_apic ? DEADEND_PHYS : TRAMPOLINE_PHYS) >> 12;
+}
+
+/*
+ * INIT-SIPI-SIPI to the n CPUs of cpus[] (per-CPU areas set up, stacks
+ * given) at once, and waits until they are online, with one deadline
+ * for all.  res[i]: 0 online; -ETIMEDOUT it never claimed its slot, and
+ * is back in wait-for-SIPI; -EIO it started but did not come online.
+ * The trampoline must be open.
+ */
+static void sipi_and_wait(const int *cpus, int n, int *res)
+{
+	u64 t0, limit = ns_to_cycles(smp_timeout_ms * 1000000ull);
+	int left;
+
+	for (int i = 0; i < n; i++) {
+		struct ap_boot_slot *sl = &ap_boot_slots[cpus[i]];
+
+		sl->apic_id = cpu_apic_id[cpus[i]];
+		sl->stack = (u64)ap_stacks[cpus[i]];
+		WRITE_ONCE(sl->state, AP_SLOT_WAITING);
+	}
+	smp_mb();
+	/* SDM vol 3 8.4.4.1: INIT, 10 ms, SIPI, 200 us, SIPI, 200 us; the
+	 * second SIPI only to those that have not claimed their slot (one
+	 * that runs ignores it anyway: it is not in wait-for-SIPI). */
+	for (int i = 0; i < n; i++)
+		lapic_send_ipi(cpu_apic_id[cpus[i]], APIC_DM_INIT | APIC_ICR_LEVEL | APIC_ICR_ASSERT);
+	mdelay(10);
+	for (int pass = 0; pass < 2; pass++) {
+		for (int i = 0; i < n; i++)
+			if (READ_ONCE(*slot_state(cpus[i])) == AP_SLOT_WAITING)
+				lapic_send_ipi(cpu_apic_id[cpus[i]],
+					       APIC_DM_STARTUP | sipi_vector(cpu_apic_id[cpus[i]]));
+		udelay(200);
+	}
+	t0 = get_cycles();
+	do {
+		left = 0;
+		for (int i = 0; i < n; i++)
+			left += READ_ONCE(*slot_state(cpus[i])) == AP_SLOT_WAITING;
+		cpu_relax();
+	} while (left && get_cycles() - t0 <= limit);
+	for (int i = 0; i < n; i++) {
+		u32 waiting = AP_SLOT_WAITING;
+
+		res[i] = 0;
+		/* Withdraw the slot first, so a late start halts in
+		 * ap_claim_slot; then put the CPU back into wait-for-SIPI.  One
+		 * that claimed it just now after all goes on. */
+		if (__atomic_compare_exchange_n(slot_state(cpus[i]), &waiting, AP_SLOT_IDLE,
+						false, __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST)) {
+			lapic_send_ipi(cpu_apic_id[cpus[i]],
+				       APIC_DM_INIT | APIC_ICR_LEVEL | APIC_ICR_ASSERT);
+			res[i] = -ETIMEDOUT;
+		}
+	}
+	t0 = get_cycles();
+	do {
+		left = 0;
+		for (int i = 0; i < n; i++)
+			left += !res[i] && !cpu_online(cpus[i]);
+		cpu_relax();
+	} while (left && get_cycles() - t0 <= limit * 5);
+	for (int i = 0; i < n; i++) {
+		if (!res[i] && !cpu_online(cpus[i]))
+			res[i] = -EIO;
+		WRITE_ONCE(*slot_state(cpus[i]), AP_SLOT_IDLE);
+	}
+}
+
+/* The IST stacks, per-CPU area and boot stack of APIC id apic as logical
+ * cpu.  0 on success; on failure the CPU is named. */
+static int prepare_cpu(int cpu, u32 apic, u32 uid)
 {
 	void *stack, *area;
-	int r;
 
 	if (ist_stacks_guard(cpu)) {
 		pr_err("smp: no IST stacks for CPU %d (APIC id %u)\n", cpu, apic);
@@ -262,21 +315,25 @@ static int start_cpu(int cpu, u32 apic, u32 uid)
 	percpu_setup_cpu(cpu, area);
 	cpu_apic_id[cpu] = apic;
 	cpu_acpi_uid[cpu] = uid;
-	r = sipi_and_wait(cpu, apic, stack);
-	if (r == -ETIMEDOUT) {
-		pr_err("smp: CPU %d (APIC id %u) does not answer INIT-SIPI-SIPI after %u ms; skipped\n",
-		       cpu, apic, smp_timeout_ms);
-		free_kernel_stack(stack, AP_STACK_SIZE);
-		free_percpu_area(area);
-		return r;
-	}
-	if (r) {
-		pr_err("smp: CPU %d (APIC id %u) started but is not online after %u ms; skipped\n",
-		       cpu, apic, smp_timeout_ms * 5);
-		return r;	/* its stack and area stay: it may be using them */
-	}
 	ap_stacks[cpu] = stack;
 	return 0;
+}
+
+/* After sipi_and_wait(): names a CPU that did not come up.  Its number
+ * stays unused and keeps its per-CPU area (per_cpu() of it stays valid);
+ * the stack of one that never started goes back, that of one that did
+ * stays (it may be using it).  Either way cpu_up() refuses it. */
+static void boot_failed(int cpu, int r)
+{
+	if (r == -ETIMEDOUT) {
+		pr_err("smp: CPU %d (APIC id %u) does not answer INIT-SIPI-SIPI after %u ms; skipped\n",
+		       cpu, cpu_apic_id[cpu], smp_timeout_ms);
+		free_kernel_stack(ap_stacks[cpu], AP_STACK_SIZE);
+	} else {
+		pr_err("smp: CPU %d (APIC id %u) started but is not online after %u ms; skipped\n",
+		       cpu, cpu_apic_id[cpu], smp_timeout_ms * 5);
+	}
+	ap_stacks[cpu] = NULL;
 }
 
 /*
@@ -291,8 +348,9 @@ int arch_cpu_up(int cpu)
 	if (!lapic_ok || cpu <= 0 || cpu >= NR_CPUS || !ap_stacks[cpu])
 		return -EINVAL;
 	paging_identity_map_low(true);
-	memcpy(low_page(TRAMPOLINE_PHYS), trampoline_start, trampoline_end - trampoline_start);
-	r = sipi_and_wait(cpu, cpu_apic_id[cpu], ap_stacks[cpu]);
+	trampoline_open();
+	sipi_and_wait(&cpu, 1, &r);
+	trampoline_close();
 	paging_identity_map_low(false);
 	if (r)
 		pr_err("smp: CPU %d (APIC id %u) did not come back: %s after %u ms\n",
@@ -351,6 +409,7 @@ static void print_cpu_table(void)
 void smp_boot_cpus(void)
 {
 	int next = 1, limit = NR_CPUS, cpu;
+	int cpus[NR_CPUS] = { 0 }, res[NR_CPUS], n = 0;
 	s64 worst = 0;
 	u64 t0 = ktime_get_ns();
 
@@ -377,11 +436,6 @@ void smp_boot_cpus(void)
 		pr_warn("smp: no local APIC: running on the boot CPU only\n");
 		goto done;
 	}
-	paging_identity_map_low(true);
-	memcpy(low_page(TRAMPOLINE_PHYS), trampoline_start,
-	       trampoline_end - trampoline_start);
-	if (smp_skip_apic != 0xffffffff)
-		memcpy(low_page(DEADEND_PHYS), "\xfa\xf4\xeb\xfd", 4);
 	for (int i = 0; i < acpi_info.nr_cpus; i++) {
 		const struct acpi_cpu *c = &acpi_info.cpus[i];
 
@@ -397,13 +451,23 @@ void smp_boot_cpus(void)
 			continue;
 		}
 		smp_cpus_wanted++;
-		int r = start_cpu(next, c->apic_id, c->acpi_uid);
-
-		if (r)
+		if (prepare_cpu(next, c->apic_id, c->acpi_uid)) {
 			smp_cpus_failed++;
-
-		if (r == 0 || r == -EIO)
-			next++;		/* -EIO: the id is taken by a stuck CPU */
+			continue;	/* the number goes to the next one */
+		}
+		cpus[n++] = next++;
+	}
+	paging_identity_map_low(true);
+	trampoline_open();
+	if (smp_skip_apic != 0xffffffff)
+		memcpy(low_page(DEADEND_PHYS), "\xfa\xf4\xeb\xfd", 4);
+	sipi_and_wait(cpus, n, res);
+	trampoline_close();
+	for (int i = 0; i < n; i++) {
+		if (res[i]) {
+			boot_failed(cpus[i], res[i]);
+			smp_cpus_failed++;
+		}
 	}
 	paging_identity_map_low(false);
 	pr_info("smp: %d of %d CPUs online in %llu us\n", num_online_cpus(), smp_cpus_wanted,

@@ -11,23 +11,16 @@ TIMER_ROOT ?= ../..
 TIMER_BUILD ?= build
 TIMER_SRC ?= $(TIMER_ROOT)/kernel/timer.c
 TIMER_SHIM = $(TIMER_ROOT)/tests/host/timer_shim
-THREAD_SHIM = $(TIMER_ROOT)/tests/host/thread_shim
 TIMER_CFLAGS = -std=gnu11 -Wall -Wextra -Werror -g -O1 -pthread -fno-omit-frame-pointer \
 	-DCONFIG_SANITIZE=1 -I$(TIMER_SHIM) -I$(THREAD_SHIM) -I$(TIMER_ROOT) -include $(TIMER_SHIM)/relax.h
 TIMER_KSRC = $(TIMER_SRC) $(TIMER_ROOT)/kernel/spinlock.c $(THREAD_SHIM)/shim.c
-TIMER_DEPS = test_timer.c ktest.h timer.mk $(TIMER_KSRC) \
-	$(wildcard $(TIMER_SHIM)/*.h $(TIMER_SHIM)/kernel/*.h $(THREAD_SHIM)/kernel/*.h) \
-	$(TIMER_ROOT)/kernel/timer.h $(TIMER_ROOT)/kernel/time.h $(TIMER_ROOT)/kernel/spinlock.h \
-	$(TIMER_ROOT)/kernel/list.h $(TIMER_ROOT)/kernel/preempt_mask.h
+TIMER_DEPS = test_timer.c timer.mk $(TIMER_KSRC) $(THREAD_SHIM_DEPS) \
+	$(wildcard $(TIMER_SHIM)/*.h $(TIMER_SHIM)/kernel/*.h) $(TIMER_ROOT)/kernel/timer.h \
+	$(TIMER_ROOT)/tests/kernel/bounded_wait.h
 
 HOST_TESTS += $(TIMER_BUILD)/test_timer $(TIMER_BUILD)/test_timer_tsan
 
 $(TIMER_BUILD)/test_timer: $(TIMER_DEPS)
-	@mkdir -p $(TIMER_BUILD)
-	$(CC) $(TIMER_CFLAGS) -fsanitize=address,undefined -fno-sanitize-recover=all \
-		-o $@ test_timer.c $(TIMER_KSRC)
-
-# GCC warns that TSan does not model standalone fences (smp_mb()).
+	$(call host_cc,$(TIMER_CFLAGS) $(HOST_ASAN),test_timer.c $(TIMER_KSRC))
 $(TIMER_BUILD)/test_timer_tsan: $(TIMER_DEPS)
-	@mkdir -p $(TIMER_BUILD)
-	$(CC) $(TIMER_CFLAGS) -DSTRESS_ITERS=1000 -fsanitize=thread -Wno-tsan -o $@ test_timer.c $(TIMER_KSRC)
+	$(call host_cc,$(TIMER_CFLAGS) -DSTRESS_ITERS=1000 $(HOST_TSAN),test_timer.c $(TIMER_KSRC))

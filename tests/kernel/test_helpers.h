@@ -3,8 +3,10 @@
 #pragma once
 
 #include "kernel/sched.h"
+#include "kernel/smp.h"
 #include "kernel/tick_sched.h"
 #include "kernel/time.h"
+#include "tests/kernel/bounded_wait.h"
 
 /*
  * Bounded waits.  WAIT_UNTIL(cond, ms) waits for something that must
@@ -14,18 +16,29 @@
  * decides how soon a real failure is reported; a test never waits
  * without one (a hung thread is a failure, not a hang).
  * WAIT_WINDOW(cond, ms) watches for exactly ms: for a window whose
- * length is the point, when cond must NOT happen within it.  True if
- * cond.
+ * length is the point, when cond must NOT happen within it.
+ * SPIN_UNTIL(cond, ms) and SPIN_WINDOW(cond, ms) are the same two that
+ * spin instead of sleeping, for a caller that may not sleep (irq
+ * context, inside a reader, irqs off).  True if cond.
  */
 #define WAIT_MIN_MS 30000
-#define WAIT_WINDOW(cond, ms) ({					\
-	u64 __end = ktime_get_ns() + (u64)(ms) * 1000000ull;		\
-	bool __ok;							\
-	while (!(__ok = (cond)) && ktime_get_ns() < __end)		\
-		msleep(1);						\
-	__ok; })
+#define WAIT_WINDOW(cond, ms) BOUNDED_WAIT(cond, ms, msleep(1))
 #define WAIT_UNTIL(cond, ms)						\
 	WAIT_WINDOW(cond, (ms) > WAIT_MIN_MS ? (ms) : WAIT_MIN_MS)
+#define SPIN_WINDOW(cond, ms) BOUNDED_WAIT(cond, ms, cpu_relax())
+#define SPIN_UNTIL(cond, ms)						\
+	SPIN_WINDOW(cond, (ms) > WAIT_MIN_MS ? (ms) : WAIT_MIN_MS)
+
+/* The CPU farthest from the one running the case (itself at -smp 1). */
+static inline int farthest_cpu(void)
+{
+	int me = smp_processor_id(), cpu, pick = me;
+
+	for_each_online_cpu(cpu)
+		if (cpu != me)
+			pick = cpu;
+	return pick;
+}
 
 /*
  * A test that counts an idle CPU's ticks keeps them coming: under

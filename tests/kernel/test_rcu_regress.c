@@ -32,24 +32,6 @@
 #include "rcu/rcupdate.h"
 #include "rcu/tree.h"
 
-/* The CPU farthest from the one running the case (itself at -smp 1). */
-static int other_cpu(void)
-{
-	int me = smp_processor_id(), cpu, pick = me;
-
-	for_each_online_cpu(cpu)
-		if (cpu != me)
-			pick = cpu;
-	return pick;
-}
-
-/* Spins (no sleeping: the caller may be in a reader) until cond or ms. */
-#define SPIN_UNTIL(cond, ms) ({						\
-	u64 __end = ktime_get_ns() + (u64)(ms) * 1000000ull;		\
-	bool __ok;							\
-	while (!(__ok = (cond)) && ktime_get_ns() < __end)		\
-		cpu_relax();						\
-	__ok; })
 
 /* ---- rcu_barrier_sched() while callbacks are being invoked --------------- */
 
@@ -111,7 +93,7 @@ static bool barrier_queued_on(int cpu)
 
 static void rcu_barrier_waits_for_invoking(void)
 {
-	int cpu = other_cpu();
+	int cpu = farthest_cpu();
 	struct task *q, *b;
 
 	if (cpu == smp_processor_id()) {
@@ -172,7 +154,7 @@ struct exp_case {
 
 static bool exp_qs_pending(void)
 {
-	return rcu_exp_pending_here();
+	return rcu_exp_pending_here(&rcu_sched_exp);
 }
 
 /* Counts this CPU's ticks (what must happen: n ticks taken here). */
@@ -332,7 +314,7 @@ static int exp_updater(void *arg)
 
 static void exp_run(struct exp_case *c)
 {
-	int cpu = other_cpu();
+	int cpu = farthest_cpu();
 	struct task *r, *u;
 
 	if (cpu == smp_processor_id()) {
@@ -474,7 +456,7 @@ static void rcu_preempt_unlock_irqoff_no_qs(void)
 		return;
 	}
 	memset(&pq, 0, sizeof(pq));
-	pq.upd_cpu = rcpu == me ? other_cpu() : me;
+	pq.upd_cpu = rcpu == me ? farthest_cpu() : me;
 	r = start_on(pq_reader, NULL, rcpu, PRIO_NORMAL, "rcu_regress_pr");
 	KTAP_ASSERT(r);
 	if (!WAIT_UNTIL(__atomic_load_n(&pq.reader_done, __ATOMIC_SEQ_CST), 20000)) {

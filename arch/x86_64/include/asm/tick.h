@@ -4,8 +4,8 @@
 
 #include "kernel/types.h"
 
-/* Whether this CPU's tick may stop now: it is ticking, and nothing that
- * needs interrupts between ticks (none so far) is using the timer. */
+/* Whether this CPU's tick may stop now: it is ticking, and no subtick
+ * user (asm/timer.h: the profiler's sampler) counts on its interrupts. */
 bool arch_tick_can_stop(void);
 /* Stop the periodic tick; one timer interrupt comes after `ticks`
  * periods (fewer if the hardware cannot count that far). */
