@@ -12,18 +12,19 @@
  * jiffies_lock orders the holder's update against a takeover, so that
  * one tick never advances jiffies twice.
  *
- * Tickless idle (nohz=on).  An idle CPU stops its periodic tick when
- * nothing needs it: no RCU callbacks of its own wait (rcu_needs_cpu():
- * they become ready only when the tick notices a grace period's end, so
- * the tick stays, as in Linux without callback offloading), no timer of
- * its base is due within a tick, and the arch has no sub-tick user.  The
+ * Tickless idle (on by default; nohz=off keeps the periodic tick).  An
+ * idle CPU stops its periodic tick when nothing needs it: no RCU
+ * callbacks of its own are queued (rcu_needs_cpu(), rcu/tree.c says
+ * why), no timer of its base is due within a tick, no tick dependency is
+ * set (tick_dep_set_cpu()), and the arch has no sub-tick user.  The
  * timer is then set to fire once at the next timer (at most
  * NOHZ_MAX_TICKS away).  A CPU that stops its tick gives the duty up;
  * any interrupt restarts the tick (tick_irq_enter()), and the first CPU
  * to restart or tick with the duty unheld takes it and adds to jiffies
- * the whole periods gone by since the last update, less one that its
- * next tick adds: jiffies never runs ahead of the TSC, so a timer never
- * fires early.  A timer added for a tickless CPU wakes it
+ * the whole periods gone by since the duty was given up, less one that
+ * its next tick adds.  Only those: jiffies that lagged before (a starved
+ * holder) stay behind, since a timer armed from them would otherwise
+ * fire early by the TSC.  A timer added for a tickless CPU wakes it
  * (wake_up_nohz_cpu()).  RCU sees the idle CPU in an extended quiescent
  * state (rcu_idle_enter()), so no grace period waits for or IPIs it.
  * The hard-lockup watchdog does not watch a tickless CPU (see
@@ -49,9 +50,9 @@ static u64 last_jiffies_update;	/* TSC of the last update, under the lock */
 static DEFINE_PER_CPU(u64, tick_seen_jiffies);
 static DEFINE_PER_CPU(unsigned int, tick_stale);
 
-bool tick_nohz_enabled;
+bool tick_nohz_enabled = true;
 core_param(nohz, tick_nohz_enabled, bool,
-	   "tickless idle: an idle CPU stops its tick until its next timer (on, off)");
+	   "tickless idle: an idle CPU stops its tick until its next timer (on, the default; off)");
 DEFINE_PER_CPU(bool, tick_stopped);
 DEFINE_PER_CPU(u64, tick_nohz_stops);
 static DEFINE_PER_CPU(int, tick_dep);	/* tick_dep_set_cpu() count */
@@ -148,8 +149,14 @@ void tick_nohz_idle_stop_tick(void)
 	this_cpu_inc(tick_nohz_stops);
 	if (READ_ONCE(tick_do_timer_cpu) == cpu) {
 		arch_spin_lock(&jiffies_lock);
-		if (tick_do_timer_cpu == cpu)
+		if (tick_do_timer_cpu == cpu) {
 			WRITE_ONCE(tick_do_timer_cpu, TICK_DO_TIMER_NONE);
+			/* The catch-up counts from here: not the lag a
+			 * starved holder left (jiffies read meanwhile are
+			 * that far behind, and timers armed from them
+			 * would fire early if it were made up). */
+			last_jiffies_update = get_cycles();
+		}
 		arch_spin_unlock(&jiffies_lock);
 	}
 	arch_tick_stop(ticks);

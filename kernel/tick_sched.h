@@ -24,7 +24,7 @@ void tick_sched_do_timer(void);
 /* The longest a tickless CPU sleeps without a timer due. */
 #define NOHZ_MAX_TICKS (10ul * hz)
 
-extern bool tick_nohz_enabled;		/* nohz=on|off */
+extern bool tick_nohz_enabled;		/* nohz=on (default) | off */
 DECLARE_PER_CPU(bool, tick_stopped);	/* this CPU's tick is stopped */
 DECLARE_PER_CPU(u64, tick_nohz_stops);	/* times it stopped */
 
