@@ -5,7 +5,8 @@
 #   make bench      the paper's full benchmark sweeps (long; ONLY=name,name: some
 #                   of tests/bench-configs), then the report from their rows
 #   make report     build/report/report.md with tables and plots (LOG=file: from a saved log)
-#   make verify     long host torture and model checking
+#   make verify     long host torture and model checking, then the QEMU runs
+#                   of tests/verify-configs (logs in build/verify-logs)
 #   make fuzz       libFuzzer targets over the parsers
 #   make peer       Linux 6.1 (Debian's linux-source-6.1) in two images for
 #                   `make bench` to compare with, into build/peer (not in make test)
@@ -139,8 +140,14 @@ bench: deps iso
 report: $(if $(LOG),,deps iso)
 	$(PYTHON) tools/report.py $(LOG)
 
+# Both stages run even when the first failed; either failing fails verify.
 verify: deps
-	$(MAKE) -C tests/host verify
+	@rc=0; $(MAKE) -C tests/host verify || rc=1; \
+	if $(MAKE) BUILD=build/test SANITIZE=1 iso; then \
+		RCUKERN_ISO=build/test/rcukern.iso $(PYTHON) tests/runner.py \
+			--config tests/verify-configs --log-dir build/verify-logs || rc=1; \
+	else rc=1; fi; \
+	exit $$rc
 
 fuzz:
 	$(MAKE) -C tests/host fuzz

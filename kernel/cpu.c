@@ -11,6 +11,8 @@
  *     sender that saw cpu online has queued; cpu runs those calls before
  *     it dies (step 5).
  *  3. The offline hooks, newest first: per-CPU kthreads park (rcuc/N).
+ *     If one fails, the hooks already run are undone (their online
+ *     hooks) and cpu is online again: cpu_down() returns the error.
  *  4. The scheduler moves every other thread off cpu: queued ones from
  *     cpu's idle task, sleeping ones when they are next woken
  *     (kernel/sched.c), and cpu's idle task takes over.
@@ -142,6 +144,66 @@ static void account(bool down, u64 ns)
 
 /* ---- going down ---- */
 
+#ifdef CONFIG_SANITIZE
+/* Test build: cpuhp_inject_fail() (kernel/cpu.h). */
+static const char *cpuhp_fail_step;
+
+void cpuhp_inject_fail(const char *step)
+{
+	WRITE_ONCE(cpuhp_fail_step, step);
+}
+
+static int cpuhp_injected_failure(const char *step)
+{
+	const char *want = READ_ONCE(cpuhp_fail_step);
+
+	if (!want || strcmp(want, step))
+		return 0;
+	WRITE_ONCE(cpuhp_fail_step, NULL);
+	pr_info("cpuhp: step %s made to fail (test build)\n", step);
+	return -EIO;
+}
+#else
+static inline int cpuhp_injected_failure(const char *step)
+{
+	(void)step;
+	return 0;
+}
+#endif
+
+/* cpu_down()'s offline step for state i (the failing one does no harm). */
+static int cpuhp_offline_step(int i, int cpu)
+{
+	int ret = cpuhp_injected_failure(cpuhp_states[i].name);
+
+	if (!ret && cpuhp_states[i].offline)
+		ret = cpuhp_states[i].offline(cpu);
+	if (ret)
+		pr_warn("cpuhp: %s: CPU %d offline step failed (%d)\n",
+			cpuhp_states[i].name, cpu, ret);
+	return ret;
+}
+
+/*
+ * A step of cpu_down() failed before cpu stopped: undo the steps done,
+ * states from..nr-1 (their online hooks, in the order going up), and
+ * cpu is online again, as Linux's hotplug state machine rolls back.
+ * Nothing else changed: cpu still runs its threads and timers, and RCU
+ * never stopped watching it.
+ */
+static void cpuhp_back_out(int cpu, int from, int nr)
+{
+	int i;
+
+	for (i = from; i < nr; i++)
+		if (cpuhp_states[i].online && cpuhp_states[i].online(cpu))
+			pr_warn("cpuhp: %s: CPU %d online step failed backing out\n",
+				cpuhp_states[i].name, cpu);
+	smp_mb();	/* the hooks' work before cpu is seen online */
+	cpumask_set_cpu(cpu, &cpu_online_mask);
+	pr_warn("cpuhp: CPU %d stays online: a step of going down failed\n", cpu);
+}
+
 static DECLARE_COMPLETION(cpuhp_dead);
 
 /* The dying CPU's idle task, irqs off, every other thread gone. */
@@ -159,7 +221,7 @@ __noreturn void cpuhp_play_dead(void)
 int cpu_down(int cpu)
 {
 	u64 t0;
-	int ret = 0, i;
+	int ret = 0, i, nr;
 
 	might_sleep();
 	if (cpu <= 0 || cpu >= NR_CPUS)
@@ -180,9 +242,20 @@ int cpu_down(int cpu)
 	cpumask_clear_cpu(cpu, &cpu_online_mask);
 	smp_mb();
 	synchronize_sched();
-	for (i = READ_ONCE(cpuhp_nr_states) - 1; i >= 0; i--)
-		if (cpuhp_states[i].offline && cpuhp_states[i].offline(cpu))
-			pr_warn("cpuhp: %s: CPU %d offline step failed\n", cpuhp_states[i].name, cpu);
+	nr = READ_ONCE(cpuhp_nr_states);
+	for (i = nr - 1; i >= 0; i--) {
+		ret = cpuhp_offline_step(i, cpu);
+		if (ret) {
+			cpuhp_back_out(cpu, i + 1, nr);
+			goto out;
+		}
+	}
+	/* The last step that may fail: after it, cpu stops. */
+	ret = cpuhp_injected_failure("teardown");
+	if (ret) {
+		cpuhp_back_out(cpu, 0, nr);
+		goto out;
+	}
 	sched_cpu_dying_begin(cpu);
 	if (!wait_for_completion_timeout(&cpuhp_dead, msecs_to_jiffies(cpuhp_timeout_ms))) {
 		pr_err("cpuhp: CPU %d did not stop within %u ms (a thread bound to it "

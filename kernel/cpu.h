@@ -19,8 +19,17 @@
 
 /* 0, or -EINVAL (the boot CPU, not a CPU, already in that state),
  * -EBUSY (the caller is bound to that CPU, or it is the last one online),
- * -ETIMEDOUT (the CPU did not answer: named on the console). */
+ * -ETIMEDOUT (the CPU did not answer: named on the console), or the error
+ * of an offline hook that failed: then the hooks already run are undone
+ * and the CPU is online again, as before the call. */
 int cpu_down(int cpu);
+
+#ifdef CONFIG_SANITIZE
+/* Test build: the next cpu_down() fails at step (a cpuhp state's name:
+ * its offline hook fails without running; "teardown": the last step,
+ * after every hook), as a hook that fails would. */
+void cpuhp_inject_fail(const char *step);
+#endif
 int cpu_up(int cpu);
 
 /* cpu.offline=LIST, from kmain() once the scheduler and RCU run. */

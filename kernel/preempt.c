@@ -9,12 +9,14 @@
  * The order mirrors Linux: RCU is told first on entry and last on exit.
  */
 #include "kernel/preempt.h"
+#include "kernel/tick_sched.h"
 #include "rcu/rcupdate.h"
 #include "asm/irq.h"
 
 void irq_enter(void)
 {
 	rcu_irq_enter();
+	tick_irq_enter();	/* an interrupt ends tickless idle */
 	preempt_count_add(HARDIRQ_OFFSET);
 }
 

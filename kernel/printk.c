@@ -9,10 +9,10 @@
 #include "kernel/printk.h"
 #include "kernel/console.h"
 #include "kernel/percpu.h"
+#include "kernel/preempt_mask.h"
 #include "kernel/string.h"
 #include "asm/irqflags.h"
 
-#define NMI_MASK 0x00f00000
 #define LOG_SIZE (128 * 1024)
 #define NMI_BUF_SIZE 4096
 #define LINE_MAX 512

@@ -19,6 +19,16 @@ const char *profile_source_desc(void);
 u64 profile_run_ns(void);
 /* Sampling stops at end_ns (ktime), the buffer stays installed. */
 void profile_sample_until(u64 end_ns);
+/* What the IPI sampler did since profile_start(): false (and counts of
+ * nothing) when the PMU is the source. */
+struct profile_sampler_counts {
+	u64 interrupts;		/* the sampling CPU's timer interrupts it saw */
+	u64 ticks;		/* how many of those were the tick */
+	u64 rounds;		/* rounds of NMIs sent */
+	u64 kicks;		/* NMIs sent */
+	bool active;		/* still paced by the sampling CPU's timer */
+};
+bool profile_sampler_counts(struct profile_sampler_counts *c);
 
 /* kernel/profile_report.c: every retired buffer is folded into one
  * histogram, reported per function. */

@@ -30,6 +30,7 @@
 #include "asm/cpu.h"
 #include "asm/smp.h"
 #include "kernel/cpu.h"
+#include "kernel/tick_sched.h"
 
 struct rq {
 	arch_spinlock_t lock;
@@ -731,9 +732,12 @@ static __noreturn void idle_loop(void)
 		while (!need_resched()) {
 			u64 t0;
 
-			if (unlikely(READ_ONCE(this_cpu_rq()->dying)))
+			if (unlikely(READ_ONCE(this_cpu_rq()->dying))) {
+				tick_nohz_idle_exit();
 				sched_cpu_dying();	/* does not return */
+			}
 
+			tick_nohz_idle_stop_tick();
 			stat_inc(rcu_idle_enters);
 			rcu_idle_enter();
 			stat_inc(idle_halts);
@@ -744,6 +748,7 @@ static __noreturn void idle_loop(void)
 			rcu_idle_exit();
 			stat_inc(rcu_idle_exits);
 		}
+		tick_nohz_idle_exit();
 		local_irq_enable();
 		__schedule(false);
 	}

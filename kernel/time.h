@@ -1,12 +1,17 @@
-/* kernel/time.h: the kernel's clocks.  jiffies counts ticks of CPU 0's
- * timer at hz per second; ktime_get_ns() is nanoseconds since boot from
- * the TSC (calibrated by arch/x86_64/tsc.c), comparable across CPUs once
- * the TSC sync check has passed. */
+/* kernel/time.h: the kernel's clocks.  jiffies counts the ticks (hz per
+ * second) of the CPU that holds its duty (kernel/tick_sched.c);
+ * ktime_get_ns() is nanoseconds since boot from the TSC (calibrated by
+ * arch/x86_64/tsc.c), comparable across CPUs once the TSC sync check has
+ * passed. */
 #pragma once
 
 #include "kernel/types.h"
 
+/* A host test build defines jiffies before this header, as a relaxed
+ * atomic load of the counter its tick thread advances. */
+#ifndef jiffies
 extern volatile u64 jiffies;
+#endif
 extern unsigned int hz;		/* ticks per second, `hz=` (default 1000) */
 #define HZ hz
 

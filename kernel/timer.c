@@ -19,6 +19,7 @@
 #include "kernel/time.h"
 #include "kernel/printk.h"
 #include "kernel/cpu.h"
+#include "kernel/tick_sched.h"
 
 struct timer_base {
 	arch_spinlock_t lock;
@@ -155,6 +156,7 @@ void add_timer_on(struct timer_list *t, int cpu)
 	__atomic_store_n(&t->base, to, __ATOMIC_RELAXED);
 	__atomic_store_n(&t->cpu, to, __ATOMIC_RELEASE);
 	unlock_two_bases(old < 0 ? cpu : old, cpu);
+	wake_up_nohz_cpu(to);
 	local_irq_restore(flags);
 }
 
@@ -235,6 +237,26 @@ void run_local_timers(void)
 		__atomic_store_n(&b->running, NULL, __ATOMIC_RELEASE);
 	}
 	arch_spin_unlock(&b->lock);
+}
+
+/* Tickless idle: this CPU's earliest timer, irqs off; false if none. */
+bool timer_next_expiry(unsigned long *next)
+{
+	struct timer_base *b;
+	struct timer_list *t;
+	bool any = false;
+
+	if (!bases_ready)
+		return false;
+	b = &timer_bases[smp_processor_id()];
+	arch_spin_lock(&b->lock);
+	list_for_each_entry(t, &b->list, entry)
+		if (!any || time_before(t->expires, *next)) {
+			*next = t->expires;
+			any = true;
+		}
+	arch_spin_unlock(&b->lock);
+	return any;
 }
 
 /*

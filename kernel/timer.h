@@ -36,6 +36,8 @@ bool del_timer(struct timer_list *t);
 bool del_timer_sync(struct timer_list *t);
 bool timer_pending(const struct timer_list *t);
 void run_local_timers(void);	/* from sched_tick() */
+/* This CPU's earliest pending timer (irqs off); false if it has none. */
+bool timer_next_expiry(unsigned long *next);
 
 #ifdef CONFIG_SANITIZE
 /* Test build: a hook the tests set to widen a window (NULL: none). */

@@ -10,11 +10,23 @@
  * is reported: "Watchdog detected hard LOCKUP on cpu N" and N's
  * backtrace, then a panic (nmi_watchdog=nopanic: only the report).
  *
- * The thresholds count the watching CPU's own ticks, not time: a vCPU
- * the host does not run gets no ticks either, so a loaded host slows the
- * watch down instead of making false reports; and a watched vCPU that
- * was merely not run answers the NMI with irqs on, or ticks before the
- * second question.  The NMI itself is the arch's (asm/nmi.h, asm/smp.h).
+ * The thresholds count jiffies, not TSC time: jiffies are the ticks of
+ * one CPU (kernel/tick_sched.c), so a loaded host slows the watch down
+ * instead of making false reports; and a watched vCPU that was merely
+ * not run answers the NMI with irqs on, or ticks before the second
+ * question.  Not the watcher's own ticks: under tickless idle an idle
+ * watcher takes about one a second, and its watch would take hours.  The NMI
+ * itself is the arch's (asm/nmi.h, asm/smp.h).
+ *
+ * A CPU in tickless idle (kernel/tick_sched.c) takes no ticks on purpose
+ * and is not watched while its tick is stopped; a tickless watcher looks
+ * only when it wakes (at least every NOHZ_MAX_TICKS), which delays a
+ * report by up to that much in each phase.  That leaves a hole: its
+ * flag is set with irqs off just before the halt and cleared by the next
+ * interrupt's entry, so a CPU that hangs in between (in the idle path
+ * between stopping its tick and halting, or in an NMI handler that never
+ * returns to the halt) is never reported.  A hang in an interrupt handler
+ * is still seen: the interrupt restarted the tick first.
  */
 #include "kernel/watchdog.h"
 #include "kernel/cmdline.h"
@@ -23,6 +35,7 @@
 #include "kernel/smp.h"
 #include "kernel/string.h"
 #include "kernel/system.h"
+#include "kernel/tick_sched.h"
 #include "kernel/time.h"
 #include "asm/nmi.h"
 #include "asm/ptrace.h"
@@ -30,7 +43,7 @@
 
 static unsigned int watchdog_thresh = 10;
 core_param(watchdog_thresh, watchdog_thresh, uint,
-	   "seconds (of the watching CPU's ticks) a CPU may go without a tick with irqs off before it is reported as a hard lockup; 0: no detector");
+	   "seconds (of jiffies) a CPU may go without a tick with irqs off before it is reported as a hard lockup; 0: no detector");
 static char *nmi_watchdog = "panic";
 core_param(nmi_watchdog, nmi_watchdog, charp,
 	   "the hard-lockup detector: panic (report, then panic), nopanic (report only), 0 (off)");
@@ -47,8 +60,8 @@ enum { WATCHING, PROBED, CONFIRMING, REPORTED };
 struct watch {
 	int target;		/* -1: none yet */
 	unsigned long saved;	/* its tick count when last seen moving */
-	unsigned long stale;	/* our ticks since then */
-	unsigned long wait;	/* our ticks in this phase */
+	unsigned long since;	/* jiffies then */
+	unsigned long phase_since;	/* jiffies when this phase began */
 	int phase, round;
 };
 static DEFINE_PER_CPU(struct watch, watchdog_watch);
@@ -124,11 +137,24 @@ static void watchdog_report(int cpu, const char *how)
 {
 	atomic_inc(&hardlockup_reports);
 	pr_emerg("watchdog: Watchdog detected hard LOCKUP on cpu %d: no timer tick for %u s "
-		 "of CPU %d's ticks, %s\n", cpu, watchdog_thresh, smp_processor_id(), how);
+		 "of jiffies (CPU %d watching), %s\n", cpu, watchdog_thresh, smp_processor_id(), how);
 	if (!trigger_cpu_backtrace(cpu))
 		pr_emerg("watchdog: no backtrace from CPU %d\n", cpu);
 	if (watchdog_panics())
 		panic("Hard LOCKUP on cpu %d", cpu);
+}
+
+/* Round 1 or 2: asks w's target by NMI whether it is stuck, or reports
+ * it at once if no NMI can be sent. */
+static void watchdog_ask(struct watch *w, int round)
+{
+	w->round = round;
+	w->phase_since = jiffies;
+	w->phase = PROBED;
+	if (!watchdog_probe(w->target, w->saved)) {
+		watchdog_report(w->target, "and it cannot be sent an NMI");
+		w->phase = REPORTED;
+	}
 }
 
 void watchdog_tick(void)
@@ -144,60 +170,46 @@ void watchdog_tick(void)
 	if (target != w->target || target < 0) {
 		w->target = target;
 		w->saved = target < 0 ? 0 : READ_ONCE(per_cpu(hrtimer_interrupts, target));
-		w->stale = w->wait = 0;
+		w->since = w->phase_since = jiffies;
 		w->phase = WATCHING;
 		return;
 	}
 	now = READ_ONCE(per_cpu(hrtimer_interrupts, target));
-	if (now != w->saved) {
+	/* A tickless idle CPU takes no ticks on purpose: not watched. */
+	if (now != w->saved || tick_nohz_tick_stopped_cpu(target)) {
 		w->saved = now;
-		w->stale = 0;
+		w->since = jiffies;
 		w->phase = WATCHING;
 		return;
 	}
-	w->stale++;
 	thresh_ticks = (unsigned long)watchdog_thresh * hz;
 	switch (w->phase) {
 	case WATCHING:
-		if (w->stale < thresh_ticks)
-			break;
-		w->round = 1;
-		w->wait = 0;
-		w->phase = PROBED;
-		if (!watchdog_probe(target, w->saved)) {
-			watchdog_report(target, "and it cannot be sent an NMI");
-			w->phase = REPORTED;
-		}
+		if (jiffies - w->since >= thresh_ticks)
+			watchdog_ask(w, 1);
 		break;
 	case PROBED:
 		state = __atomic_load_n(&probes[target].state, __ATOMIC_ACQUIRE);
 		if (state == PROBE_RUNNING) {
 			/* Irqs on: the host did not run it, or it is in a
 			 * long irq-enabled stretch without a tick (none). */
-			w->stale = 0;
+			w->since = jiffies;
 			w->phase = WATCHING;
 		} else if (state == PROBE_STUCK && w->round == 1) {
-			w->wait = 0;
+			w->phase_since = jiffies;
 			w->phase = CONFIRMING;
 		} else if (state == PROBE_STUCK) {
 			watchdog_report(target, "irqs off");
 			w->phase = REPORTED;
-		} else if (++w->wait >= thresh_ticks) {
+		} else if (jiffies - w->phase_since >= thresh_ticks) {
 			watchdog_report(target, "and it does not answer NMIs");
 			w->phase = REPORTED;
 		}
 		break;
 	case CONFIRMING:
-		/* A second of our ticks for a short irqs-off stretch to end. */
-		if (++w->wait < hz)
-			break;
-		w->round = 2;
-		w->wait = 0;
-		w->phase = PROBED;
-		if (!watchdog_probe(target, w->saved)) {
-			watchdog_report(target, "and it cannot be sent an NMI");
-			w->phase = REPORTED;
-		}
+		/* A second of jiffies for a short irqs-off stretch to end. */
+		if (jiffies - w->phase_since >= hz)
+			watchdog_ask(w, 2);
 		break;
 	default:
 		break;		/* reported: quiet until it ticks again */

@@ -6,8 +6,7 @@
  * with a backtrace and refused instead of corrupting the callback list.
  * In the benchmark build and on the host these are empty.
  */
-#ifndef RCU_DEBUG_HEAD_H
-#define RCU_DEBUG_HEAD_H
+#pragma once
 
 #include "rcu/rcupdate.h"
 
@@ -32,5 +31,3 @@ static inline void debug_rcu_head_unqueue(struct rcu_head *head) { (void)head; }
 
 /* Reports so far (double queue, freed head); tests read them. */
 extern atomic_t rcu_debug_head_double, rcu_debug_head_freed;
-
-#endif /* RCU_DEBUG_HEAD_H */

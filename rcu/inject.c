@@ -11,7 +11,7 @@
 unsigned int rcu_inject_mask;
 static const char *rcu_inject_arg;
 core_param(rcu.inject, rcu_inject_arg, charp,
-	   "test build: re-inject RCU bugs, comma-separated: barrier,exp_irqoff,srcu_accel,report_dead,barrier_online");
+	   "test build: re-inject RCU bugs, comma-separated: barrier,exp_irqoff,srcu_accel,report_dead,barrier_online,ofl_lock,stall_order");
 
 static const struct {
 	const char *name;
@@ -22,6 +22,8 @@ static const struct {
 	{ "srcu_accel", RCU_INJECT_SRCU_ACCEL },
 	{ "report_dead", RCU_INJECT_REPORT_DEAD },
 	{ "barrier_online", RCU_INJECT_BARRIER_ONLINE },
+	{ "ofl_lock", RCU_INJECT_OFL_LOCK },
+	{ "stall_order", RCU_INJECT_STALL_ORDER },
 };
 
 void rcu_inject_init(void)
@@ -41,7 +43,7 @@ void rcu_inject_init(void)
 			rcu_inject_mask |= rcu_inject_names[i].bit;
 			pr_warn("rcu: bug injected on purpose: %s\n", rcu_inject_names[i].name);
 		} else if (n) {
-			pr_err("rcu: rcu.inject: unknown bug '%.*s' (barrier, exp_irqoff, srcu_accel, report_dead, barrier_online)\n",
+			pr_err("rcu: rcu.inject: unknown bug '%.*s' (barrier, exp_irqoff, srcu_accel, report_dead, barrier_online, ofl_lock, stall_order)\n",
 			       (int)n, p);
 		}
 		p += n;

@@ -12,6 +12,14 @@
  *   srcu_accel  the SRCU callback kthread does not re-accelerate after
  *               its advance and extract: a callback queued at the wrong
  *               moment waits for a grace period nobody requests.
+ *   report_dead rcu_report_dead() does nothing.
+ *   barrier_online rcu_barrier_sched() skips offline CPUs.
+ *   ofl_lock    rcu_state.ofl_lock is never taken: a CPU going offline
+ *               can report its QS and leave qsmaskinitnext on either
+ *               side of the next grace period's rcu_gp_init().
+ *   stall_order rcu_gp_init() stores the new stall deadline after the
+ *               new gp_seq: a CPU may see the grace period with the last
+ *               one's deadline, long past, and report a stall at its start.
  *
  * Only CONFIG_SANITIZE builds (build/test) have them; in the benchmark
  * build rcu_inject() is the constant false and the code is gone.
@@ -25,6 +33,8 @@
 #define RCU_INJECT_SRCU_ACCEL	0x4
 #define RCU_INJECT_REPORT_DEAD	0x8	/* rcu_report_dead() does nothing */
 #define RCU_INJECT_BARRIER_ONLINE 0x10	/* rcu_barrier_sched() skips offline CPUs */
+#define RCU_INJECT_OFL_LOCK	0x20	/* rcu_state.ofl_lock is never taken */
+#define RCU_INJECT_STALL_ORDER	0x40	/* the stall deadline after the new gp_seq */
 
 #ifdef CONFIG_SANITIZE
 /* The bugs asked for (RCU_INJECT_*), from rcu.inject= at rcu_init(). */

@@ -1,8 +1,9 @@
 /*
  * rcu/preempt.c - preemptible RCU (rcu_read_lock() that can be preempted)
- * on top of RCU-sched's grace-period machine (rcu/tree.c), its expedited
- * form, and priority boosting.  Linux's tree_plugin.h, in the shape it had
- * once the flavours were consolidated: one grace period serves both.
+ * on top of RCU-sched's grace-period machine (rcu/tree.c), its flavour of
+ * expedited grace period (run by rcu/expedited.c), and priority boosting.
+ * Linux's tree_plugin.h, in the shape it had once the flavours were
+ * consolidated: one grace period serves both.
  *
  * The contract (rcu/rcupdate.h): a grace period that starts after a
  * reader began ends only after that reader's outermost rcu_read_unlock().
@@ -20,8 +21,9 @@
  *      makes every task already queued hold up the new GP.  A leaf whose
  *      qsmask is clear reports up the tree only when gp_tasks becomes
  *      NULL, done by the outermost unlock of its last covered task.
- *  (3) Expedited: exp_mask holds the CPUs whose running task may be in a
- *      pre-existing reader; it is set before every leaf snapshots
+ *  (3) Expedited (rcu/expedited.c, with the hooks below):
+ *      rcu_preempt_exp.expmask holds the CPUs whose running task may be
+ *      in a pre-existing reader; it is set before every leaf snapshots
  *      exp_tasks under its lock, so a task queued later on a CPU whose bit
  *      is still set joins the [exp_tasks, tail] suffix.  A CPU's bit goes
  *      at its next context switch, in the IPI handler if its task is in no
@@ -56,16 +58,6 @@ void rcu_preempt_init_node(struct rcu_node *rnp)
 
 #ifdef CONFIG_PREEMPT_RCU
 
-/* The expedited state (Linux's tree_exp.h, flattened to one mask word). */
-static atomic_long_t rcu_pexp_mask;		/* CPUs still to report */
-/* rcu_seq-style counter, from near the wrap as tree.c's gp_seq. */
-static unsigned long rcu_pexp_seq = RCU_SEQ_INITIAL_VAL;
-static unsigned long rcu_pexp_start;		/* jiffies */
-static struct rcu_mutex rcu_pexp_mutex = {
-	.wq = __WAIT_QUEUE_HEAD_INITIALIZER(rcu_pexp_mutex.wq),
-};
-static DECLARE_WAIT_QUEUE_HEAD(rcu_pexp_wq);
-
 bool rcu_preempt_blocked_readers_cgp(struct rcu_node *rnp)
 {
 	return READ_ONCE(rnp->gp_tasks) != NULL;
@@ -90,18 +82,15 @@ bool rcu_preempt_has_blocked_tasks(void)
 	return any;
 }
 
-static bool rcu_pexp_pending_here(void)
+static bool rcu_preempt_exp_pending_here(void)
 {
-	return atomic_long_read(&rcu_pexp_mask) & (1UL << smp_processor_id());
+	return rcu_exp_pending_here(&rcu_preempt_exp);
 }
 
 /* Irqs off: this CPU's running task is in no pre-existing reader. */
-static void rcu_pexp_report_here(bool can_wake)
+static void rcu_preempt_exp_report_qs(bool can_wake)
 {
-	unsigned long bit = 1UL << smp_processor_id();
-
-	if (atomic_long_fetch_andnot(bit, &rcu_pexp_mask) == (long)bit && can_wake)
-		wake_up(&rcu_pexp_wq);
+	rcu_report_exp_rdp(&rcu_preempt_exp, can_wake);
 }
 
 /*
@@ -121,7 +110,7 @@ void rcu_preempt_note_context_switch(bool preempt)
 
 		spin_lock_irqsave(&rnp->lock, flags);
 		gp = (rnp->qsmask & rdp->grpmask) && rcu_seq_state(rnp->gp_seq);
-		exp = rcu_pexp_pending_here();
+		exp = rcu_preempt_exp_pending_here();
 		if (gp || exp) {
 			/* It may predate a running GP: inside the suffixes. */
 			list_add_tail(&t->rcu_node_entry, &rnp->blkd_tasks);
@@ -139,8 +128,8 @@ void rcu_preempt_note_context_switch(bool preempt)
 		atomic_long_inc(&rcu_preempt_blocked_total);
 	}
 	/* Whatever runs next is in no reader that predates the exp GP, or is queued. */
-	if (rcu_pexp_pending_here())
-		rcu_pexp_report_here(false);	/* the waiter polls each tick */
+	if (rcu_preempt_exp_pending_here())
+		rcu_preempt_exp_report_qs(false);	/* the waiter polls each tick */
 }
 
 bool rcu_preempt_tick_in_reader(void)
@@ -152,7 +141,7 @@ bool rcu_preempt_tick_in_reader(void)
 		return false;
 	if (rdp->core_needs_qs && READ_ONCE(rdp->cpu_no_qs))
 		t->rcu_read_unlock_special |= RCU_SPECIAL_NEED_QS;
-	if (rcu_pexp_pending_here())
+	if (rcu_preempt_exp_pending_here())
 		t->rcu_read_unlock_special |= RCU_SPECIAL_EXP_HINT;
 	return true;
 }
@@ -212,8 +201,8 @@ void rcu_read_unlock_special(struct task *t)
 	}
 	if (special & RCU_SPECIAL_EXP_HINT) {
 		t->rcu_read_unlock_special &= ~RCU_SPECIAL_EXP_HINT;
-		if (rcu_pexp_pending_here())
-			rcu_pexp_report_here(!irqs_disabled_flags(flags));
+		if (rcu_preempt_exp_pending_here())
+			rcu_preempt_exp_report_qs(!irqs_disabled_flags(flags));
 	}
 	if (special & RCU_SPECIAL_BLOCKED) {
 		struct rcu_node *rnp = t->rcu_blocked_node;
@@ -234,7 +223,7 @@ void rcu_read_unlock_special(struct task *t)
 		boosted = t->rcu_boost_saved_prio;
 		t->rcu_boost_saved_prio = 0;
 		if (held_exp && !next && !irqs_disabled_flags(flags))
-			wake_up(&rcu_pexp_wq);	/* lock order: leaf, then wait queue */
+			wake_up(&rcu_preempt_exp.expedited_wq);	/* lock order: leaf, then wait queue */
 		if (held_gp && !next)
 			rcu_report_unblock_qs_rnp(rnp, flags);	/* restores irqs */
 		else
@@ -294,8 +283,8 @@ void rcu_preempt_boost_check(void)
 		return;
 	gp_old = rcu_seq_state(READ_ONCE(rcu_state.gp_seq)) &&
 		 now - READ_ONCE(rcu_state.gp_start) >= delay;
-	exp_old = rcu_seq_state(READ_ONCE(rcu_pexp_seq)) &&
-		  now - READ_ONCE(rcu_pexp_start) >= delay;
+	exp_old = rcu_seq_state(READ_ONCE(rcu_preempt_exp.expedited_sequence)) &&
+		  now - READ_ONCE(rcu_preempt_exp.gp_start) >= delay;
 	if (!gp_old && !exp_old)
 		return;
 	rcu_for_each_leaf_node(rnp) {
@@ -348,123 +337,84 @@ unsigned long rcu_batches_completed(void)
 
 unsigned long rcu_exp_batches_completed(void)
 {
-	return rcu_seq_completed(&rcu_pexp_seq);
+	return rcu_exp_completed(&rcu_preempt_exp);
 }
 
-/* The cross-CPU call, irq context on the target, irqs off. */
-static void rcu_pexp_handler(void *unused)
+/* ---- the expedited flavour (the machine is rcu/expedited.c's) ---- */
+
+/* In the cross-CPU call: the interrupted task is inside rcu_read_lock(). */
+static bool rcu_preempt_exp_cpu_in_reader(void)
 {
-	(void)unused;
-	if (!rcu_pexp_pending_here())
-		return;
-	if (current->rcu_read_lock_nesting <= 0)
-		rcu_pexp_report_here(true);
-	else
-		current->rcu_read_unlock_special |= RCU_SPECIAL_EXP_HINT;
+	return current->rcu_read_lock_nesting > 0;
 }
 
-static bool rcu_pexp_done(void)
+/* Its outermost rcu_read_unlock() reports (rcu_read_unlock_special()). */
+static void rcu_preempt_exp_defer_qs(void)
+{
+	current->rcu_read_unlock_special |= RCU_SPECIAL_EXP_HINT;
+}
+
+/* (3): the mask is set; the tasks queued now hold the grace period up. */
+static void rcu_preempt_exp_gp_init_blocked(void)
 {
 	struct rcu_node *rnp;
+	unsigned long flags;
 
-	if (atomic_long_read_acquire(&rcu_pexp_mask))
-		return false;
-	rcu_for_each_leaf_node(rnp)
-		if (READ_ONCE(rnp->exp_tasks))
-			return false;
-	return true;
-}
-
-static void rcu_pexp_stall_report(unsigned long waited)
-{
-	unsigned long mask = atomic_long_read(&rcu_pexp_mask), flags;
-	struct rcu_node *rnp;
-	int cpu;
-
-	printk(KERN_ERR "rcu: INFO: rcu_preempt detected expedited stalls after %lu "
-	       "jiffies on CPUs: { ", waited);
-	for (cpu = 0; cpu < NR_CPUS; cpu++)
-		if (mask & (1UL << cpu))
-			printk(KERN_CONT "%d ", cpu);
-	printk(KERN_CONT "} and tasks: { ");
-	rcu_for_each_leaf_node(rnp) {
-		struct list_head *pos;
-
-		spin_lock_irqsave(&rnp->lock, flags);
-		for (pos = rnp->exp_tasks; pos && pos != &rnp->blkd_tasks; pos = pos->next)
-			printk(KERN_CONT "%s ", container_of(pos, struct task, rcu_node_entry)->name);
-		spin_unlock_irqrestore(&rnp->lock, flags);
-	}
-	printk(KERN_CONT "}\n");
-	atomic_inc(&rcu_stall_reports);
-}
-
-/*
- * Waits for every rcu_read_lock() reader that began before the call:
- * those running now (IPIs to the non-idle CPUs) and those preempted
- * (the leaves' lists).  RCU-sched readers are not waited for.
- */
-static void __synchronize_rcu_expedited(void)
-{
-	unsigned long s, mask = 0, flags, start;
-	struct rcu_node *rnp;
-	int cpu, me;
-
-	s = rcu_seq_snap(&rcu_pexp_seq);
-	rcu_mutex_lock(&rcu_pexp_mutex);
-	if (rcu_seq_done(&rcu_pexp_seq, s)) {
-		rcu_mutex_unlock(&rcu_pexp_mutex);	/* another caller's GP covered us */
-		return;
-	}
-	WRITE_ONCE(rcu_pexp_start, jiffies);
-	rcu_seq_start(&rcu_pexp_seq);
-	smp_mb();	/* the caller's updates before the checks below */
-
-	preempt_disable();
-	me = smp_processor_id();
-	for_each_online_cpu(cpu) {
-		if (cpu == me || cpu >= rcu_state.ncpus)
-			continue;	/* we are in no reader; the idle ones neither */
-		if (rcu_dynticks_in_eqs(rcu_dynticks_snap(per_cpu_ptr(&rcu_data, cpu))))
-			continue;
-		mask |= 1UL << cpu;
-	}
-	atomic_long_set(&rcu_pexp_mask, (long)mask);
-	smp_mb();	/* (3): the mask before the snapshots and the handlers */
 	rcu_for_each_leaf_node(rnp) {
 		spin_lock_irqsave(&rnp->lock, flags);
 		WRITE_ONCE(rnp->exp_tasks,
 			   list_empty(&rnp->blkd_tasks) ? NULL : rnp->blkd_tasks.next);
 		spin_unlock_irqrestore(&rnp->lock, flags);
 	}
-	for_each_online_cpu(cpu)
-		if (mask & (1UL << cpu))
-			smp_call_function_single(cpu, rcu_pexp_handler, NULL, 0);
-	preempt_enable();
-
-	start = jiffies;
-	while (!rcu_pexp_done()) {
-		wait_event_timeout(rcu_pexp_wq, rcu_pexp_done(), 1);
-		rcu_preempt_boost_check();
-		if (jiffies - start >= rcu_jiffies_till_stall_check()) {
-			rcu_pexp_stall_report(jiffies - rcu_pexp_start);
-			start = jiffies;
-		}
-	}
-	smp_mb();	/* the readers' accesses before the caller's frees */
-	rcu_seq_end(&rcu_pexp_seq);
-	rcu_mutex_unlock(&rcu_pexp_mutex);
 }
 
-/* CPU hotplug is held off for the duration: the CPUs found online above
- * stay online until each has reported (kernel/cpu.h). */
+static bool rcu_preempt_exp_has_blocked(void)
+{
+	struct rcu_node *rnp;
+
+	rcu_for_each_leaf_node(rnp)
+		if (READ_ONCE(rnp->exp_tasks))
+			return true;
+	return false;
+}
+
+static size_t rcu_preempt_exp_print_blocked(char *buf, size_t size, size_t len)
+{
+	struct rcu_node *rnp;
+	unsigned long flags;
+
+	rcu_for_each_leaf_node(rnp) {
+		struct list_head *pos;
+
+		spin_lock_irqsave(&rnp->lock, flags);
+		for (pos = rnp->exp_tasks; pos && pos != &rnp->blkd_tasks; pos = pos->next)
+			len = rcu_exp_stall_append(buf, size, len, " P%s",
+				container_of(pos, struct task, rcu_node_entry)->name);
+		spin_unlock_irqrestore(&rnp->lock, flags);
+	}
+	return len;
+}
+
+const struct rcu_exp_ops rcu_preempt_exp_ops = {
+	.cpu_in_reader = rcu_preempt_exp_cpu_in_reader,
+	.defer_qs = rcu_preempt_exp_defer_qs,
+	.report_qs = rcu_preempt_exp_report_qs,
+	.gp_init_blocked = rcu_preempt_exp_gp_init_blocked,
+	.has_blocked = rcu_preempt_exp_has_blocked,
+	.print_blocked = rcu_preempt_exp_print_blocked,
+	.wait_tick = rcu_preempt_boost_check,
+};
+
+/*
+ * Waits for every rcu_read_lock() reader that began before the call:
+ * those running now (the non-idle CPUs) and those preempted (the leaves'
+ * lists).  RCU-sched readers are not waited for.
+ */
 void synchronize_rcu_expedited(void)
 {
 	if (rcu_misuse_check("synchronize_rcu_expedited") || rcu_blocking_is_gp())
 		return;
-	cpus_read_lock();
-	__synchronize_rcu_expedited();
-	cpus_read_unlock();
+	synchronize_exp(&rcu_preempt_exp);
 }
 
 #else /* !CONFIG_PREEMPT_RCU: nothing is ever queued */

@@ -228,6 +228,9 @@ void rcu_late_init(void);		/* kthreads can be created */
 void rcu_note_context_switch(bool preempt);	/* schedule(), irqs off */
 void rcu_idle_enter(void);		/* idle loop, irqs off */
 void rcu_idle_exit(void);
+/* Tickless idle: whether this CPU's tick must keep running for RCU (it
+ * has callbacks queued; irqs off). */
+bool rcu_needs_cpu(void);
 void rcu_irq_enter(void);		/* every irq entry/exit */
 void rcu_irq_exit(void);
 void rcu_nmi_enter(void);		/* every NMI */

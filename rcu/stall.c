@@ -7,8 +7,10 @@
  * backtraces, asked for by NMI (trigger_cpu_backtrace).  The check runs in
  * every CPU's tick, not in the GP kthread, because the kthread may be
  * queued behind the very CPU that stalls.  Reports repeat every
- * 3 * timeout while the stall lasts.  Tests read rcu_stall_reports and
- * rcu_stall_last_mask.
+ * 3 * timeout while the stall lasts.  Expedited grace periods report
+ * their stalls from their own wait (rcu/expedited.c), ending as these do.
+ * Tests read rcu_stall_reports and rcu_stall_last_mask, which a report
+ * sets once it is wholly printed.
  */
 #include "rcu/tree.h"
 #include "kernel/printk.h"
@@ -37,11 +39,99 @@ unsigned long rcu_jiffies_till_stall_check(void)
 	return msecs_to_jiffies(ms);
 }
 
-/* Root lock held, from rcu_gp_init(). */
+/*
+ * The backtraces of the CPUs a report named (by NMI; the reporter's own
+ * directly), and only then the report is counted: whoever sees
+ * rcu_stall_reports move finds the whole report in the log.
+ */
+void rcu_stall_report_end(const char *name, unsigned long mask)
+{
+	int cpu, self = raw_smp_processor_id();
+
+	for (cpu = 0; cpu < NR_CPUS; cpu++) {
+		if (!(mask & (1UL << cpu)))
+			continue;
+		if (cpu == self) {
+			printk(KERN_ERR "rcu: INFO: %s self-detected stall on CPU %d\n", name, cpu);
+			dump_stack();
+		} else if (!trigger_cpu_backtrace(cpu)) {
+			printk(KERN_ERR "rcu: cannot NMI CPU %d for its backtrace\n", cpu);
+		}
+	}
+	WRITE_ONCE(rcu_stall_last_mask, mask);
+	atomic_inc(&rcu_stall_reports);
+}
+
+/*
+ * Root lock held, from rcu_gp_init(), before the new gp_seq is stored: the
+ * release of gp_seq orders this before it, and rcu_check_cpu_stall()'s
+ * acquire of gp_seq, so a CPU that sees the new grace period sees its
+ * deadline, never the last one's.
+ */
 void rcu_stall_gp_start(void)
 {
 	WRITE_ONCE(rcu_state.jiffies_stall, jiffies + rcu_jiffies_till_stall_check());
 }
+
+#ifdef CONFIG_SANITIZE
+/* Test build: rcu_stall_window_arm() (rcu/tree.h). */
+enum { SW_IDLE, SW_ARMED, SW_OPEN };
+static struct {
+	int stage;		/* SW_* */
+	unsigned long gps;	/* the GP being started, once SW_OPEN */
+	int result;		/* the first check of it: -1 none yet, 0, 1 */
+} rcu_stall_window = { .stage = SW_IDLE, .result = -1 };
+
+void rcu_stall_window_arm(void)
+{
+	WRITE_ONCE(rcu_stall_window.result, -1);
+	smp_store_release(&rcu_stall_window.stage, SW_ARMED);
+}
+
+int rcu_stall_window_result(void)
+{
+	return smp_load_acquire(&rcu_stall_window.result);
+}
+
+/* rcu_gp_init(), root lock held, no GP running, next_gps about to start. */
+void rcu_stall_window_expire(unsigned long next_gps)
+{
+	if (READ_ONCE(rcu_stall_window.stage) != SW_ARMED)
+		return;
+	WRITE_ONCE(rcu_state.jiffies_stall, jiffies - 1);
+	WRITE_ONCE(rcu_stall_window.gps, next_gps);
+	smp_store_release(&rcu_stall_window.stage, SW_OPEN);
+}
+
+/* rcu_gp_init(), root lock held, irqs off, gps just stored. */
+void rcu_stall_window_hold(unsigned long gps)
+{
+	u64 end = ktime_get_ns() + 20000ull * 1000000ull;
+
+	if (READ_ONCE(rcu_stall_window.stage) != SW_OPEN)
+		return;
+	while (smp_load_acquire(&rcu_stall_window.result) < 0 && ktime_get_ns() < end)
+		cpu_relax();
+	if (READ_ONCE(rcu_stall_window.result) < 0)
+		pr_err("rcu: stall window: no CPU checked grace period %ld for a stall "
+		       "within 20 s of its start\n", (long)rcu_seq_ctr(gps));
+	WRITE_ONCE(rcu_stall_window.stage, SW_IDLE);
+}
+
+/* Any CPU's tick: its check of gps came to report (or not). */
+static void rcu_stall_window_checked(unsigned long gps, bool report)
+{
+	if (smp_load_acquire(&rcu_stall_window.stage) == SW_OPEN &&
+	    gps == READ_ONCE(rcu_stall_window.gps))
+		cmpxchg(&rcu_stall_window.result, -1, (int)report);
+}
+#else
+static inline void rcu_stall_window_checked(unsigned long gps, bool report)
+{
+	(void)gps;
+	(void)report;
+}
+#endif
 
 static void rcu_stall_print(int cpu, unsigned long gps)
 {
@@ -75,55 +165,29 @@ static void rcu_stall_report(struct rcu_data *me, unsigned long gps, unsigned lo
 	rcu_preempt_stall_print_blocked();	/* preempted readers (rcu/preempt.c) */
 	printk(KERN_ERR "rcu: \t(detected by %d, t=%lu jiffies, g=%ld, q=%ld)\n",
 	       self, age, (long)rcu_seq_ctr(gps), (long)rcu_segcblist_n_cbs(&me->cblist));
-	WRITE_ONCE(rcu_stall_last_mask, mask_all);
-	atomic_inc(&rcu_stall_reports);
-	for (cpu = 0; cpu < NR_CPUS; cpu++) {
-		if (!(mask_all & (1UL << cpu)))
-			continue;
-		if (cpu == self) {
-			printk(KERN_ERR "rcu: INFO: rcu_sched self-detected stall on CPU %d\n", cpu);
-			dump_stack();
-		} else if (!trigger_cpu_backtrace(cpu)) {
-			printk(KERN_ERR "rcu: cannot NMI CPU %d for its backtrace\n", cpu);
-		}
-	}
+	rcu_stall_report_end("rcu_sched", mask_all);
 }
 
 /* From every CPU's tick, irqs off. */
 void rcu_check_cpu_stall(struct rcu_data *rdp)
 {
 	unsigned long gps, js, j;
+	bool report;
 
 	if (READ_ONCE(rcu_cpu_stall_suppress))
 		return;
+	/* Acquire: the deadline read next is this GP's (rcu_stall_gp_start()). */
 	gps = smp_load_acquire(&rcu_state.gp_seq);
 	if (!rcu_seq_state(gps))
 		return;
 	j = jiffies;
 	js = READ_ONCE(rcu_state.jiffies_stall);
-	if (!time_after_eq(j, js))
-		return;
 	/* One reporter per interval; the GP may also have ended meanwhile. */
-	if (cmpxchg(&rcu_state.jiffies_stall, js, j + 3 * rcu_jiffies_till_stall_check()) != js)
-		return;
-	if (smp_load_acquire(&rcu_state.gp_seq) != gps)
-		return;
-	rcu_stall_report(rdp, gps, j - READ_ONCE(rcu_state.gp_start));
+	report = time_after_eq(j, js) &&
+		 cmpxchg(&rcu_state.jiffies_stall, js, j + 3 * rcu_jiffies_till_stall_check()) == js &&
+		 smp_load_acquire(&rcu_state.gp_seq) == gps;
+	rcu_stall_window_checked(gps, report);
+	if (report)
+		rcu_stall_report(rdp, gps, j - READ_ONCE(rcu_state.gp_start));
 }
 
-void rcu_exp_stall_report(unsigned long mask, unsigned long waited)
-{
-	int cpu;
-
-	printk(KERN_ERR "rcu: INFO: rcu_sched detected expedited stalls on CPUs: { ");
-	for (cpu = 0; cpu < NR_CPUS; cpu++)
-		if (mask & (1UL << cpu))
-			printk(KERN_CONT "%d ", cpu);
-	printk(KERN_CONT "} %lu jiffies s: %lu\n", waited,
-	       (unsigned long)rcu_seq_ctr(READ_ONCE(rcu_state.expedited_sequence)));
-	WRITE_ONCE(rcu_stall_last_mask, mask);
-	atomic_inc(&rcu_stall_reports);
-	for (cpu = 0; cpu < NR_CPUS; cpu++)
-		if ((mask & (1UL << cpu)) && cpu != smp_processor_id())
-			trigger_cpu_backtrace(cpu);
-}

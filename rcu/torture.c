@@ -552,7 +552,8 @@ static void rcu_read_preempt_delay(struct torture_random *r)
  * passed since.  Inside the section none may: a GP that started after
  * the reader did cannot end before it.  RCU-sched has both a normal and
  * an expedited sequence; preemptible RCU's normal one is RCU-sched's (its
- * expedited one is private to rcu/preempt.c); SRCU has one per struct.
+ * expedited one, rcu_preempt_exp's, is not checked); SRCU has one per
+ * struct.
  */
 struct torture_read_state {
 	unsigned long started;
@@ -565,7 +566,7 @@ static void rcu_torture_cookies(struct torture_read_state *rs)
 		rs->gp_cookie = rcu_seq_snap(&rcu_torture_srcu.srcu_gp_seq);
 	} else {
 		rs->gp_cookie = get_state_synchronize_sched();
-		rs->exp_cookie = rcu_seq_snap(&rcu_state.expedited_sequence);
+		rs->exp_cookie = rcu_seq_snap(&rcu_sched_exp.expedited_sequence);
 	}
 }
 
@@ -577,7 +578,7 @@ static const char *rcu_torture_cookie_failed(const struct torture_read_state *rs
 	if (poll_state_synchronize_sched(rs->gp_cookie))
 		return "normal";
 	if (cur_ops->flavor == TF_SCHED &&
-	    rcu_seq_done(&rcu_state.expedited_sequence, rs->exp_cookie))
+	    rcu_seq_done(&rcu_sched_exp.expedited_sequence, rs->exp_cookie))
 		return "expedited";
 	return NULL;
 }

@@ -203,6 +203,20 @@ void rcu_idle_enter(void)
 	WARN_ON_ONCE(rcu_dynticks_in_eqs(atomic_inc_return(&rdp->dynticks)) == false);
 }
 
+/*
+ * Queued callbacks keep this CPU's tick (Linux's rcu_needs_cpu() without
+ * callback offloading).  rcu_gp_cleanup() already wakes the rcuc of a
+ * CPU whose callbacks a grace period made ready, so they would not be
+ * stranded; the tick stays so that their progress (noticing the grace
+ * period, the stall check, the tick's own wake of rcuc) is the same as
+ * on a busy CPU and does not rest on that one wake.  An idle CPU seldom
+ * has callbacks queued for long, so it costs idle CPUs next to nothing.
+ */
+bool rcu_needs_cpu(void)
+{
+	return READ_ONCE(this_cpu_ptr(&rcu_data)->cblist.len) != 0;
+}
+
 /* Idle exit: odd again; the full barrier orders it before later readers. */
 void rcu_idle_exit(void)
 {
@@ -364,8 +378,7 @@ void rcu_note_context_switch(bool preempt)
 		return;
 	rcu_preempt_note_context_switch(preempt);	/* first: queue a reader */
 	rcu_qs(rdp);
-	if (rcu_exp_pending_here())
-		rcu_exp_report_local(false);
+	rcu_sched_exp_qs(false);
 }
 
 /*
@@ -404,8 +417,7 @@ void rcu_sched_clock_irq(int user)
 		/* A preemptible reader is no RCU-sched reader, but still a reader. */
 		if (!rcu_preempt_tick_in_reader())
 			rcu_qs(rdp);
-		if (rcu_exp_pending_here())
-			rcu_exp_report_local(true);
+		rcu_sched_exp_qs(true);
 	}
 	if (rdp->core_needs_qs && !READ_ONCE(rdp->cpu_no_qs))
 		rcu_report_qs_rdp(rdp);
@@ -469,6 +481,115 @@ static void rcu_accelerate_cbs(struct rcu_data *rdp)
 	}
 }
 
+/* ---------------- CPU hotplug against rcu_gp_init() ---------------- */
+
+/* rcu_state.ofl_lock, irqs off (rcu.inject=ofl_lock: never taken). */
+static void rcu_ofl_lock(void)
+{
+	if (!rcu_inject(RCU_INJECT_OFL_LOCK))
+		arch_spin_lock(&rcu_state.ofl_lock);
+}
+
+/* True once held, or when it is not to be taken at all. */
+static bool rcu_ofl_trylock(void)
+{
+	return rcu_inject(RCU_INJECT_OFL_LOCK) || arch_spin_trylock(&rcu_state.ofl_lock);
+}
+
+static void rcu_ofl_unlock(void)
+{
+	if (!rcu_inject(RCU_INJECT_OFL_LOCK))
+		arch_spin_unlock(&rcu_state.ofl_lock);
+}
+
+#ifdef CONFIG_SANITIZE
+/* Test build: rcu_ofl_window_arm() (rcu/tree.h). */
+static struct {
+	int cpu;			/* armed for this CPU; -1: none */
+	unsigned long gp_blocked;	/* last GP whose init found ofl_lock held */
+	unsigned long gp_inited;	/* last GP whose init finished */
+} rcu_ofl_window = { .cpu = -1 };
+atomic_t rcu_ofl_windows_held = ATOMIC_INIT(0);
+
+void rcu_ofl_window_arm(int cpu)
+{
+	unsigned long gps = READ_ONCE(rcu_state.gp_seq);
+
+	WRITE_ONCE(rcu_ofl_window.gp_blocked, gps);
+	WRITE_ONCE(rcu_ofl_window.gp_inited, gps);
+	__atomic_store_n(&rcu_ofl_window.cpu, cpu, __ATOMIC_RELEASE);
+}
+
+static void rcu_ofl_window_gp_blocked(unsigned long gps)
+{
+	WRITE_ONCE(rcu_ofl_window.gp_blocked, gps);
+}
+
+static void rcu_ofl_window_gp_inited(unsigned long gps)
+{
+	WRITE_ONCE(rcu_ofl_window.gp_inited, gps);
+}
+
+/* Spin, irqs off, until cond or 20 s; true if cond. */
+#define rcu_ofl_window_spin(cond) ({					\
+	u64 __end = ktime_get_ns() + 20000ull * 1000000ull;		\
+									\
+	while (!(cond) && ktime_get_ns() < __end)			\
+		cpu_relax();						\
+	(cond);								\
+})
+
+/*
+ * The dying CPU, irqs off, before its locks: if armed for it, disarm and
+ * make sure a grace period waits for it, so that rcu_report_dead() has a
+ * QS to report.  Its dynticks counter is odd and stays so: nobody else
+ * can report for it.
+ */
+static bool rcu_ofl_window_open(struct rcu_data *rdp)
+{
+	struct rcu_node *rnp = rdp->mynode;
+	int cpu = rdp->cpu;
+
+	if (__atomic_load_n(&rcu_ofl_window.cpu, __ATOMIC_ACQUIRE) != cpu ||
+	    !__atomic_compare_exchange_n(&rcu_ofl_window.cpu, &cpu, -1, false,
+					 __ATOMIC_ACQ_REL, __ATOMIC_RELAXED))
+		return false;
+	rcu_start_this_gp(rcu_seq_snap(&rcu_state.gp_seq));
+	if (!rcu_ofl_window_spin(rcu_seq_state(READ_ONCE(rnp->gp_seq)) &&
+				 (READ_ONCE(rnp->qsmask) & rdp->grpmask))) {
+		pr_err("rcu: ofl window: no grace period waited for CPU %d within 20 s\n", rdp->cpu);
+		return false;
+	}
+	return true;
+}
+
+/*
+ * The dying CPU, ofl_lock held, its QS for GP gps reported and its bit
+ * still in qsmaskinitnext: ask for the next GP and wait until its
+ * rcu_gp_init() has finished (so it copied the bit: the bug) or found
+ * ofl_lock held (so it cannot have).
+ */
+static void rcu_ofl_window_hold(struct rcu_data *rdp, unsigned long gps)
+{
+	rcu_start_this_gp(rcu_seq_snap(&rcu_state.gp_seq));
+	if (rcu_ofl_window_spin(ULONG_CMP_LT(gps, READ_ONCE(rcu_ofl_window.gp_blocked)) ||
+				ULONG_CMP_LT(gps, READ_ONCE(rcu_ofl_window.gp_inited))))
+		atomic_inc(&rcu_ofl_windows_held);
+	else
+		pr_err("rcu: ofl window: no grace period after %ld began its init within 20 s "
+		       "(CPU %d)\n", (long)rcu_seq_ctr(gps), rdp->cpu);
+}
+#else
+static inline void rcu_ofl_window_gp_blocked(unsigned long gps) { (void)gps; }
+static inline void rcu_ofl_window_gp_inited(unsigned long gps) { (void)gps; }
+static inline bool rcu_ofl_window_open(struct rcu_data *rdp) { (void)rdp; return false; }
+static inline void rcu_ofl_window_hold(struct rcu_data *rdp, unsigned long gps)
+{
+	(void)rdp;
+	(void)gps;
+}
+#endif
+
 /* ---------------- the grace-period kthread ---------------- */
 
 /* Returns false if no GP was wanted after all. */
@@ -488,22 +609,35 @@ static bool rcu_gp_init(void)
 		spin_unlock_irqrestore(&root->lock, flags);
 		return false;
 	}
+	rcu_stall_window_expire(rcu_state.gp_seq + 1);	/* test build only */
+	/*
+	 * The start time and the stall deadline (read locklessly: stall.c,
+	 * preempt.c's boosting) before the GP number, whose release orders
+	 * them first: a CPU that sees the new GP must not see the last
+	 * one's deadline, which may be long past, and report a stall at once.
+	 */
+	WRITE_ONCE(rcu_state.gp_start, jiffies);
+	if (!rcu_inject(RCU_INJECT_STALL_ORDER))
+		rcu_stall_gp_start();
 	/* Start: readers that began before this store may hold old data. */
 	rcu_seq_start(&rcu_state.gp_seq);
 	gps = rcu_state.gp_seq;
-	WRITE_ONCE(rcu_state.gp_start, jiffies);	/* read locklessly: stall.c, preempt.c boosting */
-	rcu_stall_gp_start();
+	rcu_stall_window_hold(gps);			/* test build only */
+	if (rcu_inject(RCU_INJECT_STALL_ORDER))
+		rcu_stall_gp_start();
 	spin_unlock_irqrestore(&root->lock, flags);
 	smp_mb();	/* order the start before any CPU's view of qsmask below */
 
 	/*
-	 * First pass, leaves up: each leaf takes the CPUs online now (CPU
-	 * hotplug changes qsmaskinitnext under the leaf lock, so each leaf
-	 * sees a CPU either in or out), each interior node the children
-	 * with a CPU, or with preempted readers that may predate this GP (a
-	 * leaf whose CPUs have all left still holds the GP for them).  Only
-	 * this kthread reads or writes qsmaskinit, so the interior ones are
-	 * rebuilt without their locks.
+	 * First pass, leaves up: each leaf takes the CPUs online now, each
+	 * interior node the children with a CPU, or with preempted readers
+	 * that may predate this GP (a leaf whose CPUs have all left still
+	 * holds the GP for them).  A leaf is copied under ofl_lock, which
+	 * CPU hotplug holds from a departing CPU's QS report until its bit
+	 * has left qsmaskinitnext (rcu_report_dead()) and while an arriving
+	 * one's is set: so this GP sees each CPU either online, or gone with
+	 * nothing left to report.  Only this kthread reads or writes
+	 * qsmaskinit, so the interior ones are rebuilt without their locks.
 	 */
 	for (i = 0; i < rcu_state.level_first[rcu_state.num_levels - 1]; i++)
 		rcu_state.node[i].qsmaskinit = 0;
@@ -512,12 +646,20 @@ static bool rcu_gp_init(void)
 
 		rnp = &rcu_state.node[i];
 		leaf = rnp->level == rcu_state.num_levels - 1;
-		spin_lock_irqsave(&rnp->lock, flags);
+		local_irq_save(flags);
+		if (leaf && !rcu_ofl_trylock()) {
+			rcu_ofl_window_gp_blocked(gps);
+			rcu_ofl_lock();
+		}
+		spin_lock(&rnp->lock);
 		if (leaf)
 			rnp->qsmaskinit = rnp->qsmaskinitnext;
 		if (rnp->parent && (rnp->qsmaskinit || (leaf && !list_empty(&rnp->blkd_tasks))))
 			rnp->parent->qsmaskinit |= rnp->grpmask;
-		spin_unlock_irqrestore(&rnp->lock, flags);
+		spin_unlock(&rnp->lock);
+		if (leaf)
+			rcu_ofl_unlock();
+		local_irq_restore(flags);
 	}
 
 	/*
@@ -553,6 +695,7 @@ static bool rcu_gp_init(void)
 			spin_unlock_irqrestore(&rnp->lock, flags);
 		}
 	}
+	rcu_ofl_window_gp_inited(gps);
 	return true;
 }
 
@@ -1050,14 +1193,18 @@ void rcu_cpu_starting(int cpu)
 
 	if (!per_cpu(rcu_data_ready, cpu))
 		return;
-	spin_lock_irqsave(&rnp->lock, flags);
+	local_irq_save(flags);
+	rcu_ofl_lock();
+	spin_lock(&rnp->lock);
 	WRITE_ONCE(rnp->qsmaskinitnext, rnp->qsmaskinitnext | rdp->grpmask);
 	rdp->gp_seq = rnp->gp_seq;
 	need = rcu_seq_state(rnp->gp_seq) && (rnp->qsmask & rdp->grpmask);
 	WRITE_ONCE(rdp->cpu_no_qs, need);
 	rdp->core_needs_qs = need;
 	WRITE_ONCE(rdp->ticks_this_gp, 0);
-	spin_unlock_irqrestore(&rnp->lock, flags);
+	spin_unlock(&rnp->lock);
+	rcu_ofl_unlock();
+	local_irq_restore(flags);
 	atomic_inc_return(&rcu_state.n_online_cpus);	/* rcu_blocking_is_gp(); full barrier */
 	smp_mb();	/* the bit and the count before this CPU's first reader */
 }
@@ -1069,23 +1216,34 @@ void rcu_cpu_starting(int cpu)
  * would: its counter stays odd, so the fqs scan cannot credit it), then
  * the bit leaves qsmaskinitnext.  A grace period whose first pass saw the
  * bit but whose second pass comes after this reports for it there.
+ * The report drops the leaf lock (it climbs the tree) before the bit
+ * goes: it may end the grace period, and the next one's first pass must
+ * not copy the bit in between, or that one waits for this CPU for ever.
+ * ofl_lock, held across both, keeps that pass out.
  */
 void rcu_report_dead(int cpu)
 {
 	struct rcu_data *rdp = per_cpu_ptr(&rcu_data, cpu);
 	struct rcu_node *rnp = rdp->mynode;
-	unsigned long flags;
+	unsigned long flags, gps;
+	bool window;
 
 	if (!per_cpu(rcu_data_ready, cpu) || rcu_inject(RCU_INJECT_REPORT_DEAD))
 		return;
+	window = rcu_ofl_window_open(rdp);	/* test build only */
+	rcu_ofl_lock();
 	rcu_node_lock_qs(rnp, flags);
 	if ((rnp->qsmask & rdp->grpmask) && rcu_seq_state(rnp->gp_seq)) {
+		gps = rnp->gp_seq;
 		rdp->core_needs_qs = false;
-		rcu_report_qs_rnp(rdp->grpmask, rnp, rnp->gp_seq, flags);
+		rcu_report_qs_rnp(rdp->grpmask, rnp, gps, flags);
+		if (window)
+			rcu_ofl_window_hold(rdp, gps);
 		spin_lock_irqsave(&rnp->lock, flags);
 	}
 	WRITE_ONCE(rnp->qsmaskinitnext, rnp->qsmaskinitnext & ~rdp->grpmask);
 	spin_unlock_irqrestore(&rnp->lock, flags);
+	rcu_ofl_unlock();
 	atomic_dec_return(&rcu_state.n_online_cpus);	/* full barrier: after the last reader */
 }
 

@@ -1,7 +1,7 @@
 /*
  * rcu/tree.h - RCU-sched's internal data: the per-CPU rcu_data, the
  * rcu_node tree and the global rcu_state, shared by tree.c, expedited.c,
- * stall.c and torture.c.  Not for use outside rcu/.
+ * stall.c and torture.c; the expedited flavours' state and hooks.  Not for use outside rcu/.
  *
  * The tree: each leaf rcu_node covers up to rcu_fanout_leaf CPUs (16 by
  * default, RCU_FANOUT_LEAF), each interior node up to rcu_fanout children.
@@ -135,6 +135,14 @@ struct rcu_state {
 	unsigned long n_cbs_migrated;	/* from CPUs that went offline */
 	atomic_t n_online_cpus;		/* rcu_cpu_starting() to rcu_report_dead() */
 	/*
+	 * CPU hotplug against rcu_gp_init() (Linux's ofl_lock), taken with
+	 * irqs off before any rcu_node lock: rcu_report_dead() holds it from
+	 * its QS report until its bit has left qsmaskinitnext, and
+	 * rcu_cpu_starting() while it sets the bit, so rcu_gp_init()'s copy
+	 * of a leaf's qsmaskinitnext comes wholly before or after either.
+	 */
+	arch_spinlock_t ofl_lock;
+	/*
 	 * The QS reports that emptied the root (root lock): how many, and the
 	 * node locks each took from where it entered (a leaf) to the root,
 	 * summed and the last one's.  The tree makes this its depth.
@@ -147,12 +155,6 @@ struct rcu_state {
 	unsigned long jiffies_stall;	/* next stall report due (cmpxchg) */
 	bool scheduler_active;		/* rcu_late_init() done */
 
-	/* Expedited (rcu/expedited.c). */
-	unsigned long expedited_sequence;
-	atomic_long_t exp_mask;		/* CPUs the running exp GP awaits */
-	struct rcu_mutex exp_mutex;
-	wait_queue_head_t exp_wq;
-
 	/* rcu_barrier_sched(). */
 	struct rcu_mutex barrier_mutex;
 	atomic_t barrier_cpu_count;
@@ -162,6 +164,50 @@ struct rcu_state {
 extern struct rcu_state rcu_state;
 extern unsigned int rcu_fanout_leaf;
 extern unsigned int rcu_fanout;
+
+/* ---- expedited grace periods (rcu/expedited.c) ---- */
+
+/*
+ * What a flavour of expedited grace period tells the common machine.
+ * The first three are called on the CPU concerned with irqs off; the
+ * optional rest (NULL: the flavour has none) deal with tasks preempted
+ * inside a reader, which the grace period must wait for too.
+ */
+struct rcu_exp_ops {
+	/* In the cross-CPU call: is the interrupted code inside a reader? */
+	bool (*cpu_in_reader)(void);
+	/* It was: make that reader's end report the QS. */
+	void (*defer_qs)(void);
+	/* This CPU is in no reader that predates the grace period: report it
+	 * (rcu_report_exp_rdp()); can_wake false under the run-queue lock. */
+	void (*report_qs)(bool can_wake);
+	/* The CPU mask is set: the tasks blocked in readers now hold it up. */
+	void (*gp_init_blocked)(void);
+	/* Some of those tasks are still in their readers. */
+	bool (*has_blocked)(void);
+	/* A stall report: " P<name>" for each of those tasks, appended to
+	 * buf (rcu_exp_stall_append()); returns the new length. */
+	size_t (*print_blocked)(char *buf, size_t size, size_t len);
+	/* Each tick of the wait (priority boosting). */
+	void (*wait_tick)(void);
+};
+
+/* One flavour's expedited grace periods, one at a time. */
+struct rcu_exp_state {
+	const char *name;			/* "rcu_sched": in stall reports */
+	const struct rcu_exp_ops *ops;
+	unsigned long expedited_sequence;	/* rcu_seq (rcu/rcu.h) */
+	atomic_long_t expmask;			/* CPUs the running GP awaits */
+	unsigned long gp_start;			/* jiffies, when it started */
+	struct rcu_mutex exp_mutex;
+	wait_queue_head_t expedited_wq;		/* its caller waits here */
+};
+
+extern struct rcu_exp_state rcu_sched_exp;
+#ifdef CONFIG_PREEMPT_RCU
+extern struct rcu_exp_state rcu_preempt_exp;
+extern const struct rcu_exp_ops rcu_preempt_exp_ops;	/* rcu/preempt.c */
+#endif
 
 /*
  * The QS-path statistics (rcu_node ->n_qs_lock and ->qs_wait_cycles,
@@ -240,10 +286,34 @@ void rcu_gp_kthread_wake(void);
 bool rcu_dynticks_in_eqs(int snap);
 int rcu_dynticks_snap(struct rcu_data *rdp);
 
+#ifdef CONFIG_SANITIZE
+/*
+ * Test build: hold the next rcu_report_dead() of cpu open in its window.
+ * First (before its locks) it makes sure a grace period waits for cpu;
+ * then, once it has reported cpu's QS for that one and before cpu leaves
+ * qsmaskinitnext, it asks for the next grace period and spins (irqs off,
+ * 20 s at most) until that one's rcu_gp_init() has either finished or
+ * found ofl_lock held.  Each window held until one of the two happened
+ * counts in rcu_ofl_windows_held.
+ */
+void rcu_ofl_window_arm(int cpu);
+extern atomic_t rcu_ofl_windows_held;
+#endif
+
 /* expedited.c */
 void rcu_exp_init(void);
-void rcu_exp_report_local(bool can_wake);
-bool rcu_exp_pending_here(void);
+/* Runs one expedited grace period of es's flavour (or finds one that
+ * covers the caller).  May sleep. */
+void synchronize_exp(struct rcu_exp_state *es);
+unsigned long rcu_exp_completed(struct rcu_exp_state *es);
+/* Irqs off: es's running grace period still waits for this CPU. */
+bool rcu_exp_pending_here(struct rcu_exp_state *es);
+/* Irqs off: this CPU passed es's QS; the last one wakes the waiter. */
+void rcu_report_exp_rdp(struct rcu_exp_state *es, bool can_wake);
+size_t rcu_exp_stall_append(char *buf, size_t size, size_t len, const char *fmt, ...)
+	__attribute__((format(printf, 4, 5)));
+/* Context switch and QS tick, irqs off: no RCU-sched reader is running. */
+void rcu_sched_exp_qs(bool can_wake);
 
 /* preempt.c: preemptible RCU's hooks into the grace-period machine
  * (stubs returning false/doing nothing without CONFIG_PREEMPT_RCU). */
@@ -271,4 +341,22 @@ extern unsigned long rcu_stall_last_mask;	/* CPUs named by the last report */
 unsigned long rcu_jiffies_till_stall_check(void);
 void rcu_stall_gp_start(void);
 void rcu_check_cpu_stall(struct rcu_data *rdp);
-void rcu_exp_stall_report(unsigned long mask, unsigned long waited_jiffies);
+/* Ends a stall report of flavour name naming the CPUs in mask. */
+void rcu_stall_report_end(const char *name, unsigned long mask);
+#ifdef CONFIG_SANITIZE
+/*
+ * Test build: hold the start of the next grace period open.  Its
+ * rcu_gp_init(), root lock held, first makes the last deadline one that
+ * has passed (as it has whenever the last grace period began more than
+ * a stall timeout ago), then, once the new gp_seq is out, spins (20 s at
+ * most) until another CPU's tick has checked it for a stall.  The result
+ * of that check: -1 none yet, 0 no stall, 1 a stall was reported.
+ */
+void rcu_stall_window_arm(void);
+int rcu_stall_window_result(void);
+void rcu_stall_window_expire(unsigned long next_gps);
+void rcu_stall_window_hold(unsigned long gps);
+#else
+static inline void rcu_stall_window_expire(unsigned long next_gps) { (void)next_gps; }
+static inline void rcu_stall_window_hold(unsigned long gps) { (void)gps; }
+#endif

@@ -19,6 +19,7 @@ import unittest
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(HERE)
 sys.path.insert(0, os.path.join(ROOT, "tools"))
+import benchrows  # noqa: E402
 import report  # noqa: E402
 
 FIXTURE = os.path.join(HERE, "runner-fixtures", "report-fixture.log")
@@ -126,6 +127,21 @@ class ReportTest(unittest.TestCase):
         self.assertIn("10.0x (50 / 5 ns) | - | - | NOT met (mean)", text)   # under 100x
         self.assertIn("refcnt / rcu-sched at 16 CPUs | >= 10x | - | - | - | - |", text)
 
+    def test_rows_as_the_runner_reads_them(self):
+        # A serial log holds NULs, BELs, tabs and bare-CR redraws; the
+        # report must read the same rows as the runner's bench.txt.
+        text = ("\x1b[0m[c0] boot\x00\n"
+                "# bench name=readside type=rcu\x07 cpus=2\tns_per_op=5 runs=3\n"
+                "# platform: qemu\x00 tcg\n"
+                "# bench name=gp type=old cpus=1\r# bench name=gp type=new cpus=1\n")
+        rows, plat = report.read_log(text)
+        lines = benchrows.clean_lines(text)
+        self.assertEqual([" ".join(f"{k}={v}" for k, v in r.items()) for r in rows],
+                         [" ".join(x.split()) for x in benchrows.bench_rows(lines)])
+        self.assertEqual(plat, benchrows.platform_lines(lines))
+        self.assertEqual(rows[0]["type"], "rcu")
+        self.assertEqual([r["type"] for r in rows[1:]], ["new"])
+
     def test_verdict_uses_the_median(self):
         # A host outlier inflates the rwlock mean past 100x; the medians
         # say 10x, and the verdict follows them.
@@ -143,6 +159,34 @@ class ReportTest(unittest.TestCase):
             "# bench name=readside type=rwlock cpus=16 cs_ns=0 ns_per_op=900 stddev=1 runs=3 median_ns=900 batch_ns=1000\n")
         text = "\n".join(report.goals(rows))
         self.assertIn("| 18.0x (900 / 50 ns) | 18.0x (900 / 50 ns) | 200.0x (1000 / 5 ns) | met (batch median) |", text)
+
+    def test_harness_row_and_less_gaps(self):
+        # The gross time less the host gaps, and the harness alone as a
+        # row of its own, in the matrix and the three-source table.
+        rows, _ = report.read_log(
+            "# bench name=readside type=empty cpus=2 vcpus=2 cs_ns=0 ns_per_op=4.8 stddev=1 runs=3 median_ns=4.5 batch_ns=2 less_gaps_ns=2.2\n"
+            "# bench name=readside_harness type=harness cpus=2 vcpus=2 cs_ns=0 ns_per_op=0.4 stddev=0 runs=3 median_ns=0.4 batch_ns=0.1 less_gaps_ns=0.2\n"
+            "# bench name=linux_readside model=none type=rcu cpus=2 vcpus=2 ns_per_op=2.3 median_ns=2.2\n")
+        matrix = "\n".join(report.readside_matrix(rows))
+        self.assertIn("| empty | 4.8 ± 1, median 4.5, batch 2, less gaps 2.2 |", matrix)
+        self.assertIn("| harness | 0.4 ± 0, median 0.4, batch 0.1, less gaps 0.2 |", matrix)
+        three = "\n".join(report.three_source_table(rows, {}))
+        self.assertIn("| empty loop | 2 | - | 4.5 (batch 2, less gaps 2.2) [-smp 2] | - |", three)
+        self.assertIn("| the timing harness alone | 2 | - | 0.4 (batch 0.1, less gaps 0.2) [-smp 2] | - |",
+                      three)
+
+    def test_tables_without_the_peer(self):
+        # No linux_* rows (the peer not built): ours and the article's
+        # are still tabled, and the note says how to get the third source.
+        rows, _ = report.read_log(
+            "# bench name=readside type=rcu cpus=1 vcpus=1 cs_ns=0 ns_per_op=9 stddev=1 runs=3 median_ns=9 batch_ns=8\n"
+            "# bench name=gp type=normal cpus=2 n=10 min_ns=900 mean_ns=1000 max_ns=3000 median_ns=950\n")
+        three = "\n".join(report.three_source_table(rows, {}))
+        self.assertIn("| rcu_read_lock(), preemptible | 1 | - | 9 (batch 8) [-smp 1] | - |", three)
+        self.assertIn("`make peer` builds the peer", three)
+        gp = "\n".join(report.gp_table(rows))
+        self.assertIn("| synchronize_sched() / PREEMPT_NONE synchronize_rcu() | 2 | 0.95 | 1 | 3 | - | - | - | - |", gp)
+        self.assertIn("`make peer` builds the peer", gp)
 
     def test_no_rows(self):
         # No bench rows (an empty or garbage log): an error, and the last

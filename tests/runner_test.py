@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
-"""tests/runner_test.py: tests of the test judge (tests/runner.py) over the
-saved serial logs in tests/runner-fixtures/.  They show that the judge
-fails a run when it should: a "not ok", output that stops mid-suite, a
+"""tests/runner_test.py: tests of the test judge (tests/runner.py and its
+modules qemu_configs, ktap_parser, judge, qemu_run and tools/benchrows)
+over the saved serial logs in tests/runner-fixtures/.  They show that
+the judge fails a run when it should: a "not ok", output that stops mid-suite, a
 panic (whose register dump and backtrace it must echo), UBSAN, a plan
 that disagrees with the results, an expected failure that did not happen.
 The last class drives the runner against fake run.sh scripts to check the
@@ -21,19 +22,22 @@ import time
 import unittest
 
 HERE = os.path.dirname(os.path.abspath(__file__))
-sys.path.insert(0, HERE)
-import runner  # noqa: E402
+sys.path[:0] = [HERE, os.path.join(os.path.dirname(HERE), "tools")]
+import benchrows  # noqa: E402
+import judge  # noqa: E402
+import qemu_configs  # noqa: E402
+import qemu_run  # noqa: E402
 
 FIXTURES = os.path.join(HERE, "runner-fixtures")
 
 
 def fixture(name):
-    return runner.read_lines(os.path.join(FIXTURES, name))
+    return qemu_run.read_lines(os.path.join(FIXTURES, name))
 
 
 def judge_fixture(name, cfg=None, **kw):
-    cfg = cfg or runner.Config(name=name.split(".")[0])
-    return runner.judge(cfg, fixture(name), **kw)
+    cfg = cfg or qemu_configs.Config(name=name.split(".")[0])
+    return judge.judge(cfg, fixture(name), **kw)
 
 
 def statuses(v):
@@ -41,13 +45,13 @@ def statuses(v):
 
 
 def text_of(v):
-    return "\n".join(runner.format_verdict(v))
+    return "\n".join(judge.format_verdict(v))
 
 
 def crash_cfg(**over):
     line = ("selftest-crash cpus=1 expect=fail require='Kernel panic' "
             "require='RIP: .*crash_null_dereference' -- test=selftest_crash")
-    cfg = runner.parse_config_line(line)
+    cfg = qemu_configs.parse_config_line(line)
     for k, val in over.items():
         setattr(cfg, k, val)
     return cfg
@@ -55,36 +59,36 @@ def crash_cfg(**over):
 
 class ConfigTest(unittest.TestCase):
     def test_full_line(self):
-        c = runner.parse_config_line(
+        c = qemu_configs.parse_config_line(
             "x-1 cpus=4 mem=128 timeout=30 uefi machine=q35 "
             "forbid='rcu: stall' allow=UBSAN:.*expected -- test=mm,rcu rcu.x=1")
         self.assertEqual((c.name, c.cpus, c.mem, c.timeout, c.uefi, c.machine),
                          ("x-1", 4, 128, 30.0, True, "q35"))
         self.assertEqual(c.cmdline, "test=mm,rcu rcu.x=1")
         self.assertEqual(c.forbid[0].pattern, "rcu: stall")
-        q = runner.parse_config_line("q cpus=12 qemu='-smp 12,sockets=2,cores=3,threads=2' "
+        q = qemu_configs.parse_config_line("q cpus=12 qemu='-smp 12,sockets=2,cores=3,threads=2' "
                                      "qemu=-no-acpi monitor during='x y' ready=z check=c")
         self.assertEqual(q.qemu, ["-smp", "12,sockets=2,cores=3,threads=2", "-no-acpi"])
         self.assertEqual((q.monitor, q.during, q.ready.pattern, q.check),
                          (True, "x y", "z", "c"))
-        self.assertEqual(runner.run_command(q, "r", "/m")[-6:],
+        self.assertEqual(qemu_run.run_command(q, "r", "/m")[-6:],
                          ["--", "-smp", "12,sockets=2,cores=3,threads=2",
                           "-no-acpi", "-monitor", "unix:/m,server,nowait"])
         self.assertFalse(c.expect_fail)
-        self.assertEqual(runner.run_command(c, "./run.sh"),
+        self.assertEqual(qemu_run.run_command(c, "./run.sh"),
                          ["./run.sh", "--no-build", "-s", "4", "-m", "128",
                           "-c", "test=mm,rcu rcu.x=1", "--uefi",
                           "--machine", "q35"])
 
     def test_comments_and_defaults(self):
-        self.assertIsNone(runner.parse_config_line("   # a comment"))
-        self.assertIsNone(runner.parse_config_line(""))
-        c = runner.parse_config_line("plain")
+        self.assertIsNone(qemu_configs.parse_config_line("   # a comment"))
+        self.assertIsNone(qemu_configs.parse_config_line(""))
+        c = qemu_configs.parse_config_line("plain")
         self.assertEqual((c.cpus, c.mem, c.cmdline, c.uefi), (16, 512, "", False))
-        self.assertEqual(c.idle, runner.DEFAULT_IDLE_BIG)
-        self.assertEqual(runner.parse_config_line("p cpus=2").idle,
-                         runner.DEFAULT_IDLE)
-        self.assertEqual(runner.parse_config_line("p idle=7").idle, 7)
+        self.assertEqual(c.idle, qemu_configs.DEFAULT_IDLE_BIG)
+        self.assertEqual(qemu_configs.parse_config_line("p cpus=2").idle,
+                         qemu_configs.DEFAULT_IDLE)
+        self.assertEqual(qemu_configs.parse_config_line("p idle=7").idle, 7)
 
     def test_errors(self):
         bad = ["x cpu=4 -- test=all",            # unknown key
@@ -95,14 +99,14 @@ class ConfigTest(unittest.TestCase):
                "bad/name cpus=1", "x -- it's quoted", "x 'unterminated",
                "x ready=foo", "x during=", "x check=' '"]
         for line in bad:
-            with self.assertRaises(runner.ConfigError, msg=line):
-                runner.parse_config_line(line)
-        with self.assertRaisesRegex(runner.ConfigError, "twice"):
-            runner.parse_configs("a cpus=1\na cpus=2\n")
+            with self.assertRaises(qemu_configs.ConfigError, msg=line):
+                qemu_configs.parse_config_line(line)
+        with self.assertRaisesRegex(qemu_configs.ConfigError, "twice"):
+            qemu_configs.parse_configs("a cpus=1\na cpus=2\n")
 
     def test_the_real_file(self):
         with open(os.path.join(HERE, "qemu-configs")) as f:
-            configs = {c.name: c for c in runner.parse_configs(f.read())}
+            configs = {c.name: c for c in qemu_configs.parse_configs(f.read())}
         for name in ("boot-smp1", "boot-smp16", "uefi-smp2", "selftest-crash"):
             self.assertIn(name, configs)
         self.assertEqual(configs["boot-smp1"].cpus, 1)
@@ -118,14 +122,26 @@ class ConfigTest(unittest.TestCase):
         self.assertTrue(any("Kernel panic" in p for p in pats))
 
 
+    def test_the_verify_file(self):
+        with open(os.path.join(HERE, "verify-configs")) as f:
+            configs = {c.name: c for c in qemu_configs.parse_configs(f.read())}
+        for flavour in ("sched", "schedexp", "async", "polled", "rcu", "rcuexp",
+                        "srcu", "srcuexp"):
+            c = configs["torture-onoff-%s-16" % flavour]
+            self.assertEqual(c.cpus, 16)
+            self.assertFalse(c.expect_fail)
+            self.assertIn("torture.onoff_interval=", c.cmdline)
+        self.assertTrue(configs["torture-onoff-busted-16"].expect_fail)
+
+
 class CleanTest(unittest.TestCase):
     def test_escapes_and_crs(self):
         raw = b"\x1b[2J\x1b[H\x1b[0mGRUB\r\nKTAP version 1\r\n1..1\r\nab\rok 1 x\n"
-        self.assertEqual(runner.clean_lines(raw),
+        self.assertEqual(benchrows.clean_lines(raw),
                          ["GRUB", "KTAP version 1", "1..1", "ok 1 x"])
 
     def test_bad_utf8_is_not_fatal(self):
-        self.assertEqual(runner.clean_lines(b"\xff\xfeok\n"), ["\ufffd\ufffdok"])
+        self.assertEqual(benchrows.clean_lines(b"\xff\xfeok\n"), ["\ufffd\ufffdok"])
 
 
 class VerdictTest(unittest.TestCase):
@@ -138,7 +154,7 @@ class VerdictTest(unittest.TestCase):
             "selftest/probe_fault_catches_page_fault": "PASS",
             "locks/spinlock_counts": "PASS",
             "locks/rwlock_counts": "PASS"})
-        self.assertEqual(runner.summary_line([v]), ("5 passed, 0 failed", 0))
+        self.assertEqual(judge.summary_line([v]), ("5 passed, 0 failed", 0))
         self.assertEqual(v.bench, ["name=readside type=spinlock cpus=2 cs_ns=0 "
                                    "ns_per_op=41.5 stddev=2.1 runs=5"])
         self.assertEqual(v.platform, ["qemu tcg cpus=2"])
@@ -151,7 +167,7 @@ class VerdictTest(unittest.TestCase):
         self.assertIn("FAIL not-ok/selftest/kallsyms_names_functions", text_of(v))
         self.assertIn("EXPECTATION FAILED at tests/kernel/test_selftest.c:22",
                       text_of(v))
-        self.assertEqual(runner.summary_line([v]), ("2 passed, 1 failed", 1))
+        self.assertEqual(judge.summary_line([v]), ("2 passed, 1 failed", 1))
 
     def test_truncated_log_fails(self):
         v = judge_fixture("truncated.log")
@@ -191,7 +207,7 @@ class VerdictTest(unittest.TestCase):
             "[c0] watchdog: Watchdog detected hard LOCKUP on cpu 1: no timer "
             "tick for 10 s of CPU 0's ticks, irqs off",
             "[c0] NMI backtrace for cpu 1"] + fixture("good.log")[-1:]
-        v = runner.judge(runner.Config(name="h"), lines, rc=0)
+        v = judge.judge(qemu_configs.Config(name="h"), lines, rc=0)
         self.assertFalse(v.passed)
         self.assertIn("hard-lockup at log line", text_of(v))
         self.assertIn("| [c0] NMI backtrace for cpu 1", text_of(v))
@@ -231,7 +247,7 @@ class VerdictTest(unittest.TestCase):
         self.assertEqual(st["hpet/hpet_counts"], "SKIP")
         self.assertEqual(st["preempt_rcu"], "SKIP")
         self.assertIn("needs at least 2 CPUs", text_of(v) + str(v.cases))
-        self.assertEqual(runner.summary_line([v])[0],
+        self.assertEqual(judge.summary_line([v])[0],
                          "1 passed, 0 failed, 3 skipped")
 
     def test_restarted_output_fails(self):
@@ -245,34 +261,34 @@ class VerdictTest(unittest.TestCase):
         self.assertIn("no KTAP output", text_of(v))
 
     def test_empty_log_fails(self):
-        v = runner.judge(runner.Config(name="e"), [], rc=2)
+        v = judge.judge(qemu_configs.Config(name="e"), [], rc=2)
         self.assertFalse(v.passed)
         self.assertIn("(nothing at all)", text_of(v))
 
     def test_suite_ok_with_failed_case_is_inconsistent(self):
         lines = ["KTAP version 1", "1..1", "    KTAP version 1",
                  "    # Subtest: s", "    1..1", "    not ok 1 c", "ok 1 s"]
-        v = runner.judge(runner.Config(name="x"), lines)
+        v = judge.judge(qemu_configs.Config(name="x"), lines)
         self.assertIn("reports ok though a case failed", text_of(v))
 
     def test_suite_not_ok_with_passing_cases_fails(self):
         lines = ["KTAP version 1", "1..1", "    KTAP version 1",
                  "    # Subtest: s", "    1..1", "    ok 1 c",
                  "    # exit hook leaked 3 pages", "not ok 1 s"]
-        v = runner.judge(runner.Config(name="x"), lines)
+        v = judge.judge(qemu_configs.Config(name="x"), lines)
         self.assertFalse(v.passed)
         self.assertEqual(statuses(v)["s"], "FAIL")
         self.assertIn("exit hook leaked 3 pages", text_of(v))
 
     def test_misnumbered_results_fail(self):
         lines = ["KTAP version 1", "1..2", "ok 1 a", "ok 3 b"]
-        v = runner.judge(runner.Config(name="x"), lines)
+        v = judge.judge(qemu_configs.Config(name="x"), lines)
         self.assertFalse(v.passed)
         self.assertIn("numbered 3 where 2 was due", text_of(v))
 
     def test_flat_document_without_suites(self):
         lines = ["KTAP version 1", "1..2", "ok 1 a", "ok 2 b # SKIP why"]
-        v = runner.judge(runner.Config(name="x"), lines, rc=0)
+        v = judge.judge(qemu_configs.Config(name="x"), lines, rc=0)
         self.assertTrue(v.passed)
         self.assertEqual(statuses(v), {"a": "PASS", "b": "SKIP"})
 
@@ -281,10 +297,10 @@ class VerdictTest(unittest.TestCase):
         self.assertTrue(v.passed)   # "[c1] smp: CPU 1 online" inside locks
 
     def test_allow_and_forbid(self):
-        allow = runner.parse_config_line("u allow=shift-out-of-bounds")
-        self.assertTrue(runner.judge(allow, fixture("ubsan.log"), rc=0).passed)
-        forbid = runner.parse_config_line("g forbid='CPU 1 online'")
-        v = runner.judge(forbid, fixture("good.log"), rc=0)
+        allow = qemu_configs.parse_config_line("u allow=shift-out-of-bounds")
+        self.assertTrue(judge.judge(allow, fixture("ubsan.log"), rc=0).passed)
+        forbid = qemu_configs.parse_config_line("g forbid='CPU 1 online'")
+        v = judge.judge(forbid, fixture("good.log"), rc=0)
         self.assertFalse(v.passed)
         self.assertEqual(statuses(v)["forbid"], "FAIL")
 
@@ -311,7 +327,7 @@ class VerdictTest(unittest.TestCase):
 
 def real_config(name):
     with open(os.path.join(HERE, "qemu-configs")) as f:
-        return {c.name: c for c in runner.parse_configs(f.read())}[name]
+        return {c.name: c for c in qemu_configs.parse_configs(f.read())}[name]
 
 
 class RealLogTest(unittest.TestCase):
@@ -319,7 +335,7 @@ class RealLogTest(unittest.TestCase):
     judged as the configurations of tests/qemu-configs."""
 
     def test_real_boot_passes(self):
-        v = runner.judge(real_config("boot-smp16"),
+        v = judge.judge(real_config("boot-smp16"),
                          fixture("real-boot-smp16.log"), rc=0)
         self.assertTrue(v.passed, text_of(v))
         self.assertEqual(statuses(v)["selftest/kallsyms_names_functions"], "PASS")
@@ -327,10 +343,10 @@ class RealLogTest(unittest.TestCase):
 
     def test_real_crash_is_the_expected_failure(self):
         lines = fixture("real-selftest-crash.log")
-        v = runner.judge(real_config("selftest-crash"), lines, rc=1)
+        v = judge.judge(real_config("selftest-crash"), lines, rc=1)
         self.assertTrue(v.passed, text_of(v))
         # Judged as an ordinary run it fails, showing RIP and the trace.
-        v = runner.judge(runner.Config(name="c"), lines, rc=1)
+        v = judge.judge(qemu_configs.Config(name="c"), lines, rc=1)
         self.assertFalse(v.passed)
         out = text_of(v)
         self.assertRegex(out, r"\| \[c0\] RIP: 0008:[0-9a-f]{16} crash_null_dereference")
@@ -339,13 +355,13 @@ class RealLogTest(unittest.TestCase):
 
 class SavedLogExitTest(unittest.TestCase):
     def test_exit_status_line(self):
-        self.assertEqual(runner.logged_exit_status(fixture("real-boot-smp16.log")), 0)
-        self.assertEqual(runner.logged_exit_status(fixture("real-selftest-crash.log")), 1)
-        self.assertIsNone(runner.logged_exit_status(fixture("good.log")))
+        self.assertEqual(judge.logged_exit_status(fixture("real-boot-smp16.log")), 0)
+        self.assertEqual(judge.logged_exit_status(fixture("real-selftest-crash.log")), 1)
+        self.assertIsNone(judge.logged_exit_status(fixture("good.log")))
         # A saved log whose kernel said "failure" with no failed case fails.
         lines = fixture("real-boot-smp16.log")[:-1] + ["# rcukern: exit status 1"]
-        v = runner.judge(runner.Config(name="x"), lines,
-                         runner.logged_exit_status(lines))
+        v = judge.judge(qemu_configs.Config(name="x"), lines,
+                         judge.logged_exit_status(lines))
         self.assertEqual(statuses(v)["exit-status"], "FAIL")
 
 
@@ -357,20 +373,20 @@ class FalsePassTest(unittest.TestCase):
         # No "# rcukern: exit status" and no "# ktap:" summary: the kernel
         # hung, or the serial line was cut, after its last suite.
         lines = fixture("unfinished.log")
-        v = runner.judge(runner.Config(name="u"), lines,
-                         runner.logged_exit_status(lines))
+        v = judge.judge(qemu_configs.Config(name="u"), lines,
+                         judge.logged_exit_status(lines))
         self.assertFalse(v.passed, text_of(v))
         self.assertEqual(statuses(v)["unfinished"], "FAIL")
         self.assertIn("no '# rcukern: exit status N' line", text_of(v))
         self.assertIn("| [c1] rcu: starting the exit hooks", text_of(v))
         # Either line says the run finished.
         for end in ("# ktap: 0 of 2 suites failed", "# rcukern: exit status 0"):
-            v = runner.judge(runner.Config(name="u"), lines + [end],
-                             runner.logged_exit_status(lines + [end]))
+            v = judge.judge(qemu_configs.Config(name="u"), lines + [end],
+                             judge.logged_exit_status(lines + [end]))
             self.assertTrue(v.passed, text_of(v))
         # A panic ends a run too: the expected-failure crash log passes.
-        self.assertTrue(runner.judge(crash_cfg(), fixture("panic.log")).passed)
-        v = runner.judge(crash_cfg(), lines)
+        self.assertTrue(judge.judge(crash_cfg(), fixture("panic.log")).passed)
+        v = judge.judge(crash_cfg(), lines)
         self.assertFalse(v.passed)
         self.assertIn("did not finish", text_of(v))
 
@@ -393,7 +409,7 @@ class FalsePassTest(unittest.TestCase):
         # ok ... # TODO passed; only # SKIP skips.
         lines = ["KTAP version 1", "1..2", "ok 1 a # TODO later",
                  "not ok 2 b # SKIP no HPET", "# ktap: 0 of 2 suites failed"]
-        v = runner.judge(runner.Config(name="x"), lines, rc=0)
+        v = judge.judge(qemu_configs.Config(name="x"), lines, rc=0)
         self.assertTrue(v.passed, text_of(v))
         self.assertEqual(statuses(v), {"a": "PASS", "b": "SKIP"})
 
@@ -408,36 +424,36 @@ class FalsePassTest(unittest.TestCase):
 
 class ExpectedFailureTest(unittest.TestCase):
     def test_crash_as_expected_passes(self):
-        v = runner.judge(crash_cfg(), fixture("panic.log"), rc=1)
+        v = judge.judge(crash_cfg(), fixture("panic.log"), rc=1)
         self.assertTrue(v.passed, text_of(v))
         self.assertEqual([(c.status, c.path) for c in v.cases],
                          [("PASS", "expected-failure")])
-        self.assertEqual(runner.summary_line([v]), ("1 passed, 0 failed", 0))
+        self.assertEqual(judge.summary_line([v]), ("1 passed, 0 failed", 0))
 
     def test_expected_failure_that_passes_is_a_failure(self):
-        v = runner.judge(crash_cfg(), fixture("good.log"), rc=0)
+        v = judge.judge(crash_cfg(), fixture("good.log"), rc=0)
         self.assertFalse(v.passed)
         self.assertEqual(statuses(v), {"expected-failure": "FAIL"})
         self.assertIn("the run passed", text_of(v))
-        self.assertEqual(runner.summary_line([v]), ("0 passed, 1 failed", 1))
+        self.assertEqual(judge.summary_line([v]), ("0 passed, 1 failed", 1))
 
     def test_failing_the_wrong_way_is_a_failure(self):
         # not ok, but no panic: the required lines are missing.
-        v = runner.judge(crash_cfg(), fixture("not-ok.log"), rc=1)
+        v = judge.judge(crash_cfg(), fixture("not-ok.log"), rc=1)
         self.assertFalse(v.passed)
         self.assertIn("required /Kernel panic/ is not in the log", text_of(v))
         # A panic without the function name in RIP (symbols broken).
         lines = [re.sub(r"crash_null_dereference\+", "0x", x)
                  if "RIP:" in x else x for x in fixture("panic.log")]
-        v = runner.judge(crash_cfg(), lines, rc=1)
+        v = judge.judge(crash_cfg(), lines, rc=1)
         self.assertFalse(v.passed)
         self.assertIn("crash_null_dereference", text_of(v))
 
     def test_hang_or_reset_is_not_the_expected_failure(self):
-        v = runner.judge(crash_cfg(), fixture("panic.log"), rc=124, timed_out=True)
+        v = judge.judge(crash_cfg(), fixture("panic.log"), rc=124, timed_out=True)
         self.assertFalse(v.passed)
         self.assertIn("hanging", text_of(v))
-        v = runner.judge(crash_cfg(), fixture("panic.log"), rc=2)
+        v = judge.judge(crash_cfg(), fixture("panic.log"), rc=2)
         self.assertFalse(v.passed)
         self.assertIn("reset", text_of(v))
 

@@ -1,11 +1,13 @@
 #!/usr/bin/env python3
-"""tools/benchrows.py: the benchmark rows of a serial log, one definition
-for tests/runner.py (which collects them into bench.txt) and
-tools/report.py (which tables and plots them).
+"""tools/benchrows.py: the lines of a serial log and the benchmark rows in
+them, one definition for tests/runner.py (which judges the lines and
+collects the rows into bench.txt) and tools/report.py (which tables and
+plots the rows).
 
-A row is a KTAP diagnostic `# bench name=NAME key=value ...` (the shape
-docs/design.md fixes); a `# platform: ...` line says what ran them.
-Terminal escapes (GRUB, firmware) are removed with ANSI before matching.
+clean_lines() turns serial bytes into text lines: terminal escapes (GRUB,
+firmware), CRs and other control characters removed.  A row is a KTAP
+diagnostic `# bench name=NAME key=value ...` (the shape docs/design.md
+fixes); a `# platform: ...` line says what ran them.
 Only the Python standard library is used.
 """
 
@@ -24,3 +26,26 @@ def bench_rows(lines):
 def platform_lines(lines):
     """The text after "# platform:" of every such line."""
     return [m.group(1) for m in map(PLATFORM.search, lines) if m]
+
+
+_CTRL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f]")
+
+
+def clean_lines(data):
+    """Serial bytes -> text lines: CRs, terminal escapes (GRUB, firmware)
+    and other control characters removed."""
+    if isinstance(data, bytes):
+        data = data.decode("utf-8", errors="replace")
+    data = data.replace("\r\n", "\n")
+    out = []
+    for line in data.split("\n"):
+        # A bare CR redraws the line: keep what was written last.
+        if "\r" in line:
+            parts = [p for p in line.split("\r") if p.strip()]
+            line = parts[-1] if parts else ""
+        line = ANSI.sub("", line)
+        line = _CTRL.sub("", line.replace("\t", "    "))
+        out.append(line.rstrip())
+    if out and out[-1] == "":
+        out.pop()
+    return out

@@ -42,7 +42,7 @@ PAPER_LABEL = "2007 Linux, 16-CPU 3GHz x86"
 LINUX_LABEL = "Linux 6.1, same QEMU, same host"
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from benchrows import ANSI, BENCH, PLATFORM  # noqa: E402
+from benchrows import BENCH, PLATFORM, clean_lines  # noqa: E402
 
 
 # --------------------------------------------------------------------------
@@ -73,10 +73,10 @@ def parse_row(text, source=""):
 
 
 def read_log(text, source=""):
-    """Returns (rows, platform lines) of a serial log or a bench.txt."""
+    """Returns (rows, platform lines) of a serial log or a bench.txt, its
+    lines cleaned as the runner cleans them (tools/benchrows.py)."""
     rows, platforms = [], []
-    for n, line in enumerate(text.splitlines(), 1):
-        line = ANSI.sub("", line.replace("\r", ""))
+    for n, line in enumerate(clean_lines(text), 1):
         m = BENCH.search(line)
         if m:
             row = parse_row(m.group(1), f"{source}:{n}")
@@ -410,7 +410,7 @@ def draw(plots, out_dir, gnuplot):
 # The plots and the report
 
 OUR_TYPES_CPUS = ("rcu-sched", "rcu", "rcu-nonpreempt", "srcu", "rwlock", "rwlock-fair",
-                  "spinlock", "refcnt", "refcnt-percpu", "seqlock", "empty")
+                  "spinlock", "refcnt", "refcnt-percpu", "seqlock", "empty", "harness")
 
 
 def type_order(t):
@@ -659,9 +659,15 @@ def fmt(v, digits=3):
 
 
 def _zero_cells(rows):
-    """{(type, cpus): row} of the cs_ns=0 read-side rows (the last wins)."""
-    return {(r["type"], r.num("cpus")): r for r in readside(rows)
-            if cs_of(r) == 0 and r.get("type")}
+    """{(type, cpus): row} of the cs_ns=0 read-side rows (the last wins),
+    with the harness alone (name=readside_harness) as the type harness."""
+    cells = {(r["type"], r.num("cpus")): r for r in readside(rows)
+             if cs_of(r) == 0 and r.get("type")}
+    for r in rows:
+        if r.get("name") == "readside_harness" and r.num("cpus") is not None \
+                and r.num("ns_per_op") is not None:
+            cells[("harness", r.num("cpus"))] = r
+    return cells
 
 
 def readside_matrix(rows):
@@ -687,11 +693,14 @@ def readside_matrix(rows):
                 s += f", median {fmt(med)}"
                 e = cell.get(("empty", c))
                 e_med = e.num("median_ns") if e is not None else None
-                if t != "empty" and e_med is not None:
+                if t not in ("empty", "harness") and e_med is not None:
                     s += f" (net {fmt(med - e_med)})"
             b = r.num("batch_ns")
             if b is not None:
                 s += f", batch {fmt(b)}"
+            lg = r.num("less_gaps_ns")
+            if lg is not None:
+                s += f", less gaps {fmt(lg)}"
             if r.get("host_gaps") not in (None, "0"):
                 s += f" [gaps {r['host_gaps']}]"
             line.append(s)
@@ -715,6 +724,7 @@ THREE_SOURCES = (
     ("refcount (one atomic)", "refcnt", ("preempt", "refcnt"), ("preempt", "refcnt")),
     ("SRCU", "srcu", ("preempt", "srcu"), None),
     ("spinlock", "spinlock", ("preempt", "lock"), None),
+    ("the timing harness alone", "harness", None, None),
 )
 
 
@@ -735,11 +745,14 @@ def three_source_table(rows, paper, counts=(1, 2, 4)):
     """The read-side cost from the article, rcukern and the Linux 6.1 peer
     at 1, 2 and 4 CPUs: medians (gross), ours with its batch median."""
     mine = _picked_rows(rows)
+    for r in rows:
+        if r.get("name") == "readside_harness" and r.num("cpus") is not None:
+            mine[("harness", r.num("cpus"))] = r
     lin = {}
     for r in rows:
         if r.get("name") == "linux_readside" and r.num("cpus") is not None:
             lin[(r.get("model"), r.get("type"), r.num("cpus"))] = r
-    if not lin:
+    if not lin and not any(c in counts for _, c in mine):
         return []
     for (m, t, c), r in list(lin.items()):     # see linux_readside()
         other = "none" if m == "preempt" else "preempt"
@@ -761,20 +774,24 @@ def three_source_table(rows, paper, counts=(1, 2, 4)):
             ours_cell = "-"
             if r is not None:
                 ours_cell = fmt(r.num("median_ns", r.num("ns_per_op")))
-                if r.num("batch_ns") is not None:
-                    ours_cell += f" (batch {fmt(r.num('batch_ns'))})"
+                extra = [f"{k} {fmt(r.num(key))}" for k, key in
+                         (("batch", "batch_ns"), ("less gaps", "less_gaps_ns"))
+                         if r.num(key) is not None]
+                if extra:
+                    ours_cell += f" ({', '.join(extra)})"
                 if r.num("vcpus") is not None:
                     ours_cell += f" [-smp {r.num('vcpus'):g}]"
             if lr is not None:
                 lin_cell = (f"{fmt(lr.num('median_ns'))} (mean {fmt(lr.num('ns_per_op'))}) "
                             f"[-smp {lr.num('vcpus', 0):g}, {lr.get('model')}]")
-            elif lkey is None and ours_t == "rcu-sched":
+            elif lkey is None and ours_t == "rcu-sched" and lin:
                 lin_cell = "no such refscale type in 6.1"
             else:
                 lin_cell = "-"
             body.append([what, c, fmt(pv) if pv is not None else "-", ours_cell, lin_cell])
     out = md_table(["reader", "CPUs", "2007 article (mean)",
-                    "rcukern median (batch median)", f"{LINUX_LABEL}: median (mean)"], body)
+                    "rcukern median (batch median, less gaps)",
+                    f"{LINUX_LABEL}: median (mean)"], body)
     out += ["", "Like for like: our preemptible `rcu_read_lock()` against Linux "
             "built with PREEMPT, our non-preemptible one (`rcu-nonpreempt`, "
             "Quick Quiz 1's empty `rcu_read_lock()`: the bare loop) against "
@@ -784,11 +801,18 @@ def three_source_table(rows, paper, counts=(1, 2, 4)):
             "type. Both are gross figures (the loop included). Linux times one "
             "loop per run per reader with irqs off (`ktime_get_mono_fast_ns()`); "
             "rcukern times about 64 batches per run with irqs on, and its batch "
-            "median leaves out what the host took. The 2007 figures are means on "
+            "median leaves out what the host took; *less gaps* is its gross "
+            "figure less what the host took beyond a median batch, so that it "
+            "differs from the batch median by what the timing between batches "
+            "costs; the harness alone is that timing with no sections (its "
+            "gross cost per section, in every other gross figure). The 2007 figures are means on "
             "a 16-CPU 3 GHz x86 (PREEMPT=y, except the non-preemptible RCU row: "
             "PREEMPT=n, the loop the compiler deleted)."]
-    return out
+    return out + ([] if lin else ["", NO_PEER])
 
+
+NO_PEER = ("The log has no Linux 6.1 rows: `make peer` builds the peer "
+           "(build/peer) and `make bench` then runs it.")
 
 # Grace-period latency: (what, our gp type, Linux model and type).
 GP_PAIRS = (
@@ -809,7 +833,7 @@ def gp_table(rows):
             mine[(r.get("type"), r.num("cpus"))] = r
         elif r.get("name") == "linux_gp" and r.num("cpus") is not None:
             lin[(r.get("model"), r.get("type"), r.num("cpus"))] = r
-    if not lin:
+    if not lin and not mine:
         return []
     us = lambda r, k: fmt(r.num(k) / 1000) if r is not None and r.num(k) is not None else "-"  # noqa: E731
     body = []
@@ -832,7 +856,7 @@ def gp_table(rows):
             "being the RCU-sched flavour. At one CPU rcukern takes the "
             "shortcut (blocking is a grace period); the Linux figure is what "
             "its rcuscale measured there."]
-    return out
+    return out + ([] if lin else ["", NO_PEER])
 
 
 def paper_goals(paper, n):
@@ -1000,8 +1024,11 @@ def write_report(rows, platforms, sources, out_dir, paper_dir,
                "Mean ± standard deviation over the runs, then the median; "
                "*net* is the median less the empty loop's median at the same "
                "CPU count; *batch*: the batch median (`batch_ns`, see the "
-               "goals); *gaps*: timed batches the host interrupted "
-               "(`host_gaps`).", ""] + matrix
+               "goals); *less gaps*: the gross time less what the host gaps "
+               "took beyond a median batch (`less_gaps_ns`); *gaps*: timed "
+               "batches the host interrupted (`host_gaps`). The harness row is "
+               "the timing alone, no sections (`name=readside_harness`): what "
+               "it adds to every gross figure per section.", ""] + matrix
     three = three_source_table(rows, paper)
     if three:
         md += ["", f"## Read-side cost: the article, rcukern and {LINUX_LABEL}",

@@ -10,6 +10,7 @@
 #include "asm/desc.h"
 #include "asm/preempt.h"
 #include "kernel/percpu.h"
+#include "kernel/preempt_mask.h"
 #include "kernel/printk.h"
 #include "arch/x86_64/timer.h"
 
@@ -27,9 +28,6 @@ static struct idt_entry idt[256] __aligned(16);
 static irq_handler_t irq_handlers[256];
 unsigned long irq_unhandled_count;
 extern const u64 isr_stub_table[256];
-
-#define HARDIRQ_OFFSET 0x10000
-#define NMI_OFFSET 0x100000
 
 void do_exception(struct pt_regs *regs);	/* traps.c */
 

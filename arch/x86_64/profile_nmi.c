@@ -1,6 +1,6 @@
 /* arch/x86_64/profile_nmi.c: where the profiler's NMIs come from on x86.
  *
- * Two sources.  An NMI IPI from the sampler thread (kernel/profile.c),
+ * Two sources.  An NMI IPI from the sampler (kernel/profile_sampler.c),
  * which any x86 with a LAPIC delivers, QEMU TCG included: the sampler counts
  * the kick in the target's profile_pending first, so the NMI handler can
  * tell a sampling NMI from the other reasons an NMI may carry.  It is a

@@ -8,6 +8,17 @@
 
 bool tick_needs_restart(const struct tick_state *s)
 {
+	/* Stopped on purpose (tickless idle): a one-shot is set for the next
+	 * timer, and ticks stay away for as long as it is ahead. */
+	if (s->stopped) {
+		if (!s->idle)
+			return false;
+		if (s->deadline)
+			return (s64)(s->now - s->next_deadline) >= 0 && !s->irq_pending();
+		/* One-shot count run out: fired (then pending, or its irq
+		 * has restarted the tick already) or lost. */
+		return !s->counting() && !s->irq_pending();
+	}
 	/* Two periods without a tick: it stopped, whatever the registers say. */
 	if (s->now - s->last_tick > 2 * s->per_tick)
 		return true;

@@ -4,18 +4,22 @@
  * is set in TSC cycles, so no calibration error accumulates); else
  * periodic mode, with the LAPIC's bus clock measured against the TSC at
  * boot.  On AMD CPUs with erratum 400, C1E is kept off so that the timer
- * keeps running while every core halts.  CPU 0's tick also advances
- * jiffies. */
+ * keeps running while every core halts.  One CPU's tick also advances
+ * jiffies (kernel/tick_sched.c).  A subtick user (asm/timer.h) makes one
+ * CPU's timer fire n times per tick, every n-th interrupt being the tick. */
 #include "arch/x86_64/timer.h"
 #include "arch/x86_64/errata.h"
 #include "arch/x86_64/lapic.h"
 #include "asm/cpu.h"
 #include "asm/cpufeature.h"
 #include "asm/irq.h"
+#include "asm/tick.h"
+#include "asm/timer.h"
 #include "kernel/cmdline.h"
 #include "kernel/cpu.h"
 #include "kernel/printk.h"
 #include "kernel/smp.h"
+#include "kernel/tick_sched.h"
 #include "kernel/time.h"
 #include "kernel/watchdog.h"
 
@@ -25,6 +29,13 @@ DEFINE_PER_CPU(u64, timer_next_deadline);
 DEFINE_PER_CPU(u64, timer_early);
 DEFINE_PER_CPU(u64, timer_rearms);
 DEFINE_PER_CPU(u64, timer_last_tick);	/* TSC of the last tick or restart */
+static DEFINE_PER_CPU(bool, timer_oneshot);	/* tickless: arch_tick_stop() */
+/* Between two interrupts: TSC cycles (deadline mode) or the LAPIC's
+ * initial count (periodic); a tick's worth unless subticks are on. */
+DEFINE_PER_CPU(u64, timer_period);
+DEFINE_PER_CPU(timer_subtick_fn, timer_subtick_user);	/* NULL: no subticks */
+DEFINE_PER_CPU(unsigned int, timer_subticks);	/* interrupts per tick */
+DEFINE_PER_CPU(unsigned int, timer_subtick_index);	/* since the last tick */
 
 static bool use_deadline;
 static u32 lapic_ticks_per_tick;	/* periodic initial count */
@@ -36,12 +47,13 @@ core_param(timer.no_deadline, no_deadline, bool, "use the LAPIC timer's periodic
 
 static void arm_deadline(void)
 {
-	u64 now = rdtsc(), next = this_cpu_read(timer_next_deadline) + tsc_per_tick;
+	u64 period = this_cpu_read(timer_period);
+	u64 now = rdtsc(), next = this_cpu_read(timer_next_deadline) + period;
 
 	/* Fell behind (a long irqs-off stretch): restart from now, do not
 	 * fire a burst of catch-up ticks. */
 	if ((s64)(next - now) <= 0)
-		next = now + tsc_per_tick;
+		next = now + period;
 	this_cpu_write(timer_next_deadline, next);
 	wrmsr(MSR_IA32_TSC_DEADLINE, next);
 }
@@ -61,6 +73,17 @@ static bool deadline_due(void)
 	return true;
 }
 
+/* Subticks are on: call their user; true if this interrupt is the tick. */
+static bool timer_subtick(void)
+{
+	unsigned int i = this_cpu_read(timer_subtick_index) + 1;
+	bool tick = i >= this_cpu_read(timer_subticks);
+
+	this_cpu_write(timer_subtick_index, tick ? 0 : i);
+	this_cpu_read(timer_subtick_user)(tick);
+	return tick;
+}
+
 static void timer_interrupt(struct pt_regs *regs)
 {
 	(void)regs;
@@ -69,19 +92,55 @@ static void timer_interrupt(struct pt_regs *regs)
 			return;
 		arm_deadline();
 	}
+	if (this_cpu_read(timer_subtick_user) && !timer_subtick())
+		return;
 	this_cpu_inc(timer_ticks);
 	this_cpu_write(timer_last_tick, rdtsc());
-	if (smp_processor_id() == 0)
-		jiffies++;	/* the only writer */
+	tick_sched_do_timer();	/* jiffies, on the CPU that holds the duty */
 	/* What NMI handlers printed on this CPU reaches the console here. */
 	printk_nmi_flush();
 	watchdog_tick();	/* counts this tick, watches the next CPU's */
 	sched_tick();
 }
 
+/* Interrupts from now on come n times per tick (n == 1: at hz). */
+static void set_period(unsigned int n)
+{
+	if (use_deadline) {
+		this_cpu_write(timer_period, tsc_per_tick / n);
+		this_cpu_write(timer_next_deadline, rdtsc());
+		arm_deadline();
+	} else {
+		this_cpu_write(timer_period, lapic_ticks_per_tick / n);
+		lapic_write(APIC_TMICT, this_cpu_read(timer_period));	/* restarts the count */
+	}
+}
+
+int arch_timer_subticks(unsigned int n, timer_subtick_fn fn)
+{
+	timer_subtick_fn cur = this_cpu_read(timer_subtick_user);
+
+	if (!this_cpu_read(timer_mode))
+		return -ENODEV;
+	if (fn && (n < 1 || n > TIMER_SUBTICKS_MAX))
+		return -EINVAL;
+	if (fn && cur && cur != fn)
+		return -EBUSY;
+	if (!fn)
+		n = 1;
+	this_cpu_write(timer_subtick_user, fn);
+	this_cpu_write(timer_subticks, n);
+	this_cpu_write(timer_subtick_index, 0);
+	set_period(n);
+	return 0;
+}
+
 static void start_this_cpu(void)
 {
 	this_cpu_write(timer_last_tick, rdtsc());
+	this_cpu_write(timer_subtick_user, NULL);
+	this_cpu_write(timer_subticks, 1);
+	this_cpu_write(timer_period, use_deadline ? tsc_per_tick : lapic_ticks_per_tick);
 	if (use_deadline) {
 		lapic_write(APIC_LVTT, LOCAL_TIMER_VECTOR | APIC_LVT_TIMER_TSCDEADLINE);
 		/* SDM 10.5.4.1: order the LVT write before the deadline write. */
@@ -248,6 +307,8 @@ void timer_test_lose_tick(void)
 void arch_cpu_stop_timer(void)
 {
 	this_cpu_write(timer_mode, NULL);
+	this_cpu_write(timer_oneshot, false);
+	this_cpu_write(timer_subtick_user, NULL);
 	lapic_write(APIC_LVTT, APIC_LVT_MASKED);
 	if (use_deadline)
 		wrmsr(MSR_IA32_TSC_DEADLINE, 0);
@@ -274,7 +335,8 @@ void timer_check_tick(bool idle)
 	if (!this_cpu_read(timer_mode))
 		return;			/* not ticking on this CPU yet */
 	st = (struct tick_state){
-		.idle = idle, .deadline = use_deadline, .now = rdtsc(),
+		.idle = idle, .stopped = this_cpu_read(timer_oneshot),
+		.deadline = use_deadline, .now = rdtsc(),
 		.last_tick = this_cpu_read(timer_last_tick),
 		.next_deadline = this_cpu_read(timer_next_deadline),
 		.per_tick = tsc_per_tick,
@@ -282,6 +344,11 @@ void timer_check_tick(bool idle)
 	};
 	if (!tick_needs_restart(&st))
 		return;
+	if (st.stopped) {
+		this_cpu_inc(timer_rearms);
+		arch_tick_restart();	/* the one-shot was lost */
+		return;
+	}
 	/* A deadline already past fires at once (if its interrupt was only
 	 * late, the two are one in the IRR); periodic mode restarts its
 	 * count. */
@@ -290,7 +357,56 @@ void timer_check_tick(bool idle)
 	if (use_deadline)
 		wrmsr(MSR_IA32_TSC_DEADLINE, st.next_deadline);
 	else
-		lapic_write(APIC_TMICT, lapic_ticks_per_tick);
+		lapic_write(APIC_TMICT, this_cpu_read(timer_period));
+}
+
+/* ---- tickless idle (asm/tick.h) ---- */
+
+bool arch_tick_can_stop(void)
+{
+	return this_cpu_read(timer_mode) && !this_cpu_read(timer_oneshot) &&
+	       !this_cpu_read(timer_subtick_user);
+}
+
+void arch_tick_stop(unsigned long ticks)
+{
+	u64 now = rdtsc();
+
+	this_cpu_write(timer_oneshot, true);
+	if (use_deadline) {
+		/* deadline_due() takes its interrupt for a tick. */
+		this_cpu_write(timer_next_deadline, now + ticks * tsc_per_tick);
+		wrmsr(MSR_IA32_TSC_DEADLINE, now + ticks * tsc_per_tick);
+	} else {
+		u64 count = (u64)ticks * lapic_ticks_per_tick;
+
+		lapic_write(APIC_LVTT, LOCAL_TIMER_VECTOR);	/* one-shot */
+		lapic_write(APIC_TMICT, count > 0xffffffffu ? 0xffffffffu : (u32)count);
+	}
+}
+
+/*
+ * From irq entry (any interrupt ends tickless idle) or the idle loop.  A
+ * deadline one-shot that is due is left as it is: its interrupt, pending
+ * or being taken, is then this restart's first tick and arms the next.
+ */
+void arch_tick_restart(void)
+{
+	u64 now = rdtsc();
+
+	if (!this_cpu_read(timer_oneshot))
+		return;
+	this_cpu_write(timer_oneshot, false);
+	this_cpu_write(timer_last_tick, now);
+	if (use_deadline) {
+		if ((s64)(now - this_cpu_read(timer_next_deadline)) < 0) {
+			this_cpu_write(timer_next_deadline, now);
+			arm_deadline();
+		}
+	} else {
+		lapic_write(APIC_LVTT, LOCAL_TIMER_VECTOR | APIC_LVT_TIMER_PERIODIC);
+		lapic_write(APIC_TMICT, this_cpu_read(timer_period));
+	}
 }
 
 void timer_init_ap(void)

@@ -20,14 +20,15 @@ void sched_tick(void);
 
 /* Restarts this CPU's tick if it is overdue (no tick for two periods),
  * or, when idle, if the timer is not counting at all: one lost deadline
- * interrupt would otherwise stop the tick for good, and with it jiffies
- * on CPU 0.  Irqs off; called by the interrupt dispatcher and before
- * each idle halt. */
+ * interrupt would otherwise stop the tick for good.  Irqs off; called by
+ * the interrupt dispatcher and before each idle halt. */
 void timer_check_tick(bool idle);
 
 /* The decision (arch/x86_64/tick_check.c, pure: host-tested). */
 struct tick_state {
 	bool idle;		/* asked before a halt */
+	bool stopped;		/* tickless: a one-shot at next_deadline (or
+				 * the periodic count) instead of the tick */
 	bool deadline;		/* TSC-deadline mode, else periodic */
 	u64 now, last_tick, next_deadline, per_tick;	/* TSC cycles */
 	bool (*irq_pending)(void);	/* the timer vector is in the IRR */

@@ -14,10 +14,6 @@ MM_DEPS = test_pmm.c ktest.h $(MM_SRC) $(MM_ROOT)/kernel/pmm.h $(MM_ROOT)/kernel
 HOST_TESTS += $(MM_BUILD)/test_pmm $(MM_BUILD)/test_pmm_tsan
 
 $(MM_BUILD)/test_pmm: $(MM_DEPS)
-	@mkdir -p $(MM_BUILD)
-	$(CC) $(MM_CFLAGS) -fsanitize=address,undefined -fno-sanitize-recover=all \
-		-o $@ test_pmm.c $(MM_SRC)
-
+	$(call host_cc,$(MM_CFLAGS) $(HOST_ASAN),test_pmm.c $(MM_SRC))
 $(MM_BUILD)/test_pmm_tsan: $(MM_DEPS)
-	@mkdir -p $(MM_BUILD)
-	$(CC) $(MM_CFLAGS) -fsanitize=thread -o $@ test_pmm.c $(MM_SRC)
+	$(call host_cc,$(MM_CFLAGS) $(HOST_TSAN),test_pmm.c $(MM_SRC))

@@ -1,10 +1,10 @@
 # tests/host/parsers.mk: host tests of the boot-input parsers
 # (kernel/multiboot2.c, kernel/cmdline.c), included by tests/host/Makefile.
 # They build from the kernel's own sources against the real kernel headers;
-# each test defines the printk the parser calls, to check its messages.
+# each test's printk (printk_log.h) keeps what the parser says, to check it.
 # `make fuzz` also runs the libFuzzer target over both for FUZZ_SECONDS.
 PARSERS_CFLAGS = $(HOST_CFLAGS) -I$(ROOT)
-PARSERS_HDRS = $(ROOT)/kernel/types.h $(ROOT)/kernel/string.h $(ROOT)/kernel/printk.h ktest.h
+PARSERS_HDRS = $(ROOT)/kernel/types.h $(ROOT)/kernel/string.h $(ROOT)/kernel/printk.h ktest.h printk_log.h
 
 HOST_TESTS += $(BUILD)/test_multiboot2 $(BUILD)/test_cmdline
 

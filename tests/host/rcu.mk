@@ -1,8 +1,8 @@
 # tests/host/rcu.mk: rcu/ on the host (included by tests/host/Makefile).
 # The kernel's rcu/*.c (plus kernel/wait.c and kernel/spinlock.c) build
 # unchanged against tests/host/rcu/shim, which comes first on the include
-# path and provides asm/percpu.h, asm/irqflags.h, asm/preempt.h and
-# kernel/time.h; the rest of kernel/'s headers are the real ones.  Built twice: TSan, and
+# path and provides asm/percpu.h, asm/irqflags.h and asm/preempt.h (and,
+# in relax.h, jiffies); the rest of kernel/'s headers are the real ones.  Built twice: TSan, and
 # ASan+UBSan.  The spin model in tests/model is checked here too.
 RCU_ROOT ?= ../..
 RCU_BUILD ?= build
@@ -17,14 +17,13 @@ RCU_DEPS = $(RCU_KSRC) $(RCU_SHIM_SRC) $(wildcard $(RCU_SHIM)/*.h $(RCU_SHIM)/*/
 RCU_CFLAGS = -std=gnu11 -Wall -Wextra -Werror -g -O1 -pthread -fno-omit-frame-pointer -DCONFIG_PREEMPT_RCU=1 -DCONFIG_RCU_STATS=1 \
 	-I$(RCU_SHIM)/.. -I$(RCU_SHIM) -I$(RCU_ROOT) -include $(RCU_SHIM)/relax.h
 RCU_LDFLAGS = -Wl,-T,$(RCU_SHIM)/percpu.ld
-# GCC warns that TSan does not model standalone fences (smp_mb()); rcu/'s
-# ordering arguments rest on fully ordered RMWs and acquire/release, which
-# it does model.
-RCU_TSAN = -fsanitize=thread -Wno-tsan
-# The alignment check is on: list_entry_is_head() compares the cursor
-# with the head as a pointer, never forming container_of() of the head of
-# a list of ____cacheline_aligned structs (rcu/srcu.c's srcu_cb_structs).
-RCU_ASAN = -fsanitize=address,undefined -fno-sanitize-recover=all
+# TSan: rcu/'s ordering arguments rest on fully ordered RMWs and
+# acquire/release, which it models.  ASan+UBSan with the alignment check
+# on: list_entry_is_head() compares the cursor with the head as a pointer,
+# never forming container_of() of the head of a list of
+# ____cacheline_aligned structs (rcu/srcu.c's srcu_cb_structs).
+# $(call rcu_cc,FLAGS): a program from its main file ($<) and all of rcu/.
+rcu_cc = $(call host_cc,$(RCU_CFLAGS) $(1),$< $(RCU_SHIM_SRC) $(RCU_KSRC) $(RCU_LDFLAGS))
 
 # Flavour run lengths (ms) for `make test` and for `make verify`.
 RCU_TEST_MS ?= 700
@@ -57,12 +56,10 @@ $(RCU_BUILD)/rcu_torture_asan_4_preempt: $(RCU_BUILD)/rcu_torture_asan rcu/run_t
 	$(call rcu_wrapper,$<,4,$(RCU_TEST_MS),$(RCU_PREEMPT_TYPES))
 
 $(RCU_BUILD)/rcu_torture_tsan: rcu/torture_main.c $(RCU_DEPS)
-	@mkdir -p $(RCU_BUILD)
-	$(CC) $(RCU_CFLAGS) $(RCU_TSAN) -o $@ rcu/torture_main.c $(RCU_SHIM_SRC) $(RCU_KSRC) $(RCU_LDFLAGS)
+	$(call rcu_cc,$(HOST_TSAN))
 
 $(RCU_BUILD)/rcu_torture_asan: rcu/torture_main.c $(RCU_DEPS)
-	@mkdir -p $(RCU_BUILD)
-	$(CC) $(RCU_CFLAGS) $(RCU_ASAN) -o $@ rcu/torture_main.c $(RCU_SHIM_SRC) $(RCU_KSRC) $(RCU_LDFLAGS)
+	$(call rcu_cc,$(HOST_ASAN))
 
 # make verify: long runs, 64 CPUs included.
 .PHONY: rcu-verify
@@ -82,14 +79,11 @@ RCU_FLOOD_CALLS ?= 2000000
 HOST_TESTS += $(RCU_BUILD)/rcu_flood_asan $(RCU_BUILD)/rcu_flood_tsan_run $(RCU_BUILD)/rcu_gpbench_run
 
 $(RCU_BUILD)/rcu_flood_asan_bin: rcu/flood.c $(RCU_DEPS)
-	@mkdir -p $(RCU_BUILD)
-	$(CC) $(RCU_CFLAGS) $(RCU_ASAN) -o $@ rcu/flood.c $(RCU_SHIM_SRC) $(RCU_KSRC) $(RCU_LDFLAGS)
+	$(call rcu_cc,$(HOST_ASAN))
 $(RCU_BUILD)/rcu_flood_tsan: rcu/flood.c $(RCU_DEPS)
-	@mkdir -p $(RCU_BUILD)
-	$(CC) $(RCU_CFLAGS) $(RCU_TSAN) -o $@ rcu/flood.c $(RCU_SHIM_SRC) $(RCU_KSRC) $(RCU_LDFLAGS)
+	$(call rcu_cc,$(HOST_TSAN))
 $(RCU_BUILD)/rcu_gpbench: rcu/gpbench.c $(RCU_DEPS)
-	@mkdir -p $(RCU_BUILD)
-	$(CC) $(RCU_CFLAGS) -O2 -o $@ rcu/gpbench.c $(RCU_SHIM_SRC) $(RCU_KSRC) $(RCU_LDFLAGS)
+	$(call rcu_cc,-O2)
 
 $(RCU_BUILD)/rcu_flood_asan: $(RCU_BUILD)/rcu_flood_asan_bin
 	@printf '#!/bin/sh\nexec %s --cpus 4 --calls %s\n' $< $(RCU_FLOOD_CALLS) > $@
@@ -126,9 +120,8 @@ rcu-verify-model:
 # CPUs, ASan+UBSan.
 HOST_TESTS += $(RCU_BUILD)/rcu_srcu_regress_2 $(RCU_BUILD)/rcu_srcu_regress_4
 $(RCU_BUILD)/rcu_srcu_regress: rcu/srcu_regress.c $(RCU_DEPS)
-	@mkdir -p $(RCU_BUILD)
-	$(CC) $(RCU_CFLAGS) $(RCU_ASAN) -o $@ rcu/srcu_regress.c $(RCU_SHIM_SRC) \
-		$(filter-out %/rcu/srcu.c,$(RCU_KSRC)) $(RCU_LDFLAGS)
+	$(call host_cc,$(RCU_CFLAGS) $(HOST_ASAN),$< $(RCU_SHIM_SRC) \
+		$(filter-out %/rcu/srcu.c,$(RCU_KSRC)) $(RCU_LDFLAGS))
 $(RCU_BUILD)/rcu_srcu_regress_2: $(RCU_BUILD)/rcu_srcu_regress
 	@printf '#!/bin/sh\nexec %s 2\n' $< > $@
 	@chmod +x $@
@@ -138,9 +131,8 @@ $(RCU_BUILD)/rcu_srcu_regress_4: $(RCU_BUILD)/rcu_srcu_regress
 # The same with the bug put back (rcu.inject=srcu_accel): must fail.
 HOST_TESTS += $(RCU_BUILD)/rcu_srcu_regress_inject
 $(RCU_BUILD)/rcu_srcu_regress_sanitize: rcu/srcu_regress.c $(RCU_DEPS)
-	@mkdir -p $(RCU_BUILD)
-	$(CC) $(RCU_CFLAGS) -DCONFIG_SANITIZE=1 $(RCU_ASAN) -o $@ rcu/srcu_regress.c $(RCU_SHIM_SRC) \
-		$(filter-out %/rcu/srcu.c,$(RCU_KSRC)) $(RCU_LDFLAGS)
+	$(call host_cc,$(RCU_CFLAGS) -DCONFIG_SANITIZE=1 $(HOST_ASAN),$< $(RCU_SHIM_SRC) \
+		$(filter-out %/rcu/srcu.c,$(RCU_KSRC)) $(RCU_LDFLAGS))
 $(RCU_BUILD)/rcu_srcu_regress_inject: $(RCU_BUILD)/rcu_srcu_regress_sanitize
 	@printf '#!/bin/sh\n%s 2 rcu.inject=srcu_accel > $@.out 2>&1; rc=$$?\ncat $@.out\ngrep -q "^not ok srcu stranded callback" $@.out && grep -q "^ok srcu two structs" $@.out && [ $$rc -ne 0 ] || { echo "not ok: rcu.inject=srcu_accel was not caught"; exit 1; }\necho "ok: rcu.inject=srcu_accel caught"\n' $< > $@
 	@chmod +x $@

@@ -1,13 +1,14 @@
-# tests/host/runner.mk: the self-tests of the test judge (tests/runner.py)
-# and of the report tool (tools/report.py), included by tests/host/Makefile.
+# tests/host/runner.mk: the self-tests of the test judge (tests/runner.py
+# and its modules) and of the report tool (tools/report.py), included by
+# tests/host/Makefile.
 # They are Python (standard library only): the "program" added to
 # HOST_TESTS is a small script that runs them with python3 -m unittest.
 # `make -C tests/host runner-test` runs them alone.
 RUNNER_ROOT ?= ../..
 RUNNER_BUILD ?= build
 RUNNER_PYTHON ?= python3
-RUNNER_SRCS = $(RUNNER_ROOT)/tests/runner.py $(RUNNER_ROOT)/tests/runner_test.py \
-	$(RUNNER_ROOT)/tests/report_test.py $(RUNNER_ROOT)/tools/report.py \
+RUNNER_SRCS = $(wildcard $(RUNNER_ROOT)/tests/*.py) \
+	$(RUNNER_ROOT)/tools/report.py $(RUNNER_ROOT)/tools/benchrows.py \
 	$(RUNNER_ROOT)/tests/qemu-configs $(wildcard $(RUNNER_ROOT)/tests/runner-fixtures/*)
 
 HOST_TESTS += $(RUNNER_BUILD)/runner_test

@@ -9,23 +9,7 @@
 #include "kernel/cmdline.h"
 #include "kernel/printk.h"
 #include "ktest.h"
-
-static char logbuf[1 << 16];
-static size_t loglen;
-
-int printk(const char *fmt, ...)
-{
-	va_list ap;
-	va_start(ap, fmt);
-	int n = vsnprintf(logbuf + loglen, sizeof(logbuf) - loglen, fmt, ap);
-	va_end(ap);
-	if (n > 0)
-		loglen = loglen + n < sizeof(logbuf) ? loglen + n : sizeof(logbuf) - 1;
-	return n;
-}
-
-static void log_clear(void) { loglen = 0; logbuf[0] = '\0'; }
-static bool log_has(const char *s) { return strstr(logbuf, s) != NULL; }
+#include "printk_log.h"
 
 static int count;
 static unsigned int hz;

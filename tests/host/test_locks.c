@@ -2,7 +2,7 @@
  * tests/host/test_locks.c - host tests of the kernel's lock headers
  * (kernel/spinlock.h, kernel/rwlock.h, kernel/seqlock.h) and their slow
  * paths (kernel/spinlock.c, kernel/rwlock.c), built unchanged against
- * tests/host/locks_shim.  Each pthread plays one CPU.  Built twice by
+ * tests/host/thread_shim.  Each pthread plays one CPU.  Built twice by
  * tests/host/locks.mk: with ASan+UBSan, and with TSan, which checks that
  * the locks' atomics really order the plain data they protect.
  *
@@ -26,12 +26,8 @@
 #include "kernel/seqlock.h"
 #include "kernel/printk.h"
 #include "kernel/time.h"
+#include "tests/kernel/lock_hammer.h"
 #include "ktest.h"
-
-__thread int shim_preempt_count;
-__thread int shim_irqs_off;
-__thread int shim_cpu;
-int nr_cpu_ids = 8;
 
 static int backtrace_asked = -1;
 static int quiet;	/* expected BUG reports are counted, not printed */
@@ -148,55 +144,42 @@ static long total_done(struct worker *ws, int n, long want, const char *what)
 /* ---- spinlock ---------------------------------------------------------- */
 
 static DEFINE_SPINLOCK(test_lock);
-static long plain_counter;	/* deliberately not atomic: the lock guards it */
-static int inside;		/* CPUs inside the critical section */
-static int max_inside;
 
-static void enter_cs(void)
+/* One spin_trylock(); a win bumps the counter inside and w->result. */
+static void try_once(struct worker *w)
 {
-	int n = __atomic_add_fetch(&inside, 1, __ATOMIC_RELAXED);
-	int m = __atomic_load_n(&max_inside, __ATOMIC_RELAXED);
-
-	while (n > m && !__atomic_compare_exchange_n(&max_inside, &m, n, false,
-						     __ATOMIC_RELAXED, __ATOMIC_RELAXED))
-		;
+	if (!spin_trylock(&test_lock))
+		return;
+	hammer_count();
+	w->result++;
+	spin_unlock(&test_lock);
 }
 
-static void leave_cs(void) { __atomic_sub_fetch(&inside, 1, __ATOMIC_RELAXED); }
+/* Runs fn on every thread from a zero counter; the trylocks they won. */
+static long run_hammers(void *(*fn)(struct worker *), struct worker *ws)
+{
+	long won = 0;
+
+	hammer_counter = 0;
+	hammer_max_inside = 0;
+	run_workers(NTHREADS, fn, ws);
+	for (int i = 0; i < NTHREADS; i++) {
+		EXPECT_MSG(ws[i].result >= 0, "worker %d", i);
+		won += ws[i].result;
+	}
+	return won;
+}
 
 /* CPU 0 flips tickets <-> test-and-set as it goes: the two must mix. */
 static bool mix_lock_modes;
 
 static void *spin_hammer(struct worker *w)
 {
-	unsigned long flags;
-
 	for (int i = 0; i < iters && !out_of_time(i); i++, w->done++) {
 		if (mix_lock_modes && w->cpu == 0 && !(i & 15))
 			__atomic_store_n(&virt_spin_lock_enabled, !(i & 16), __ATOMIC_RELAXED);
-		switch (i % 4) {
-		case 0: spin_lock(&test_lock); break;
-		case 1: spin_lock_irq(&test_lock); break;
-		case 2: spin_lock_irqsave(&test_lock, flags); break;
-		case 3: spin_lock_bh(&test_lock); break;
-		}
-		enter_cs();
-		plain_counter++;
-		leave_cs();
-		switch (i % 4) {
-		case 0: spin_unlock(&test_lock); break;
-		case 1: spin_unlock_irq(&test_lock); break;
-		case 2: spin_unlock_irqrestore(&test_lock, flags); break;
-		case 3: spin_unlock_bh(&test_lock); break;
-		}
-		/* trylock too: must never let two in. */
-		if (spin_trylock(&test_lock)) {
-			enter_cs();
-			plain_counter++;
-			w->result++;
-			leave_cs();
-			spin_unlock(&test_lock);
-		}
+		spin_hammer_section(&test_lock, i, hammer_count);
+		try_once(w);	/* trylock too: must never let two in */
 	}
 	return NULL;
 }
@@ -204,23 +187,16 @@ static void *spin_hammer(struct worker *w)
 static void test_spinlock_exclusion(void)
 {
 	struct worker ws[NTHREADS];
-	long tries = 0, done;
+	long tries = run_hammers(spin_hammer, ws), done;
 
-	plain_counter = 0;
-	max_inside = 0;
-	run_workers(NTHREADS, spin_hammer, ws);
-	for (int i = 0; i < NTHREADS; i++) {
-		EXPECT_MSG(ws[i].result >= 0, "worker %d", i);
-		tries += ws[i].result;
-	}
 	done = total_done(ws, NTHREADS, (long)NTHREADS * iters, "spinlock");
 	EXPECT_MSG(done > 0, "no lock/unlock finished");
-	EXPECT_MSG(plain_counter == done + tries,
-	      "counter %ld, expected %ld", plain_counter, done + tries);
-	EXPECT_MSG(max_inside == 1, "%d CPUs were inside at once", max_inside);
+	EXPECT_MSG(hammer_counter == done + tries,
+	      "counter %ld, expected %ld", hammer_counter, done + tries);
+	EXPECT_MSG(hammer_max_inside == 1, "%d CPUs were inside at once", hammer_max_inside);
 	EXPECT_MSG(!spin_is_locked(&test_lock), "lock left held");
 	printf("spinlock: %d threads, %ld lock/unlock, %ld trylocks won, max inside %d\n",
-	       NTHREADS, done, tries, max_inside);
+	       NTHREADS, done, tries, hammer_max_inside);
 }
 
 /*
@@ -230,37 +206,23 @@ static void test_spinlock_exclusion(void)
  */
 static void *spin_try_hammer(struct worker *w)
 {
-	for (int i = 0; i < iters && !out_of_time(i); i++, w->done++) {
-		if (!spin_trylock(&test_lock))
-			continue;
-		enter_cs();
-		plain_counter++;
-		w->result++;
-		leave_cs();
-		spin_unlock(&test_lock);
-	}
+	for (int i = 0; i < iters && !out_of_time(i); i++, w->done++)
+		try_once(w);
 	return NULL;
 }
 
 static void test_spinlock_trylock(void)
 {
 	struct worker ws[NTHREADS];
-	long won = 0;
+	long won = run_hammers(spin_try_hammer, ws);
 
-	plain_counter = 0;
-	max_inside = 0;
-	run_workers(NTHREADS, spin_try_hammer, ws);
-	for (int i = 0; i < NTHREADS; i++) {
-		EXPECT_MSG(ws[i].result >= 0, "worker %d", i);
-		won += ws[i].result;
-	}
 	total_done(ws, NTHREADS, (long)NTHREADS * iters, "spin_trylock");
-	EXPECT_MSG(plain_counter == won, "counter %ld, trylocks won %ld", plain_counter, won);
+	EXPECT_MSG(hammer_counter == won, "counter %ld, trylocks won %ld", hammer_counter, won);
 	EXPECT_MSG(won > 0, "no trylock ever won");
-	EXPECT_MSG(max_inside == 1, "%d CPUs were inside at once", max_inside);
+	EXPECT_MSG(hammer_max_inside == 1, "%d CPUs were inside at once", hammer_max_inside);
 	EXPECT_MSG(!spin_is_locked(&test_lock), "lock left held");
 	printf("spin_trylock: %d threads, %ld won, max inside %d\n",
-	       NTHREADS, won, max_inside);
+	       NTHREADS, won, hammer_max_inside);
 }
 
 /* ---- spinlock debug checks --------------------------------------------- */
@@ -354,6 +316,28 @@ static void hold_until(atomic_t *reports, int want, atomic_t *reports2, int want
 	}
 }
 
+static void wait_for_holder(void)
+{
+	while (!__atomic_load_n(&holder_ready, __ATOMIC_ACQUIRE))
+		usleep(1000);
+}
+
+/* Runs a lockup case on n workers (fn says who holds, who waits) with a
+ * 100 ms watchdog, the expected BUG reports kept quiet. */
+static void run_lockup_case(int n, void *(*fn)(struct worker *), const char *kind)
+{
+	struct worker ws[8];
+
+	quiet = 1;
+	spinlock_timeout_ms = 100;
+	holder_ready = holder_gave_up = 0;
+	run_workers(n, fn, ws);
+	spinlock_timeout_ms = 5000;
+	quiet = 0;
+	EXPECT_MSG(!holder_gave_up, "%s: the holder gave up after %llu s without the reports",
+		   kind, HOLD_BOUND_NS / 1000000000ull);
+}
+
 static DEFINE_SPINLOCK(held_lock);
 static int lockups_due;		/* spinlock_lockups to wait for */
 
@@ -368,8 +352,7 @@ static void *hold_long(struct worker *w)
 
 static void *wait_long(struct worker *w)
 {
-	while (!__atomic_load_n(&holder_ready, __ATOMIC_ACQUIRE))
-		usleep(1000);
+	wait_for_holder();
 	spin_lock(&held_lock);
 	spin_unlock(&held_lock);
 	return NULL;
@@ -389,8 +372,7 @@ static void *raw_lockup_pair(struct worker *w)
 		arch_spin_unlock(&held_raw);
 		return NULL;
 	}
-	while (!__atomic_load_n(&holder_ready, __ATOMIC_ACQUIRE))
-		usleep(1000);
+	wait_for_holder();
 	arch_spin_lock(&held_raw);
 	arch_spin_unlock(&held_raw);
 	return NULL;
@@ -398,18 +380,10 @@ static void *raw_lockup_pair(struct worker *w)
 
 static void test_raw_spinlock_lockup(void)
 {
-	struct worker ws[4];
 	int before = atomic_read(&raw_spinlock_lockups), asked = all_backtraces_asked;
 
-	quiet = 1;
-	spinlock_timeout_ms = 100;
-	holder_ready = holder_gave_up = 0;
 	lockups_due = before + 2;
-	run_workers(4, raw_lockup_pair, ws);	/* CPU 3 holds, 1 and 2 wait */
-	spinlock_timeout_ms = 5000;
-	quiet = 0;
-	EXPECT_MSG(!holder_gave_up, "the holder gave up after %llu s without the reports",
-		   HOLD_BOUND_NS / 1000000000ull);
+	run_lockup_case(4, raw_lockup_pair, "raw spinlock");	/* CPU 3 holds, 1 and 2 wait */
 	EXPECT_MSG(atomic_read(&raw_spinlock_lockups) == before + 2,
 		   "%d raw lockup reports, expected 2", atomic_read(&raw_spinlock_lockups) - before);
 	EXPECT_MSG(all_backtraces_asked == asked + 2, "all CPUs' backtraces asked %d times, expected 2",
@@ -427,18 +401,10 @@ static void *lockup_pair(struct worker *w)
 
 static void test_spinlock_lockup(void)
 {
-	struct worker ws[5];
 	int before = atomic_read(&spinlock_lockups);
 
-	quiet = 1;
-	spinlock_timeout_ms = 100;
-	holder_ready = holder_gave_up = 0;
 	lockups_due = before + 3;
-	run_workers(5, lockup_pair, ws);	/* CPU 3 holds, 1, 2 and 4 wait */
-	spinlock_timeout_ms = 5000;
-	quiet = 0;
-	EXPECT_MSG(!holder_gave_up, "the holder gave up after %llu s without the reports",
-		   HOLD_BOUND_NS / 1000000000ull);
+	run_lockup_case(5, lockup_pair, "spinlock");	/* CPU 3 holds, 1, 2 and 4 wait */
 	EXPECT_MSG(atomic_read(&spinlock_lockups) == before + 3,
 	      "%d lockup reports, expected 3", atomic_read(&spinlock_lockups) - before);
 	EXPECT_MSG(spinlock_last_lockup_holder == 3, "named holder CPU %d, expected 3",
@@ -455,7 +421,7 @@ static void test_spinlock_lockup(void)
  * (the other waits on wait_lock, an arch spinlock: a raw report). */
 static DEFINE_RWLOCK(held_rw);
 static DEFINE_RWLOCK_FAIR(held_rwf);
-static int rw_holder_ready, rw_fair;
+static int rw_fair;
 static int rw_lockups_due, rw_raw_lockups_due;
 
 static void *rw_lockup_pair(struct worker *w)
@@ -467,7 +433,7 @@ static void *rw_lockup_pair(struct worker *w)
 			write_lock(&held_rwf);
 		else
 			write_lock(&held_rw);
-		__atomic_store_n(&rw_holder_ready, 1, __ATOMIC_RELEASE);
+		__atomic_store_n(&holder_ready, 1, __ATOMIC_RELEASE);
 		hold_until(&rwlock_lockups, rw_lockups_due,
 			   &raw_spinlock_lockups, rw_raw_lockups_due);
 		if (rw_fair)
@@ -476,8 +442,7 @@ static void *rw_lockup_pair(struct worker *w)
 			write_unlock(&held_rw);
 		return NULL;
 	}
-	while (!__atomic_load_n(&rw_holder_ready, __ATOMIC_ACQUIRE))
-		usleep(1000);
+	wait_for_holder();
 	if (rw_fair) {
 		read_lock(&held_rwf);
 		read_unlock(&held_rwf);
@@ -490,8 +455,6 @@ static void *rw_lockup_pair(struct worker *w)
 
 static void test_rwlock_lockup(void)
 {
-	struct worker ws[4];
-
 	for (rw_fair = 0; rw_fair < 2; rw_fair++) {
 		int before = atomic_read(&rwlock_lockups), raw_before = atomic_read(&raw_spinlock_lockups);
 		const char *kind = rw_fair ? "rwlock_fair" : "rwlock";
@@ -499,19 +462,11 @@ static void test_rwlock_lockup(void)
 		/* rwlock_fair's second reader waits on wait_lock: a raw report. */
 		int want = rw_fair ? 1 : 2, want_raw = rw_fair ? 1 : 0;
 
-		quiet = 1;
-		spinlock_timeout_ms = 100;
-		rw_holder_ready = holder_gave_up = 0;
 		rw_lockups_due = before + want;
 		rw_raw_lockups_due = raw_before + want_raw;
 		backtrace_asked = -1;
 		rwlock_last_lockup_writer = -1;
-		run_workers(4, rw_lockup_pair, ws);
-		spinlock_timeout_ms = 5000;
-		quiet = 0;
-		EXPECT_MSG(!holder_gave_up, "%s: the writer gave up after %llu s without the reports",
-			   kind, HOLD_BOUND_NS / 1000000000ull);
-
+		run_lockup_case(4, rw_lockup_pair, kind);
 		EXPECT_MSG(atomic_read(&rwlock_lockups) == before + want,
 			   "%s: %d lockup reports, expected %d", kind,
 			   atomic_read(&rwlock_lockups) - before, want);
@@ -533,42 +488,16 @@ static void test_rwlock_lockup(void)
 
 static DEFINE_RWLOCK(rw);
 static DEFINE_RWLOCK_FAIR(rwf);
-static long pair_a, pair_b;	/* plain: writers keep a == b under the lock */
-static int writers_in, readers_in, max_readers, bad_overlap;
-
-static void note_reader_in(void)
-{
-	int n = __atomic_add_fetch(&readers_in, 1, __ATOMIC_RELAXED);
-	int m = __atomic_load_n(&max_readers, __ATOMIC_RELAXED);
-
-	while (n > m && !__atomic_compare_exchange_n(&max_readers, &m, n, false,
-						     __ATOMIC_RELAXED, __ATOMIC_RELAXED))
-		;
-	if (__atomic_load_n(&writers_in, __ATOMIC_RELAXED))
-		__atomic_add_fetch(&bad_overlap, 1, __ATOMIC_RELAXED);
-}
 
 #define RW_HAMMER(name, LOCK)						\
 static void *name(struct worker *w)					\
 {									\
 	for (int i = 0; i < iters / 4 && !out_of_time(i); i++) {	\
 		if (i % 8 == w->cpu) {					\
-			write_lock(LOCK);				\
-			if (__atomic_add_fetch(&writers_in, 1, __ATOMIC_RELAXED) != 1 || \
-			    __atomic_load_n(&readers_in, __ATOMIC_RELAXED)) \
-				__atomic_add_fetch(&bad_overlap, 1, __ATOMIC_RELAXED); \
-			pair_a++;					\
-			pair_b++;					\
-			__atomic_sub_fetch(&writers_in, 1, __ATOMIC_RELAXED); \
-			write_unlock(LOCK);				\
+			rw_hammer_write(LOCK);				\
 			w->done++;	/* writes */			\
-		} else {						\
-			read_lock(LOCK);				\
-			note_reader_in();				\
-			if (pair_a != pair_b)				\
-				w->result = -2;				\
-			__atomic_sub_fetch(&readers_in, 1, __ATOMIC_RELAXED); \
-			read_unlock(LOCK);				\
+		} else if (rw_hammer_read(LOCK)) {			\
+			w->result = -2;					\
 		}							\
 	}								\
 	return NULL;							\
@@ -586,11 +515,12 @@ static void check_rw(const char *what, struct worker *ws)
 		writes += (iters / 4 + 7 - i) / 8;
 	writes = total_done(ws, NTHREADS, writes, what);
 	EXPECT_MSG(writes > 0, "%s: no write finished", what);
-	EXPECT_MSG(pair_a == writes && pair_b == writes, "%s: %ld/%ld writes, expected %ld",
-	      what, pair_a, pair_b, writes);
-	EXPECT_MSG(bad_overlap == 0, "%s: %d overlaps of a writer with anyone", what, bad_overlap);
+	EXPECT_MSG(hammer_pair_a == writes && hammer_pair_b == writes,
+		   "%s: %ld/%ld writes, expected %ld", what, hammer_pair_a, hammer_pair_b, writes);
+	EXPECT_MSG(hammer_overlap == 0, "%s: %d overlaps of a writer with anyone",
+		   what, hammer_overlap);
 	printf("%s: %ld writes exact, max %d readers inside together\n",
-	       what, writes, max_readers);
+	       what, writes, hammer_max_readers);
 }
 
 /*
@@ -649,11 +579,11 @@ static void test_rwlocks(void)
 {
 	struct worker ws[NTHREADS];
 
-	pair_a = pair_b = 0; max_readers = bad_overlap = 0;
+	hammer_rw_reset();
 	run_workers(NTHREADS, rw_hammer, ws);
 	check_rw("rwlock (2007 counter)", ws);
 
-	pair_a = pair_b = 0; max_readers = bad_overlap = 0;
+	hammer_rw_reset();
 	run_workers(NTHREADS, rwf_hammer, ws);
 	check_rw("rwlock_fair (queued)", ws);
 

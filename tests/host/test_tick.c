@@ -64,9 +64,39 @@ static void tick_periodic_stopped(void)
 	EXPECT(tick_needs_restart(&s));
 }
 
+/* Tickless: a one-shot far ahead, no tick for many periods; only a lost
+ * one-shot restarts it, and only before a halt. */
+static void tick_stopped_oneshot(void)
+{
+	struct tick_state s = st(true, true, 50 * TICK, 10 * TICK, 100 * TICK);
+
+	s.stopped = true;
+	reads = 0;
+	EXPECT(!tick_needs_restart(&s));	/* one-shot ahead */
+	EXPECT_EQ(reads, 0);
+	s.now = 100 * TICK + 1;
+	pending = true;
+	EXPECT(!tick_needs_restart(&s));	/* fired: its irq comes */
+	pending = false;
+	EXPECT(tick_needs_restart(&s));		/* lost */
+	s.idle = false;
+	EXPECT(!tick_needs_restart(&s));	/* not before a halt */
+	/* Periodic hardware, one-shot count. */
+	s = st(true, false, 50 * TICK, 10 * TICK, 0);
+	s.stopped = true;
+	counting = true;
+	EXPECT(!tick_needs_restart(&s));
+	counting = false;
+	pending = true;
+	EXPECT(!tick_needs_restart(&s));
+	pending = false;
+	EXPECT(tick_needs_restart(&s));
+}
+
 int main(void)
 {
 	RUN(tick_deadline_lost_before_halt);
 	RUN(tick_periodic_stopped);
+	RUN(tick_stopped_oneshot);
 	return ktest_summary();
 }

@@ -1,8 +1,8 @@
 /*
  * tests/host/test_timer.c - host tests of kernel/timer.c's timer lists,
- * the kernel's own file built against tests/host/timer_shim: each pthread
- * plays one CPU (thread-local smp_processor_id(), preempt_count and irq
- * flag), a shim tick is run_local_timers() inside HARDIRQ_OFFSET, and
+ * the kernel's own file built against tests/host/thread_shim and
+ * timer_shim: each pthread plays one CPU (thread-local
+ * smp_processor_id(), preempt_count and irq flag), a shim tick is run_local_timers() inside HARDIRQ_OFFSET, and
  * jiffies is the test's counter.  Built with ASan+UBSan and with TSan.
  *
  * The cases that need a window force it instead of waiting for luck: a
@@ -27,13 +27,10 @@
 #include "kernel/smp.h"
 #include "kernel/time.h"
 #include "kernel/printk.h"
+#include "tests/kernel/bounded_wait.h"
 
 /* ---- the shim's globals and stubs --------------------------------------- */
 
-__thread int shim_cpu;
-__thread int shim_preempt_count;
-__thread int shim_irqs_off;
-int nr_cpu_ids = 8;
 unsigned long shim_jiffies = 1000;
 bool sched_running;
 
@@ -95,15 +92,8 @@ void __might_sleep(const char *file, int line) { (void)file; (void)line; }
 #define STORE(x, v)	__atomic_store_n(&(x), (v), __ATOMIC_RELEASE)
 #define INC(x)		__atomic_fetch_add(&(x), 1, __ATOMIC_RELAXED)
 
-static u64 now_ns(void) { return ktime_get_ns(); }
-
 /* Yields until cond or ms pass; true if cond. */
-#define WAIT_UNTIL(cond, ms) ({						\
-	u64 __end = now_ns() + (u64)(ms) * 1000000ull;			\
-	bool __ok;							\
-	while (!(__ok = (cond)) && now_ns() < __end)			\
-		sched_yield();						\
-	__ok; })
+#define WAIT_UNTIL(cond, ms) BOUNDED_WAIT(cond, ms, sched_yield())
 
 /* One tick of this shim CPU: the timer part of sched_tick(). */
 static void tick(void)
@@ -116,6 +106,33 @@ static void tick(void)
 }
 
 static void set_jiffies(unsigned long j) { __atomic_store_n(&shim_jiffies, j, __ATOMIC_RELAXED); }
+
+/* One tick of shim CPU cpu, played by this thread, which stays the CPU it was. */
+static void tick_on(int cpu)
+{
+	int me = shim_cpu;
+
+	shim_cpu = cpu;
+	tick();
+	shim_cpu = me;
+}
+
+/* A case's start: this thread plays CPU cpu, jiffies is 1000, and t is
+ * set up to run fn. */
+static void timer_start(struct timer_list *t, void (*fn)(struct timer_list *), int cpu)
+{
+	shim_cpu = cpu;
+	set_jiffies(1000);
+	timer_setup(t, fn, 0);
+}
+
+/* timer_start(), and t added on this CPU, due at once. */
+static void timer_start_due(struct timer_list *t, void (*fn)(struct timer_list *), int cpu)
+{
+	timer_start(t, fn, cpu);
+	t->expires = 1000;
+	add_timer(t);
+}
 
 struct on_cpu {
 	pthread_t th;
@@ -161,10 +178,8 @@ static void timer_fires_once_when_due(void)
 {
 	struct timer_list t;
 
-	shim_cpu = 0;
 	fired = 0;
-	set_jiffies(1000);
-	timer_setup(&t, count_fn, 0);
+	timer_start(&t, count_fn, 0);
 	EXPECT(!timer_pending(&t));
 	t.expires = 1002;
 	add_timer(&t);
@@ -184,9 +199,7 @@ static void timer_fires_once_when_due(void)
 	add_timer_on(&t, 3);
 	tick();
 	EXPECT_EQ(fired, 1);
-	shim_cpu = 3;
-	tick();
-	shim_cpu = 0;
+	tick_on(3);
 	EXPECT_EQ(fired, 2);
 }
 
@@ -194,10 +207,8 @@ static void timer_del_returns_whether_pending(void)
 {
 	struct timer_list t;
 
-	shim_cpu = 0;
 	fired = 0;
-	set_jiffies(1000);
-	timer_setup(&t, count_fn, 0);
+	timer_start(&t, count_fn, 0);
 	EXPECT(!del_timer(&t));
 	EXPECT(!del_timer_sync(&t));
 	t.expires = 1000;
@@ -207,19 +218,14 @@ static void timer_del_returns_whether_pending(void)
 	add_timer_on(&t, 2);
 	EXPECT(del_timer_sync(&t));
 	EXPECT(!timer_pending(&t));
-	shim_cpu = 2;
-	tick();
-	shim_cpu = 0;
+	tick_on(2);
 	EXPECT_EQ(fired, 0);
 	/* Re-adding moves a pending timer: it is on one list only. */
 	add_timer_on(&t, 2);
 	add_timer_on(&t, 1);
-	shim_cpu = 2;
-	tick();
+	tick_on(2);
 	EXPECT_EQ(fired, 0);
-	shim_cpu = 1;
-	tick();
-	shim_cpu = 0;
+	tick_on(1);
 	EXPECT_EQ(fired, 1);
 }
 
@@ -239,12 +245,8 @@ static void timer_rearm_for_now_waits_for_next_tick(void)
 {
 	struct timer_list t;
 
-	shim_cpu = 0;
 	rearm_runs = 0;
-	set_jiffies(1000);
-	timer_setup(&t, rearm_now_fn, 0);
-	t.expires = 1000;
-	add_timer(&t);
+	timer_start_due(&t, rearm_now_fn, 0);
 	tick();
 	EXPECT_MSG(rearm_runs == 1, "one tick ran the handler %d times", rearm_runs);
 	EXPECT(timer_pending(&t));
@@ -268,11 +270,7 @@ static void timer_del_sync_from_own_handler(void)
 {
 	struct timer_list t;
 
-	shim_cpu = 0;
-	set_jiffies(1000);
-	timer_setup(&t, del_own_fn, 0);
-	t.expires = 1000;
-	add_timer(&t);
+	timer_start_due(&t, del_own_fn, 0);
 	tick();
 	EXPECT(own_del_result);
 	EXPECT(!timer_pending(&t));
@@ -316,9 +314,7 @@ static void timer_del_sync_after_rearming_handler(void)
 	struct on_cpu cpu1;
 
 	memset(&rr, 0, sizeof(rr));
-	shim_cpu = 0;
-	set_jiffies(1000);
-	timer_setup(&rr.t, rearming_fn, 0);
+	timer_start(&rr.t, rearming_fn, 0);
 	rr.t.expires = 1000;
 	add_timer_on(&rr.t, 1);
 	start_on(&cpu1, 1, rr_tick, NULL);
@@ -336,9 +332,7 @@ static void timer_del_sync_after_rearming_handler(void)
 	EXPECT_MSG(!rr.timed_out, "CPU 0 never spun in del_timer_sync() while the handler ran");
 	/* Nothing left for CPU 1's next tick. */
 	set_jiffies(1001);
-	shim_cpu = 1;
-	tick();
-	shim_cpu = 0;
+	tick_on(1);
 	EXPECT_EQ(rr.handler_runs, 1);
 	del_timer_sync(&rr.t);
 }
@@ -388,11 +382,7 @@ static void timer_del_sync_waits_for_handler_start(void)
 	struct on_cpu cpu0;
 
 	memset(&so, 0, sizeof(so));
-	shim_cpu = 1;
-	set_jiffies(1000);
-	timer_setup(&so.t, so_fn, 0);
-	so.t.expires = 1000;
-	add_timer(&so.t);
+	timer_start_due(&so.t, so_fn, 1);
 	__atomic_store_n(&timer_inject_hook, so_hook, __ATOMIC_RELEASE);
 	start_on(&cpu0, 0, so_delete, NULL);
 	tick();			/* CPU 1 */
@@ -423,26 +413,19 @@ static void timer_rearm_on_other_cpu_stays_on_own(void)
 	struct timer_list t;
 
 	moved_runs = 0;
-	shim_cpu = 4;
-	set_jiffies(1000);
-	timer_setup(&t, move_fn, 0);
-	t.expires = 1000;
-	add_timer(&t);
+	timer_start_due(&t, move_fn, 4);
 	tick();
 	EXPECT_EQ(moved_runs, 1);
 	EXPECT_EQ(t.cpu, 4);
-	shim_cpu = 5;
-	tick();
+	tick_on(5);
 	EXPECT_EQ(moved_runs, 1);
-	shim_cpu = 4;
 	tick();
 	EXPECT_EQ(moved_runs, 2);
 	/* Once not running, add_timer_on() does move it. */
 	t.expires = jiffies;
 	add_timer_on(&t, 5);
 	EXPECT_EQ(t.cpu, 5);
-	shim_cpu = 5;
-	tick();
+	tick_on(5);
 	EXPECT_EQ(moved_runs, 3);
 	shim_cpu = 0;
 }
@@ -452,10 +435,8 @@ static void timer_migrate_dead_cpu(void)
 {
 	struct timer_list due, later;
 
-	shim_cpu = 0;
 	fired = 0;
-	set_jiffies(1000);
-	timer_setup(&due, count_fn, 0);
+	timer_start(&due, count_fn, 0);
 	timer_setup(&later, count_fn, 0);
 	due.expires = 1000;
 	later.expires = 1005;
@@ -464,9 +445,7 @@ static void timer_migrate_dead_cpu(void)
 	timers_migrate_cpu(6);
 	EXPECT_EQ(due.cpu, 0);
 	EXPECT_EQ(later.cpu, 0);
-	shim_cpu = 6;
-	tick();			/* nothing left there */
-	shim_cpu = 0;
+	tick_on(6);			/* nothing left there */
 	EXPECT_EQ(fired, 0);
 	tick();
 	EXPECT_EQ(fired, 1);

@@ -1,8 +1,9 @@
 # tests/host/timer.mk: host tests of kernel/timer.c (included by
 # tests/host/Makefile).  The kernel's own file is built against
-# tests/host/timer_shim (a pthread per CPU: kernel/sched.h, smp.h, time.h,
-# preempt.h, cmdline.h stand-ins and a counting cpu_relax()) with the real
-# kernel/timer.h, spinlock.h and spinlock.c, in the test build
+# tests/host/thread_shim (a pthread per CPU: kernel/smp.h, preempt.h,
+# cmdline.h stand-ins, the clock) and timer_shim (kernel/sched.h stubs,
+# jiffies and a counting cpu_relax()) with the real kernel/timer.h,
+# time.h, spinlock.h and spinlock.c, in the test build
 # (CONFIG_SANITIZE: timer_inject_hook exists).  Built twice: ASan+UBSan,
 # and TSan (the base locks must order the lists and the handlers' data).
 # TIMER_SRC=path tests another timer.c, e.g. the code before a fix.
@@ -11,19 +12,15 @@ TIMER_BUILD ?= build
 TIMER_SRC ?= $(TIMER_ROOT)/kernel/timer.c
 TIMER_SHIM = $(TIMER_ROOT)/tests/host/timer_shim
 TIMER_CFLAGS = -std=gnu11 -Wall -Wextra -Werror -g -O1 -pthread -fno-omit-frame-pointer \
-	-DCONFIG_SANITIZE=1 -I$(TIMER_SHIM) -I$(TIMER_ROOT) -include $(TIMER_SHIM)/relax.h
-TIMER_KSRC = $(TIMER_SRC) $(TIMER_ROOT)/kernel/spinlock.c
-TIMER_DEPS = test_timer.c ktest.h timer.mk $(TIMER_KSRC) $(wildcard $(TIMER_SHIM)/*.h $(TIMER_SHIM)/kernel/*.h) \
-	$(TIMER_ROOT)/kernel/timer.h $(TIMER_ROOT)/kernel/spinlock.h $(TIMER_ROOT)/kernel/list.h
+	-DCONFIG_SANITIZE=1 -I$(TIMER_SHIM) -I$(THREAD_SHIM) -I$(TIMER_ROOT) -include $(TIMER_SHIM)/relax.h
+TIMER_KSRC = $(TIMER_SRC) $(TIMER_ROOT)/kernel/spinlock.c $(THREAD_SHIM)/shim.c
+TIMER_DEPS = test_timer.c timer.mk $(TIMER_KSRC) $(THREAD_SHIM_DEPS) \
+	$(wildcard $(TIMER_SHIM)/*.h $(TIMER_SHIM)/kernel/*.h) $(TIMER_ROOT)/kernel/timer.h \
+	$(TIMER_ROOT)/tests/kernel/bounded_wait.h
 
 HOST_TESTS += $(TIMER_BUILD)/test_timer $(TIMER_BUILD)/test_timer_tsan
 
 $(TIMER_BUILD)/test_timer: $(TIMER_DEPS)
-	@mkdir -p $(TIMER_BUILD)
-	$(CC) $(TIMER_CFLAGS) -fsanitize=address,undefined -fno-sanitize-recover=all \
-		-o $@ test_timer.c $(TIMER_KSRC)
-
-# GCC warns that TSan does not model standalone fences (smp_mb()).
+	$(call host_cc,$(TIMER_CFLAGS) $(HOST_ASAN),test_timer.c $(TIMER_KSRC))
 $(TIMER_BUILD)/test_timer_tsan: $(TIMER_DEPS)
-	@mkdir -p $(TIMER_BUILD)
-	$(CC) $(TIMER_CFLAGS) -DSTRESS_ITERS=1000 -fsanitize=thread -Wno-tsan -o $@ test_timer.c $(TIMER_KSRC)
+	$(call host_cc,$(TIMER_CFLAGS) -DSTRESS_ITERS=1000 $(HOST_TSAN),test_timer.c $(TIMER_KSRC))

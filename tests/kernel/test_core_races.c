@@ -29,14 +29,6 @@
 #include "rcu/rcupdate.h"
 #include "asm/cpu.h"
 
-/* Spins until cond or ms pass; true if cond.  For irq context. */
-#define SPIN_UNTIL_MS(cond, ms) ({					\
-	u64 __end = ktime_get_ns() + (u64)(ms) * 1000000ull;		\
-	bool __ok;							\
-	while (!(__ok = (cond)) && ktime_get_ns() < __end)		\
-		cpu_relax();						\
-	__ok; })
-
 /* ---- kthread_stop() against a thread leaving wait_event_timeout() ---- */
 
 static DECLARE_WAIT_QUEUE_HEAD(stop_wq);
@@ -61,7 +53,7 @@ static bool stop_cond(void)
 		 */
 		local_irq_disable();
 		WRITE_ONCE(stop_in_window, 1);
-		if (!SPIN_UNTIL_MS(kthread_should_stop(), 10000))
+		if (!SPIN_UNTIL(kthread_should_stop(), 10000))
 			local_irq_enable();
 	}
 	return kthread_should_stop();
@@ -218,7 +210,7 @@ static void nest_outer(void *unused)
 		}
 		smp_call_function_single(0, nest_noop, NULL, 1);
 	}
-	SPIN_UNTIL_MS(READ_ONCE(nest.sync_returned), 100);
+	SPIN_UNTIL(READ_ONCE(nest.sync_returned), 100);
 	WRITE_ONCE(nest.done, 1);
 	smp_store_release(&nest.exited, 1);
 }
@@ -331,7 +323,7 @@ static void rearm_fn(struct timer_list *t)
 	WRITE_ONCE(rearm.runs, rearm.runs + 1);
 	if (!READ_ONCE(rearm.running)) {
 		WRITE_ONCE(rearm.running, 1);
-		if (!SPIN_UNTIL_MS(READ_ONCE(rearm.sync_waiting), 5000))
+		if (!SPIN_UNTIL(READ_ONCE(rearm.sync_waiting), 5000))
 			WRITE_ONCE(rearm.no_wait_seen, 1);
 	}
 	t->expires = jiffies;
@@ -376,10 +368,12 @@ static void del_timer_sync_rearming_handler(void)
 		ktap_fail("del_timer_sync() returned with the timer pending again "
 			  "(its handler re-armed it)");
 	/* Neither pending nor running: three more ticks of CPU 1 run nothing. */
+	KTAP_EXPECT(test_keep_ticking(1, true));
 	runs = READ_ONCE(rearm.runs);
 	ticks = cpu_ticks(1);
 	KTAP_EXPECT(WAIT_UNTIL(cpu_ticks(1) >= ticks + 3, 10000));
 	KTAP_EXPECT_EQ(READ_ONCE(rearm.runs), runs);
+	test_keep_ticking(1, false);
 	del_timer_sync(&rearm.t);
 }
 

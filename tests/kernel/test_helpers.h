@@ -3,7 +3,10 @@
 #pragma once
 
 #include "kernel/sched.h"
+#include "kernel/smp.h"
+#include "kernel/tick_sched.h"
 #include "kernel/time.h"
+#include "tests/kernel/bounded_wait.h"
 
 /*
  * Bounded waits.  WAIT_UNTIL(cond, ms) waits for something that must
@@ -13,18 +16,42 @@
  * decides how soon a real failure is reported; a test never waits
  * without one (a hung thread is a failure, not a hang).
  * WAIT_WINDOW(cond, ms) watches for exactly ms: for a window whose
- * length is the point, when cond must NOT happen within it.  True if
- * cond.
+ * length is the point, when cond must NOT happen within it.
+ * SPIN_UNTIL(cond, ms) spins instead of sleeping, for a caller that may
+ * not sleep (irq context, inside a reader).  True if cond.
  */
 #define WAIT_MIN_MS 30000
-#define WAIT_WINDOW(cond, ms) ({					\
-	u64 __end = ktime_get_ns() + (u64)(ms) * 1000000ull;		\
-	bool __ok;							\
-	while (!(__ok = (cond)) && ktime_get_ns() < __end)		\
-		msleep(1);						\
-	__ok; })
+#define WAIT_WINDOW(cond, ms) BOUNDED_WAIT(cond, ms, msleep(1))
 #define WAIT_UNTIL(cond, ms)						\
 	WAIT_WINDOW(cond, (ms) > WAIT_MIN_MS ? (ms) : WAIT_MIN_MS)
+#define SPIN_UNTIL(cond, ms) BOUNDED_WAIT(cond, ms, cpu_relax())
+
+/* The CPU farthest from the one running the case (itself at -smp 1). */
+static inline int farthest_cpu(void)
+{
+	int me = smp_processor_id(), cpu, pick = me;
+
+	for_each_online_cpu(cpu)
+		if (cpu != me)
+			pick = cpu;
+	return pick;
+}
+
+/*
+ * A test that counts an idle CPU's ticks keeps them coming: under
+ * tickless idle (nohz=on) an idle CPU takes none.  on: from the return
+ * on, cpu's tick runs (false if it did not restart); off: it may stop
+ * again.  Pair every on with an off.
+ */
+static inline bool test_keep_ticking(int cpu, bool on)
+{
+	if (!on) {
+		tick_dep_clear_cpu(cpu);
+		return true;
+	}
+	tick_dep_set_cpu(cpu);
+	return WAIT_UNTIL(!tick_nohz_tick_stopped_cpu(cpu), 10000);
+}
 
 /* A kthread bound to cpu at priority prio, already woken (NULL if none). */
 static inline struct task *start_on(int (*fn)(void *), void *arg, int cpu, int prio,

@@ -480,6 +480,108 @@ static void hotplug_barrier_waits_for_departed(void)
 	KTAP_EXPECT_EQ(atomic_read(&hp_bar_invoked), atomic_read(&hp_bar_queued));
 }
 
+/*
+ * A step of cpu_down() that fails backs the whole call out: the steps
+ * already done are undone (their online hooks, each once), the CPU is
+ * online again and works (a thread bound there runs there, callbacks
+ * queued there run, so its rcuc is not left parked), the call is not
+ * counted, and the next cpu_down()/cpu_up() work.  cpuhp_inject_fail()
+ * (test build) fails a named step: this case's own state (the first to
+ * go, nothing to undo), "rcu" (after it: this case's state undone), and
+ * "teardown" (after every hook: rcu's and this case's undone).
+ */
+#ifdef CONFIG_SANITIZE
+static int bo_cpu = -1;			/* the CPU whose hook calls count */
+static atomic_t bo_offlines, bo_onlines;
+
+static int bo_offline(int cpu)
+{
+	if (cpu == READ_ONCE(bo_cpu))
+		atomic_inc(&bo_offlines);
+	return 0;
+}
+
+static int bo_online(int cpu)
+{
+	if (cpu == READ_ONCE(bo_cpu))
+		atomic_inc(&bo_onlines);
+	return 0;
+}
+
+static int queue_one(void *arg)
+{
+	call_rcu_sched(&((struct hp_wait *)arg)->head, hp_wake);
+	return 0;
+}
+#endif
+
+static void hotplug_failed_step_backs_out(void)
+{
+#ifdef CONFIG_SANITIZE
+	static bool registered;
+	static const struct { const char *step; int undone; } steps[] = {
+		{ "hotplug_backout", 0 }, { "rcu", 1 }, { "teardown", 1 },
+	};
+	int cpu = 1;
+
+	if (skip_if_one_cpu())
+		return;
+	if (!registered) {
+		/* registered after rcu's: it goes down first */
+		KTAP_ASSERT(cpuhp_setup_state("hotplug_backout", bo_online, bo_offline) >= 0);
+		registered = true;
+	}
+	for (unsigned int k = 0; k < ARRAY_SIZE(steps); k++) {
+		struct cpuhp_stats st0, st1;
+		struct ran_on r = { .ran = ATOMIC_INIT(0), .cpu = -1 };
+		struct hp_wait *w;
+		struct task *t;
+
+		cpuhp_get_stats(&st0);
+		atomic_set(&bo_offlines, 0);
+		atomic_set(&bo_onlines, 0);
+		WRITE_ONCE(bo_cpu, cpu);
+		cpuhp_inject_fail(steps[k].step);
+		KTAP_EXPECT_EQ(cpu_down(cpu), -EIO);
+		cpuhp_inject_fail(NULL);
+		WRITE_ONCE(bo_cpu, -1);
+		ktap_log("step %s failed: cpu_down() backed out", steps[k].step);
+		KTAP_ASSERT(cpu_online(cpu));
+		KTAP_EXPECT_EQ(atomic_read(&bo_offlines), steps[k].undone);
+		KTAP_EXPECT_EQ(atomic_read(&bo_onlines), steps[k].undone);
+		cpuhp_get_stats(&st1);
+		KTAP_EXPECT_EQ(st1.downs, st0.downs);
+		/* the CPU works: runs a thread bound to it, and its callbacks */
+		t = kthread_create_on_cpu(note_cpu, &r, cpu, "backedout");
+		KTAP_ASSERT(t);
+		wake_up_process(t);
+		kthread_join(t);
+		KTAP_EXPECT_EQ(r.cpu, cpu);
+		w = kzalloc(sizeof(*w), GFP_KERNEL);
+		KTAP_ASSERT(w);
+		init_completion(&w->done);
+		t = kthread_create_on_cpu(queue_one, w, cpu, "backedoutcb");
+		KTAP_ASSERT(t);
+		wake_up_process(t);
+		kthread_join(t);
+		if (!wait_for_completion_timeout(&w->done, msecs_to_jiffies(30000))) {
+			/* w stays queued on cpu: leave it */
+			ktap_fail("a callback queued on CPU %d did not run within 30 s "
+				  "after step %s failed (rcuc/%d left parked?)", cpu,
+				  steps[k].step, cpu);
+			return;
+		}
+		kfree(w);
+		/* and the next operations work */
+		KTAP_ASSERT(cpu_down(cpu) == 0);
+		KTAP_EXPECT(!cpu_online(cpu));
+		KTAP_ASSERT(cpu_up(cpu) == 0);
+	}
+#else
+	ktap_skip("needs the test build (cpuhp_inject_fail)");
+#endif
+}
+
 /* Printed for the closing note: down and up latencies so far. */
 static void hotplug_latency_report(void)
 {
@@ -503,9 +605,65 @@ KTAP_SUITE(hotplug,
 	   KTAP_CASE(hotplug_timers_move),
 	   KTAP_CASE(hotplug_callbacks_move_in_order),
 	   KTAP_CASE(hotplug_barrier_waits_for_departed),
+	   KTAP_CASE(hotplug_failed_step_backs_out),
 	   KTAP_CASE(hotplug_latency_report));
 
 /* Its own suite, so that the build with rcu.inject=report_dead shows it
  * failing without the suite above hanging behind it. */
 KTAP_SUITE(hotplug_gp,
 	   KTAP_CASE(hotplug_offline_cpu_left_alone));
+
+/*
+ * rcu_report_dead() reports the departing CPU's QS, which may end the
+ * grace period, and only then takes the CPU out of qsmaskinitnext.  If
+ * the next grace period's rcu_gp_init() copies qsmaskinitnext in
+ * between, that grace period waits for a CPU that is gone, and every
+ * later cpu_down() (which waits for a grace period, holding the hotplug
+ * lock) hangs with it.  rcu_ofl_window_arm() (test build) holds the
+ * dying CPU in that window until the next rcu_gp_init() has either run
+ * or found ofl_lock held; each round must hold it once, and a grace
+ * period must then end with the CPU offline.
+ */
+#define HP_OFL_ROUNDS 3
+
+static void hotplug_ofl_gp_init_vs_report_dead(void)
+{
+#ifdef CONFIG_SANITIZE
+	int list[NR_CPUS], n = hotplug_cpus(list);
+	int cpu = n ? list[n - 1] : 0;
+
+	if (skip_if_one_cpu())
+		return;
+	for (int round = 0; round < HP_OFL_ROUNDS; round++) {
+		int held0 = atomic_read(&rcu_ofl_windows_held);
+		struct hp_wait *w = kzalloc(sizeof(*w), GFP_KERNEL);
+
+		KTAP_ASSERT(w);
+		if (!cpu_online(cpu))
+			KTAP_ASSERT(cpu_up(cpu) == 0);
+		rcu_ofl_window_arm(cpu);
+		KTAP_ASSERT(cpu_down(cpu) == 0);
+		KTAP_EXPECT_EQ(atomic_read(&rcu_ofl_windows_held), held0 + 1);
+		init_completion(&w->done);
+		call_rcu_sched(&w->head, hp_wake);
+		if (!wait_for_completion_timeout(&w->done, msecs_to_jiffies(30000))) {
+			/* w stays queued (its GP ends once cpu is back): leave it */
+			ktap_fail("round %d: no grace period ended within 30 s with CPU %d "
+				  "offline: one began waiting for it after it had gone",
+				  round, cpu);
+			KTAP_EXPECT_EQ(cpu_up(cpu), 0);
+			return;
+		}
+		kfree(w);
+		KTAP_EXPECT_EQ(cpu_up(cpu), 0);
+	}
+	ktap_log("%d windows held open, CPU %d", HP_OFL_ROUNDS, cpu);
+#else
+	ktap_skip("needs the test build (rcu_ofl_window_arm)");
+#endif
+}
+
+/* Its own suite: with rcu.inject=ofl_lock it fails without hanging the
+ * others (CPU cpu comes back, and the stuck grace period ends). */
+KTAP_SUITE(hotplug_ofl,
+	   KTAP_CASE(hotplug_ofl_gp_init_vs_report_dead));

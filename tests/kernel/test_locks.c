@@ -22,6 +22,7 @@
 #include "kernel/printk.h"
 #include "kernel/math.h"
 #include "kernel/timer.h"
+#include "tests/kernel/lock_hammer.h"
 
 extern bool sched_provoke_bugs;	/* tests/kernel/test_sched.c */
 
@@ -78,47 +79,17 @@ static int run_on_all(int (*fn)(void *), void *arg, int per_cpu_n)
 	return made;
 }
 
-static int inside, max_inside;
-
-static void enter_cs(void)
-{
-	int n = __atomic_add_fetch(&inside, 1, __ATOMIC_RELAXED);
-	int m = __atomic_load_n(&max_inside, __ATOMIC_RELAXED);
-
-	while (n > m && !__atomic_compare_exchange_n(&max_inside, &m, n, false,
-						     __ATOMIC_RELAXED, __ATOMIC_RELAXED))
-		;
-}
-
-static void leave_cs(void) { __atomic_sub_fetch(&inside, 1, __ATOMIC_RELAXED); }
-
 /* ---- spinlock ---------------------------------------------------------- */
 
 static DEFINE_SPINLOCK(hammer_lock);
-static long plain_counter;	/* not atomic: the lock guards it */
 static int spin_iters;
 
 static int spin_hammer(void *unused)
 {
-	unsigned long flags;
 	int i;
 
 	for (i = 0; i < spin_iters && !hammer_stop(i); i++) {
-		switch (i & 3) {
-		case 0: spin_lock(&hammer_lock); break;
-		case 1: spin_lock_irq(&hammer_lock); break;
-		case 2: spin_lock_irqsave(&hammer_lock, flags); break;
-		case 3: spin_lock_bh(&hammer_lock); break;
-		}
-		enter_cs();
-		plain_counter++;
-		leave_cs();
-		switch (i & 3) {
-		case 0: spin_unlock(&hammer_lock); break;
-		case 1: spin_unlock_irq(&hammer_lock); break;
-		case 2: spin_unlock_irqrestore(&hammer_lock, flags); break;
-		case 3: spin_unlock_bh(&hammer_lock); break;
-		}
+		spin_hammer_section(&hammer_lock, i, hammer_count);
 		if (preempt_count())
 			ktap_fail("preempt_count %d after unlock", preempt_count());
 		if ((i & 255) == 0)
@@ -143,15 +114,15 @@ static void locks_spinlock_all_cpus(void)
 {
 	int made;
 
-	plain_counter = 0;
-	max_inside = 0;
+	hammer_counter = 0;
+	hammer_max_inside = 0;
 	spin_iters = per_thread(40000);
 	made = run_on_all(spin_hammer, NULL, 1);
 	KTAP_EXPECT_EQ(made, nr_cpu_ids);
 	note_cut("spinlock", hammer_done, (long)made * spin_iters);
 	KTAP_EXPECT(hammer_done > 0);
-	KTAP_EXPECT_EQ(plain_counter, hammer_done);
-	KTAP_EXPECT_EQ(max_inside, 1);
+	KTAP_EXPECT_EQ(hammer_counter, hammer_done);
+	KTAP_EXPECT_EQ(hammer_max_inside, 1);
 	KTAP_EXPECT(!spin_is_locked(&hammer_lock));
 	ktap_log("%d CPUs, %ld lock/unlock: counter exact", made, hammer_done);
 }
@@ -221,8 +192,7 @@ static void locks_variants_state(void)
 
 static DEFINE_RWLOCK(hammer_rw);
 static DEFINE_RWLOCK_FAIR(hammer_rwf);
-static long pair_a, pair_b;
-static int writers_in, readers_in, overlap, torn_pairs, rw_iters;
+static int torn_pairs, rw_iters;
 static atomic_t rw_writes;
 
 #define RW_HAMMER(name, LOCK)						\
@@ -231,24 +201,10 @@ static int name(void *unused)						\
 	int me = smp_processor_id();					\
 	for (int i = 0; i < rw_iters && !hammer_stop(i); i++) {		\
 		if ((i + me) % 8 == 0) {				\
-			write_lock(LOCK);				\
-			if (__atomic_add_fetch(&writers_in, 1, __ATOMIC_RELAXED) != 1 || \
-			    __atomic_load_n(&readers_in, __ATOMIC_RELAXED)) \
-				__atomic_add_fetch(&overlap, 1, __ATOMIC_RELAXED); \
-			pair_a++;					\
-			pair_b++;					\
-			__atomic_sub_fetch(&writers_in, 1, __ATOMIC_RELAXED); \
-			write_unlock(LOCK);				\
+			rw_hammer_write(LOCK);				\
 			atomic_inc(&rw_writes);				\
-		} else {						\
-			read_lock(LOCK);				\
-			__atomic_add_fetch(&readers_in, 1, __ATOMIC_RELAXED); \
-			if (__atomic_load_n(&writers_in, __ATOMIC_RELAXED)) \
-				__atomic_add_fetch(&overlap, 1, __ATOMIC_RELAXED); \
-			if (READ_ONCE(pair_a) != READ_ONCE(pair_b))	\
-				__atomic_add_fetch(&torn_pairs, 1, __ATOMIC_RELAXED); \
-			__atomic_sub_fetch(&readers_in, 1, __ATOMIC_RELAXED); \
-			read_unlock(LOCK);				\
+		} else if (rw_hammer_read(LOCK)) {			\
+			__atomic_add_fetch(&torn_pairs, 1, __ATOMIC_RELAXED); \
 		}							\
 		if ((i & 255) == 0)					\
 			cond_resched();					\
@@ -260,18 +216,19 @@ RW_HAMMER(rwf_hammer, &hammer_rwf)
 
 static void check_rw(const char *what, int (*fn)(void *))
 {
-	pair_a = pair_b = 0;
-	overlap = torn_pairs = 0;
+	hammer_rw_reset();
+	torn_pairs = 0;
 	atomic_set(&rw_writes, 0);
 	rw_iters = per_thread(40000);
 	int made = run_on_all(fn, NULL, 1);
 	KTAP_EXPECT_EQ(made, nr_cpu_ids);
-	KTAP_EXPECT_EQ(pair_a, atomic_read(&rw_writes));
-	KTAP_EXPECT_EQ(pair_b, atomic_read(&rw_writes));
-	KTAP_EXPECT_EQ(overlap, 0);
+	KTAP_EXPECT_EQ(hammer_pair_a, atomic_read(&rw_writes));
+	KTAP_EXPECT_EQ(hammer_pair_b, atomic_read(&rw_writes));
+	KTAP_EXPECT_EQ(hammer_overlap, 0);
 	KTAP_EXPECT_EQ(torn_pairs, 0);
-	KTAP_EXPECT(pair_a > 0);
-	ktap_log("%s: %d CPUs x up to %d, %ld writes exact", what, made, rw_iters, pair_a);
+	KTAP_EXPECT(hammer_pair_a > 0);
+	ktap_log("%s: %d CPUs x up to %d, %ld writes exact, max %d readers inside together",
+		 what, made, rw_iters, hammer_pair_a, hammer_max_readers);
 }
 
 static void locks_rwlock_all_cpus(void)
@@ -332,11 +289,11 @@ static int mutex_hammer(void *unused)
 
 	for (i = 0; i < mutex_iters && !hammer_stop(i); i++) {
 		mutex_lock(&hammer_mutex);
-		enter_cs();
-		plain_counter++;
+		hammer_enter();
+		hammer_counter++;
 		if ((i & 31) == 0)
 			msleep(0);	/* sleep holding it: others must sleep too */
-		leave_cs();
+		hammer_leave();
 		mutex_unlock(&hammer_mutex);
 		if ((i & 63) == 0)
 			cond_resched();
@@ -349,15 +306,15 @@ static void locks_mutex_all_cpus(void)
 {
 	int bugs = atomic_read(&mutex_bugs), made;
 
-	plain_counter = 0;
-	max_inside = 0;
+	hammer_counter = 0;
+	hammer_max_inside = 0;
 	mutex_iters = per_thread(8000);
 	made = run_on_all(mutex_hammer, NULL, 2);
 	KTAP_EXPECT_EQ(made, 2 * nr_cpu_ids);
 	note_cut("mutex", hammer_done, (long)made * mutex_iters);
 	KTAP_EXPECT(hammer_done > 0);
-	KTAP_EXPECT_EQ(plain_counter, hammer_done);
-	KTAP_EXPECT_EQ(max_inside, 1);
+	KTAP_EXPECT_EQ(hammer_counter, hammer_done);
+	KTAP_EXPECT_EQ(hammer_max_inside, 1);
 	KTAP_EXPECT(!mutex_is_locked(&hammer_mutex));
 	KTAP_EXPECT_EQ(atomic_read(&mutex_bugs), bugs);
 	KTAP_EXPECT(mutex_trylock(&hammer_mutex));

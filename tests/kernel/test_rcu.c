@@ -33,16 +33,6 @@
 
 /* ---- helpers ------------------------------------------------------------ */
 
-/* The CPU farthest from the one running the case (itself at -smp 1). */
-static int other_cpu(void)
-{
-	int me = smp_processor_id(), cpu, pick = me;
-
-	for_each_online_cpu(cpu)
-		if (cpu != me)
-			pick = cpu;
-	return pick;
-}
 
 static u32 rnd_next(u64 *s)
 {
@@ -148,7 +138,7 @@ static void rcu_callback_waits_for_reader(void)
 	struct reader_ctl rc = { .max_ms = 5000 };
 	struct cb_probe probe = { .reader = &rc };
 	struct task *t;
-	int cpu = other_cpu();
+	int cpu = farthest_cpu();
 
 	if (cpu == smp_processor_id()) {
 		/* One CPU: the reader is this thread; its callback waits for it. */
@@ -192,7 +182,7 @@ static void sync_waits_for_reader(void (*sync)(void), const char *name)
 {
 	struct reader_ctl rc = { .hold_ms = 60, .max_ms = 60 };
 	struct task *t;
-	int cpu = other_cpu();
+	int cpu = farthest_cpu();
 	u64 ret_ns;
 
 	if (cpu == smp_processor_id()) {
@@ -827,7 +817,7 @@ static void rcu_stall_detected(void)
 	struct stall_ctx c = { 0 };
 	char mark[64], want[64];
 	const char *log;
-	int cpu = other_cpu();
+	int cpu = farthest_cpu();
 	struct task *t;
 
 	log_marker(mark, sizeof(mark), "stall detector");
@@ -860,6 +850,152 @@ static void rcu_stall_detected(void)
 	KTAP_EXPECT(find_str(log, "rcu_stall_thread+"));
 	ktap_log("CPU %d held a grace period with preemption off for %llu ms; stall timeout %u ms",
 		 cpu, (unsigned long long)c.held_ms, STALL_TIMEOUT_MS);
+}
+
+/* ---- the expedited stall check ------------------------------------------ */
+
+struct exp_stall_ctx {
+	bool preempt;		/* rcu_read_lock(), synchronize_rcu_expedited() */
+	const char *header;	/* the report's first words */
+	const char *mark;	/* the case's log marker */
+	int in;			/* the reader is in its section */
+	int seen;		/* a report with the header came */
+	u64 held_ms;
+};
+
+/* A stall report was counted: is it the expedited one?  The count moves
+ * only once the report and its backtraces are in the log. */
+static bool exp_stall_reported(struct exp_stall_ctx *c)
+{
+	const char *log = log_after(c->mark);
+
+	return log && find_str(log, c->header);
+}
+
+/* Stays in the reader until the expedited report is in the log (or 20 s,
+ * a hang guard).  noinline: its caller must show up in the backtrace. */
+static __attribute__((noinline)) void rcu_exp_stall_spin(struct exp_stall_ctx *c)
+{
+	int reports = atomic_read(&rcu_stall_reports);
+	u64 t0 = ktime_get_ns(), now;
+
+	WRITE_ONCE(c->in, 1);
+	while ((now = ktime_get_ns()) - t0 < 20000000000ull) {
+		if (atomic_read(&rcu_stall_reports) != reports) {
+			reports = atomic_read(&rcu_stall_reports);
+			if (exp_stall_reported(c)) {
+				c->seen = 1;
+				break;
+			}
+		}
+		cpu_relax();
+	}
+	c->held_ms = (now - t0) / 1000000;
+}
+
+static int rcu_exp_stall_thread(void *arg)
+{
+	struct exp_stall_ctx *c = arg;
+
+	if (c->preempt)
+		rcu_read_lock();
+	else
+		preempt_disable();
+	rcu_exp_stall_spin(c);
+	if (c->preempt)
+		rcu_read_unlock();
+	else
+		preempt_enable();
+	return 0;
+}
+
+/* The report's "{ ... }" names CPU cpu, or the task called task. */
+static bool exp_stall_names(const char *p, int cpu, const char *task)
+{
+	char want[40];
+	const char *end = p ? find_str(p, " } ") : NULL;
+	const char *q;
+
+	if (!end)
+		return false;
+	snprintf(want, sizeof(want), " %d ", cpu);
+	q = find_str(p, want);
+	if (q && q < end + 1)
+		return true;
+	snprintf(want, sizeof(want), " P%s ", task);
+	q = find_str(p, want);
+	return q && q < end + 1;
+}
+
+/*
+ * A reader on another CPU holds an expedited grace period past a short
+ * stall timeout: the flavour's report must come, in the one format, name
+ * that CPU (or, preemptible RCU, the reader's task if it was switched
+ * out), and carry the CPU's backtrace; the grace period then ends.
+ */
+static void exp_stall_one(bool preempt)
+{
+	const char *name = preempt ? "rcu_preempt" : "rcu_sched";
+	struct exp_stall_ctx c = { .preempt = preempt };
+	char mark[64], header[96], want[64];
+	const char *log, *p;
+	int cpu = other_cpu(), reports0;
+	struct task *t;
+
+	snprintf(header, sizeof(header), "rcu: INFO: %s detected expedited stalls on CPUs/tasks: {",
+		 name);
+	c.header = header;
+	c.mark = log_marker(mark, sizeof(mark), preempt ? "expedited stall, rcu" :
+			    "expedited stall, sched");
+	reports0 = atomic_read(&rcu_stall_reports);
+	WRITE_ONCE(rcu_cpu_stall_timeout_ms, STALL_TIMEOUT_MS);
+	t = start_on(rcu_exp_stall_thread, &c, cpu, PRIO_NORMAL, "rcu_exp_stall");
+	KTAP_ASSERT(t);
+	if (WAIT_UNTIL(READ_ONCE(c.in), 2000)) {
+		if (preempt)
+			synchronize_rcu_expedited();
+		else
+			synchronize_sched_expedited();
+	}
+	kthread_join(t);
+	WRITE_ONCE(rcu_cpu_stall_timeout_ms, 0);
+	if (!c.in) {
+		ktap_fail("the reader never entered its section on CPU %d", cpu);
+		return;
+	}
+	KTAP_EXPECT(c.seen);
+	KTAP_EXPECT(atomic_read(&rcu_stall_reports) > reports0);
+	log = log_after(mark);
+	KTAP_ASSERT(log);
+	p = find_str(log, header);
+	KTAP_EXPECT(p);
+	if (!p) {
+		ktap_log("no \"%s\" after the marker: the expedited stall check never reported", header);
+		return;
+	}
+	KTAP_EXPECT(exp_stall_names(p + strlen(header) - 1, cpu, "rcu_exp_stall"));
+	snprintf(want, sizeof(want), " P%s ", "rcu_exp_stall");
+	if (preempt && find_str(p, want))
+		return;		/* switched out: named as a task, no CPU to trace */
+	snprintf(want, sizeof(want), "NMI backtrace for cpu %d", cpu);
+	p = find_str(p, want);
+	KTAP_EXPECT(p);
+	KTAP_EXPECT(p && find_str(p, "Call Trace:"));
+	KTAP_EXPECT(p && find_str(p, "rcu_exp_stall_thread+"));
+	ktap_log("%s: CPU %d held an expedited grace period for %llu ms; stall timeout %u ms",
+		 name, cpu, (unsigned long long)c.held_ms, STALL_TIMEOUT_MS);
+}
+
+static void rcu_exp_stall_detected(void)
+{
+	if (num_online_cpus() < 2) {
+		ktap_skip("needs 2 CPUs (one holds the grace period, one waits)");
+		return;
+	}
+	exp_stall_one(false);
+#ifdef CONFIG_PREEMPT_RCU
+	exp_stall_one(true);
+#endif
 }
 
 /* ---- misuse ------------------------------------------------------------- */
@@ -1082,6 +1218,7 @@ KTAP_SUITE(rcu,
 	   KTAP_CASE(rcu_callback_flood),
 	   KTAP_CASE(rcu_list_example),
 	   KTAP_CASE(rcu_stall_detected),
+	   KTAP_CASE(rcu_exp_stall_detected),
 	   KTAP_CASE(rcu_misuse_reported),
 	   KTAP_CASE(rcu_deref_outside_reader_warns_once),
 	   KTAP_CASE(rcu_bench_gp),

@@ -11,7 +11,9 @@
  *     IPI handler inside a bh-off reader, the tick inside preempt-off and
  *     bh-off readers, cond_resched() with irqs off; and preemptible RCU's
  *     outermost rcu_read_unlock() with irqs off, which must not note a
- *     normal QS.
+ *     normal QS;
+ *   - a grace period's start, checked for a stall by another CPU before
+ *     the new deadline is out: no stall may be reported.
  *
  * A test build with rcu.inject=barrier or rcu.inject=exp_irqoff puts the
  * bug back, and the matching case fails (tests/qemu-configs runs both).
@@ -30,24 +32,6 @@
 #include "rcu/rcupdate.h"
 #include "rcu/tree.h"
 
-/* The CPU farthest from the one running the case (itself at -smp 1). */
-static int other_cpu(void)
-{
-	int me = smp_processor_id(), cpu, pick = me;
-
-	for_each_online_cpu(cpu)
-		if (cpu != me)
-			pick = cpu;
-	return pick;
-}
-
-/* Spins (no sleeping: the caller may be in a reader) until cond or ms. */
-#define SPIN_UNTIL(cond, ms) ({						\
-	u64 __end = ktime_get_ns() + (u64)(ms) * 1000000ull;		\
-	bool __ok;							\
-	while (!(__ok = (cond)) && ktime_get_ns() < __end)		\
-		cpu_relax();						\
-	__ok; })
 
 /* ---- rcu_barrier_sched() while callbacks are being invoked --------------- */
 
@@ -109,7 +93,7 @@ static bool barrier_queued_on(int cpu)
 
 static void rcu_barrier_waits_for_invoking(void)
 {
-	int cpu = other_cpu();
+	int cpu = farthest_cpu();
 	struct task *q, *b;
 
 	if (cpu == smp_processor_id()) {
@@ -170,7 +154,7 @@ struct exp_case {
 
 static bool exp_qs_pending(void)
 {
-	return rcu_exp_pending_here();
+	return rcu_exp_pending_here(&rcu_sched_exp);
 }
 
 /* Counts this CPU's ticks (what must happen: n ticks taken here). */
@@ -330,7 +314,7 @@ static int exp_updater(void *arg)
 
 static void exp_run(struct exp_case *c)
 {
-	int cpu = other_cpu();
+	int cpu = farthest_cpu();
 	struct task *r, *u;
 
 	if (cpu == smp_processor_id()) {
@@ -472,7 +456,7 @@ static void rcu_preempt_unlock_irqoff_no_qs(void)
 		return;
 	}
 	memset(&pq, 0, sizeof(pq));
-	pq.upd_cpu = rcpu == me ? other_cpu() : me;
+	pq.upd_cpu = rcpu == me ? farthest_cpu() : me;
 	r = start_on(pq_reader, NULL, rcpu, PRIO_NORMAL, "rcu_regress_pr");
 	KTAP_ASSERT(r);
 	if (!WAIT_UNTIL(__atomic_load_n(&pq.reader_done, __ATOMIC_SEQ_CST), 20000)) {
@@ -507,6 +491,71 @@ static void rcu_preempt_unlock_irqoff_no_qs(void)
 }
 #endif
 
+/* ---- no stall report at the start of a grace period -------------------- */
+
+/*
+ * rcu_gp_init() must store the new stall deadline before the new gp_seq:
+ * a tick that sees the new grace period with the last one's deadline
+ * (past, whenever that one began more than a stall timeout ago) reports
+ * a stall at once, naming nobody.  rcu_stall_window_arm() (test build)
+ * makes the next grace period's start that case and holds it until
+ * another CPU's tick has checked it; every other CPU spins meanwhile so
+ * that its tick keeps coming, and this one polls for the same reason.
+ */
+#ifdef CONFIG_SANITIZE
+static int stall_window_stop;
+
+static int stall_window_spinner(void *unused)
+{
+	(void)unused;
+	while (!smp_load_acquire(&stall_window_stop))
+		cond_resched();
+	return 0;
+}
+#endif
+
+static void rcu_stall_none_at_gp_start(void)
+{
+#ifdef CONFIG_SANITIZE
+	struct task *spin[NR_CPUS] = { 0 };
+	int me, cpu, result;
+	unsigned long cookie;
+	u64 end;
+
+	if (num_online_cpus() < 2) {
+		ktap_skip("needs a second CPU to check for stalls");
+		return;
+	}
+	WRITE_ONCE(stall_window_stop, 0);
+	preempt_disable();
+	me = smp_processor_id();
+	preempt_enable();
+	for_each_online_cpu(cpu)
+		if (cpu != me)
+			spin[cpu] = start_on(stall_window_spinner, NULL, cpu, PRIO_NORMAL,
+					     "stall_window");
+	rcu_stall_window_arm();
+	cookie = start_poll_synchronize_sched();
+	end = ktime_get_ns() + 30000ull * 1000000ull;
+	while ((result = rcu_stall_window_result()) < 0 && ktime_get_ns() < end)
+		cond_resched();
+	smp_store_release(&stall_window_stop, 1);
+	for (cpu = 0; cpu < NR_CPUS; cpu++)
+		if (spin[cpu])
+			kthread_join(spin[cpu]);
+	KTAP_EXPECT(WAIT_UNTIL(poll_state_synchronize_sched(cookie), 30000));
+	if (result < 0) {
+		ktap_fail("no CPU checked the new grace period for a stall within 30 s");
+		return;
+	}
+	if (result)
+		ktap_fail("a stall was reported at the start of a grace period: its CPU "
+			  "saw the new gp_seq with the last grace period's deadline");
+#else
+	ktap_skip("needs the test build (rcu_stall_window_arm)");
+#endif
+}
+
 KTAP_SUITE(rcu_regress,
 	   KTAP_CASE(rcu_barrier_waits_for_invoking),
 	   KTAP_CASE(rcu_exp_irqoff_after_preempt_enable),
@@ -514,4 +563,5 @@ KTAP_SUITE(rcu_regress,
 	   KTAP_CASE(rcu_exp_bh_after_preempt_enable),
 	   KTAP_CASE(rcu_exp_tick_in_reader),
 	   KTAP_CASE(rcu_exp_cond_resched_irqoff),
-	   KTAP_CASE(rcu_preempt_unlock_irqoff_no_qs));
+	   KTAP_CASE(rcu_preempt_unlock_irqoff_no_qs),
+	   KTAP_CASE(rcu_stall_none_at_gp_start));

@@ -332,19 +332,32 @@ static int spin_preempt_off(void *p)
 	return 0;
 }
 
-static void sched_preempt_disabled_not_preempted(void)
+/*
+ * Runs fn on the test CPU with b->other (note_ran, at prio) made there
+ * for fn to wake, and waits for both; false if a thread was not made.
+ */
+static bool run_busy_pair(struct busy *b, int (*fn)(void *), int prio)
 {
-	struct busy b = { 0 };
 	int cpu = test_cpu();
 	struct task *a;
 
-	b.other = kthread_create_on_cpu(note_ran, &b, cpu, "urgent");
-	KTAP_ASSERT(b.other);
-	set_task_prio(b.other, PRIO_HIGH);
-	a = start_on(spin_preempt_off, &b, cpu, PRIO_NORMAL, "nopreempt");
-	KTAP_ASSERT(a);
+	b->other = kthread_create_on_cpu(note_ran, b, cpu, "other");
+	if (!b->other)
+		return false;
+	set_task_prio(b->other, prio);
+	a = start_on(fn, b, cpu, PRIO_NORMAL, "busy");
+	if (!a)
+		return false;	/* b->other stays unwoken: no one to join */
 	kthread_join(a);
-	kthread_join(b.other);
+	kthread_join(b->other);
+	return true;
+}
+
+static void sched_preempt_disabled_not_preempted(void)
+{
+	struct busy b = { 0 };
+
+	KTAP_ASSERT(run_busy_pair(&b, spin_preempt_off, PRIO_HIGH));
 	KTAP_EXPECT_EQ(b.ran_during, 0);
 	KTAP_EXPECT_EQ(b.switches_during, 0);
 	KTAP_EXPECT_EQ(b.other_ran, 1);
@@ -368,19 +381,12 @@ static int spin_then_cond_resched(void *p)
 static void sched_none_mode_not_preempted(void)
 {
 	struct busy b = { 0 };
-	int cpu = test_cpu();
-	struct task *a;
 
 	if (preempt_full) {
 		ktap_skip("preempt=full: busy threads are preempted");
 		return;
 	}
-	b.other = kthread_create_on_cpu(note_ran, &b, cpu, "waiting");
-	KTAP_ASSERT(b.other);
-	a = start_on(spin_then_cond_resched, &b, cpu, PRIO_NORMAL, "busy");
-	KTAP_ASSERT(a);
-	kthread_join(a);
-	kthread_join(b.other);
+	KTAP_ASSERT(run_busy_pair(&b, spin_then_cond_resched, PRIO_NORMAL));
 	KTAP_EXPECT_EQ(b.ran_during, 0);
 	KTAP_EXPECT_EQ(b.other_ran, 1);
 }
@@ -801,8 +807,10 @@ static void sched_rcu_hooks(void)
 	/* Tick classification on the test CPU: idle, preempt-off, preemptible. */
 	i0 = sched_stat(cpu, tick_idle);
 	if (cpu != me) {
+		KTAP_EXPECT(test_keep_ticking(cpu, true));	/* idle: no ticks if tickless */
 		msleep(20);
-		KTAP_EXPECT(sched_stat(cpu, tick_idle) > i0);
+		KTAP_EXPECT(WAIT_UNTIL(sched_stat(cpu, tick_idle) > i0, 10000));
+		test_keep_ticking(cpu, false);
 	}
 	a0 = sched_stat(cpu, tick_atomic);
 	t = kthread_create_on_cpu(spin_for_ticks, (void *)1l, cpu, "pcoff");

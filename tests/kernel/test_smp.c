@@ -19,6 +19,7 @@
 #include "arch/x86_64/lapic.h"
 #include "arch/x86_64/timer.h"
 #include "kernel/math.h"
+#include "tests/kernel/test_helpers.h"
 
 static int expect_cpus = -1;
 core_param(smp.expect, expect_cpus, int, "test: the number of CPUs that must come online");
@@ -108,6 +109,8 @@ static void smp_ticks_advance_at_hz(void)
 	const unsigned int ms = 500;
 
 	for_each_online_cpu(cpu)
+		KTAP_EXPECT(test_keep_ticking(cpu, true));	/* idle ones too */
+	for_each_online_cpu(cpu)
 		before[cpu] = READ_ONCE(per_cpu(timer_ticks, cpu));
 	t0 = ktime_get_ns();
 	mdelay(ms);
@@ -140,6 +143,8 @@ static void smp_ticks_advance_at_hz(void)
 				 (unsigned long long)rate);
 		}
 	}
+	for_each_online_cpu(cpu)
+		test_keep_ticking(cpu, false);
 	u64 j0 = jiffies;
 
 	mdelay(50);

@@ -2,12 +2,14 @@
  * CPU survives a lost timer interrupt.  A CPU whose timer is disarmed
  * (timer_test_lose_tick(): what a lost TSC-deadline interrupt leaves
  * behind) must tick again by itself, from its idle loop or its next
- * interrupt; CPU 0's tick is the one jiffies and every sleep hang on. */
+ * interrupt; the duty holder's tick is the one jiffies and every sleep
+ * hang on. */
 #include "kernel/ktap.h"
 #include "kernel/atomic.h"
 #include "kernel/smp.h"
 #include "kernel/time.h"
 #include "arch/x86_64/timer.h"
+#include "tests/kernel/test_helpers.h"
 
 static void lose_tick(void *unused)
 {
@@ -26,6 +28,7 @@ static void timer_lost_tick_restarts(void)
 		ktap_skip("needs 2 CPUs");
 		return;
 	}
+	KTAP_ASSERT(test_keep_ticking(cpu, true));	/* idle, it must tick */
 	rearms = READ_ONCE(per_cpu(timer_rearms, cpu));
 	KTAP_ASSERT(smp_call_function_single(cpu, lose_tick, NULL, 1) == 0);
 	before = READ_ONCE(per_cpu(timer_ticks, cpu));
@@ -39,6 +42,7 @@ static void timer_lost_tick_restarts(void)
 		ktap_fail("CPU %d took %llu ticks in 2 s after its timer interrupt was lost (%s mode)",
 			  cpu, (unsigned long long)got, per_cpu(timer_mode, cpu));
 	KTAP_EXPECT(READ_ONCE(per_cpu(timer_rearms, cpu)) > rearms);
+	test_keep_ticking(cpu, false);
 	ktap_log("CPU %d: %llu restarts so far", cpu,
 		 (unsigned long long)READ_ONCE(per_cpu(timer_rearms, cpu)));
 }

@@ -23,7 +23,8 @@ static __attribute__((noinline)) int hardlockup_spin(void *arg)
 	return 0;
 }
 
-/* CPU 1 hangs (CPU 0 advances jiffies, which the wait below sleeps on). */
+/* CPU 1 hangs (if it held the jiffies duty, another CPU takes it over:
+ * the wait below sleeps on jiffies). */
 #define STUCK_CPU 1
 
 static void hardlockup_is_reported(void)

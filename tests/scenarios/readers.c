@@ -27,6 +27,30 @@
 
 #define RS_LOOP __attribute__((noinline, used))
 
+/*
+ * A reader type's two loops: rs_read_<type>, n empty sections (barrier()
+ * only), and rs_delay_<type>, n sections of cs_ns each.  lock and unlock
+ * are the statements that open and close one section.
+ */
+#define RS_READER(type, lock, unlock)					\
+RS_LOOP void rs_read_##type(long n)					\
+{									\
+	for (long i = 0; i < n; i++) {					\
+		lock;							\
+		barrier();						\
+		unlock;							\
+	}								\
+}									\
+									\
+RS_LOOP void rs_delay_##type(long n, unsigned int cs_ns)		\
+{									\
+	for (long i = 0; i < n; i++) {					\
+		lock;							\
+		ndelay(cs_ns);						\
+		unlock;							\
+	}								\
+}
+
 static volatile long rs_sink;
 
 /* ---- empty: the bare loop ---------------------------------------------- */
@@ -70,23 +94,7 @@ const struct rs_ops rs_ops_harness = {
 
 /* ---- rcu-sched: preempt_disable() / preempt_enable() -------------------- */
 
-RS_LOOP void rs_read_rcu_sched(long n)
-{
-	for (long i = 0; i < n; i++) {
-		rcu_read_lock_sched();
-		barrier();
-		rcu_read_unlock_sched();
-	}
-}
-
-RS_LOOP void rs_delay_rcu_sched(long n, unsigned int cs_ns)
-{
-	for (long i = 0; i < n; i++) {
-		rcu_read_lock_sched();
-		ndelay(cs_ns);
-		rcu_read_unlock_sched();
-	}
-}
+RS_READER(rcu_sched, rcu_read_lock_sched(), rcu_read_unlock_sched())
 
 /* ---- rcu: rcu_read_lock() -------------------------------------------------- */
 
@@ -95,23 +103,7 @@ RS_LOOP void rs_delay_rcu_sched(long n, unsigned int cs_ns)
  * RCU's per-task nesting count (rcu/preempt.c); with PREEMPT_RCU=0 it is
  * RCU-sched's preempt_disable().
  */
-RS_LOOP void rs_read_rcu(long n)
-{
-	for (long i = 0; i < n; i++) {
-		rcu_read_lock();
-		barrier();
-		rcu_read_unlock();
-	}
-}
-
-RS_LOOP void rs_delay_rcu(long n, unsigned int cs_ns)
-{
-	for (long i = 0; i < n; i++) {
-		rcu_read_lock();
-		ndelay(cs_ns);
-		rcu_read_unlock();
-	}
-}
+RS_READER(rcu, rcu_read_lock(), rcu_read_unlock())
 
 /* ---- rcu-nonpreempt: Quick Quiz 1's empty rcu_read_lock() ---------------- */
 
@@ -120,69 +112,19 @@ RS_LOOP void rs_delay_rcu(long n, unsigned int cs_ns)
  * it, Quick Quiz 1's answer: nothing.  Timed only (rcu/rcupdate.h says
  * why it is no reader in this kernel): the row is the loop's own cost.
  */
-RS_LOOP void rs_read_rcu_nonpreempt(long n)
-{
-	for (long i = 0; i < n; i++) {
-		rcu_read_lock_nopreempt_build();
-		barrier();
-		rcu_read_unlock_nopreempt_build();
-	}
-}
-
-RS_LOOP void rs_delay_rcu_nonpreempt(long n, unsigned int cs_ns)
-{
-	for (long i = 0; i < n; i++) {
-		rcu_read_lock_nopreempt_build();
-		ndelay(cs_ns);
-		rcu_read_unlock_nopreempt_build();
-	}
-}
+RS_READER(rcu_nonpreempt, rcu_read_lock_nopreempt_build(), rcu_read_unlock_nopreempt_build())
 
 /* ---- srcu: srcu_read_lock() / srcu_read_unlock() ------------------------ */
 
 DEFINE_STATIC_SRCU(rs_srcu);
 
-RS_LOOP void rs_read_srcu(long n)
-{
-	for (long i = 0; i < n; i++) {
-		int idx = srcu_read_lock(&rs_srcu);
-
-		barrier();
-		srcu_read_unlock(&rs_srcu, idx);
-	}
-}
-
-RS_LOOP void rs_delay_srcu(long n, unsigned int cs_ns)
-{
-	for (long i = 0; i < n; i++) {
-		int idx = srcu_read_lock(&rs_srcu);
-
-		ndelay(cs_ns);
-		srcu_read_unlock(&rs_srcu, idx);
-	}
-}
+RS_READER(srcu, int idx = srcu_read_lock(&rs_srcu), srcu_read_unlock(&rs_srcu, idx))
 
 /* ---- rwlock: the 2007 counter rwlock ------------------------------------ */
 
 static DEFINE_RWLOCK(rs_rwlock);
 
-RS_LOOP void rs_read_rwlock(long n)
-{
-	for (long i = 0; i < n; i++) {
-		read_lock(&rs_rwlock);
-		barrier();
-		read_unlock(&rs_rwlock);
-	}
-}
-
-RS_LOOP void rs_delay_rwlock(long n, unsigned int cs_ns)
-{
-	for (long i = 0; i < n; i++) {
-		read_lock(&rs_rwlock);
-		ndelay(cs_ns);
-		read_unlock(&rs_rwlock);
-	}
-}
+RS_READER(rwlock, read_lock(&rs_rwlock), read_unlock(&rs_rwlock))
 
 static bool rs_idle_rwlock(void)
 {
@@ -193,23 +135,7 @@ static bool rs_idle_rwlock(void)
 
 static DEFINE_RWLOCK_FAIR(rs_rwlock_fair);
 
-RS_LOOP void rs_read_rwlock_fair(long n)
-{
-	for (long i = 0; i < n; i++) {
-		read_lock(&rs_rwlock_fair);
-		barrier();
-		read_unlock(&rs_rwlock_fair);
-	}
-}
-
-RS_LOOP void rs_delay_rwlock_fair(long n, unsigned int cs_ns)
-{
-	for (long i = 0; i < n; i++) {
-		read_lock(&rs_rwlock_fair);
-		ndelay(cs_ns);
-		read_unlock(&rs_rwlock_fair);
-	}
-}
+RS_READER(rwlock_fair, read_lock(&rs_rwlock_fair), read_unlock(&rs_rwlock_fair))
 
 static bool rs_idle_rwlock_fair(void)
 {
@@ -220,23 +146,7 @@ static bool rs_idle_rwlock_fair(void)
 
 static DEFINE_SPINLOCK(rs_spinlock);
 
-RS_LOOP void rs_read_spinlock(long n)
-{
-	for (long i = 0; i < n; i++) {
-		spin_lock(&rs_spinlock);
-		barrier();
-		spin_unlock(&rs_spinlock);
-	}
-}
-
-RS_LOOP void rs_delay_spinlock(long n, unsigned int cs_ns)
-{
-	for (long i = 0; i < n; i++) {
-		spin_lock(&rs_spinlock);
-		ndelay(cs_ns);
-		spin_unlock(&rs_spinlock);
-	}
-}
+RS_READER(spinlock, spin_lock(&rs_spinlock), spin_unlock(&rs_spinlock))
 
 static bool rs_idle_spinlock(void)
 {
@@ -247,23 +157,7 @@ static bool rs_idle_spinlock(void)
 
 static atomic_t rs_refcnt ____cacheline_aligned;
 
-RS_LOOP void rs_read_refcnt(long n)
-{
-	for (long i = 0; i < n; i++) {
-		atomic_inc(&rs_refcnt);
-		barrier();
-		atomic_dec(&rs_refcnt);
-	}
-}
-
-RS_LOOP void rs_delay_refcnt(long n, unsigned int cs_ns)
-{
-	for (long i = 0; i < n; i++) {
-		atomic_inc(&rs_refcnt);
-		ndelay(cs_ns);
-		atomic_dec(&rs_refcnt);
-	}
-}
+RS_READER(refcnt, atomic_inc(&rs_refcnt), atomic_dec(&rs_refcnt))
 
 static bool rs_idle_refcnt(void)
 {
@@ -274,23 +168,7 @@ static bool rs_idle_refcnt(void)
 
 static DEFINE_PER_CPU(long, rs_refcnt_pcpu);
 
-RS_LOOP void rs_read_refcnt_percpu(long n)
-{
-	for (long i = 0; i < n; i++) {
-		this_cpu_inc(rs_refcnt_pcpu);
-		barrier();
-		this_cpu_dec(rs_refcnt_pcpu);
-	}
-}
-
-RS_LOOP void rs_delay_refcnt_percpu(long n, unsigned int cs_ns)
-{
-	for (long i = 0; i < n; i++) {
-		this_cpu_inc(rs_refcnt_pcpu);
-		ndelay(cs_ns);
-		this_cpu_dec(rs_refcnt_pcpu);
-	}
-}
+RS_READER(refcnt_percpu, this_cpu_inc(rs_refcnt_pcpu), this_cpu_dec(rs_refcnt_pcpu))
 
 static bool rs_idle_refcnt_percpu(void)
 {
@@ -307,33 +185,32 @@ static bool rs_idle_refcnt_percpu(void)
 static DEFINE_SEQLOCK(rs_seqlock);
 static long rs_seq_data;
 
+/* One section: retried until no writer overlapped it; with delay, cs_ns
+ * of ndelay() inside. */
+static inline __attribute__((always_inline)) void rs_seq_section(bool delay, unsigned int cs_ns)
+{
+	unsigned int seq;
+	long v;
+
+	do {
+		seq = read_seqbegin(&rs_seqlock);
+		v = READ_ONCE(rs_seq_data);
+		if (delay)
+			ndelay(cs_ns);
+	} while (read_seqretry(&rs_seqlock, seq));
+	rs_sink = v;
+}
+
 RS_LOOP void rs_read_seqlock(long n)
 {
-	for (long i = 0; i < n; i++) {
-		unsigned int seq;
-		long v;
-
-		do {
-			seq = read_seqbegin(&rs_seqlock);
-			v = READ_ONCE(rs_seq_data);
-		} while (read_seqretry(&rs_seqlock, seq));
-		rs_sink = v;
-	}
+	for (long i = 0; i < n; i++)
+		rs_seq_section(false, 0);
 }
 
 RS_LOOP void rs_delay_seqlock(long n, unsigned int cs_ns)
 {
-	for (long i = 0; i < n; i++) {
-		unsigned int seq;
-		long v;
-
-		do {
-			seq = read_seqbegin(&rs_seqlock);
-			v = READ_ONCE(rs_seq_data);
-			ndelay(cs_ns);
-		} while (read_seqretry(&rs_seqlock, seq));
-		rs_sink = v;
-	}
+	for (long i = 0; i < n; i++)
+		rs_seq_section(true, cs_ns);
 }
 
 static bool rs_idle_seqlock(void)

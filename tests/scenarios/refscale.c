@@ -31,6 +31,7 @@ struct rs_reader {
 	u64 cycles;		/* the timed loop, whole */
 	long sections;		/* critical sections done */
 	unsigned long gaps;
+	u64 gap_cycles;		/* what the gaps took beyond a median batch */
 	int pc_before, pc_after;	/* preempt_count around the loop */
 	bool cut;		/* stopped at the time limit, short of loops */
 	u32 batch[RS_MAX_BATCHES];	/* cycles per batch */
@@ -122,9 +123,10 @@ static void rs_reader_fn(struct scen_worker *w)
 }
 
 /* A batch is a host gap when it took RS_GAP_NS longer than the reader's
- * median batch of its size.  Batch sizes vary (halved when slow), so the
- * median is of the cost per section (x16, in cycles); the batch array
- * is sorted in place (outside the timed loop) into those costs. */
+ * median batch of its size; what it took beyond that median goes to
+ * r->gap_cycles.  Batch sizes vary (halved when slow), so the median is
+ * of the cost per section (x16, in cycles); the batch array is sorted in
+ * place (outside the timed loop) into those costs. */
 static unsigned long rs_count_gaps(struct rs_reader *r)
 {
 	u32 *v = r->batch;
@@ -132,6 +134,7 @@ static unsigned long rs_count_gaps(struct rs_reader *r)
 	u64 gap = scen_ns_to_cycles(RS_GAP_NS);
 	unsigned long gaps = 0;
 
+	r->gap_cycles = 0;
 	if (!n) {
 		r->median_batch = 0;
 		return 0;
@@ -153,20 +156,25 @@ static unsigned long rs_count_gaps(struct rs_reader *r)
 	for (int i = 0; i < n; i++) {
 		u64 med = (u64)v[n / 2] * r->bsize[i] / 16, got = (u64)v[i] * r->bsize[i] / 16;
 
-		gaps += got > med + gap;
+		if (got > med + gap) {
+			gaps++;
+			r->gap_cycles += got - med;
+		}
 	}
 	return gaps;
 }
 
 /* One run of `loops` sections per reader; adds what it measured to *cycles
- * (summed over readers) and res (host gaps, sections, cut runs).  0 or
+ * (summed over readers; *gap_cycles what the host gaps took of it) and
+ * res (host gaps, sections, cut runs).  0 or
  * -errno.  A reader stops early after limit_ns (a lock convoy on the
  * host): *done says how many sections were done in all, *cut whether
  * some reader was cut short. */
 static int rs_one_run(const struct rs_ops *ops, const int *online, int cpus,
 		      unsigned int cs_ns, long loops, struct rs_run *run,
 		      struct scen_group *g, u64 *cycles, struct rs_result *res,
-		      u64 limit_ns, long long *done, bool *cut, u64 *batch_ps)
+		      u64 limit_ns, long long *done, bool *cut, u64 *batch_ps,
+		      u64 *gap_cycles)
 {
 	int ret;
 
@@ -191,6 +199,7 @@ static int rs_one_run(const struct rs_ops *ops, const int *online, int cpus,
 	u64 meds[NR_CPUS];
 
 	*cycles = 0;
+	*gap_cycles = 0;
 	*cut = false;
 	for (int c = 0; c < cpus; c++) {
 		struct rs_reader *r = &run->r[c];
@@ -211,6 +220,7 @@ static int rs_one_run(const struct rs_ops *ops, const int *online, int cpus,
 		sections += r->sections;
 		unsigned long gaps = rs_count_gaps(r);
 
+		*gap_cycles += MIN(r->gap_cycles, r->cycles);
 		if (res)
 			res->host_gaps += gaps;
 		meds[c] = scen_cycles_to_ps(r->median_batch) / 16;
@@ -258,12 +268,12 @@ static long rs_fit_loops(const struct rs_ops *ops, const int *online, int cpus,
 	long min_loops = scen_full() ? RS_MIN_LOOPS : RS_MIN_LOOPS_QUICK;
 
 	for (;;) {
-		u64 cycles, batch_ps;
+		u64 cycles, batch_ps, gap_cycles;
 		long long done = 0;
 		bool cut;
 
 		*ret = rs_one_run(ops, online, cpus, cs_ns, probe, run, g, &cycles, NULL,
-				  2 * budget_ns, &done, &cut, &batch_ps);
+				  2 * budget_ns, &done, &cut, &batch_ps, &gap_cycles);
 		if (*ret)
 			return probe;
 		u64 per_reader_ns = scen_cycles_to_ps(cycles / (u64)cpus) / 1000;
@@ -289,7 +299,7 @@ int refscale_measure(const struct rs_ops *ops, int cpus, unsigned int cs_ns,
 {
 	int online[NR_CPUS];
 	int n = scen_online_cpus(online, NR_CPUS);
-	u64 per_run_ps[100], batch_run_ps[100], mcycles_sum = 0;
+	u64 per_run_ps[100], batch_run_ps[100], less_gaps_run_ps[100], mcycles_sum = 0;
 	int ret = 0;
 
 	memset(res, 0, sizeof(*res));
@@ -321,12 +331,12 @@ int refscale_measure(const struct rs_ops *ops, int cpus, unsigned int cs_ns,
 	if (rs_loops_param)
 		limit_ns = (u64)rs_run_timeout_s * 1000000000ull;
 	for (int i = 0; i < runs && !ret; i++) {
-		u64 cycles, batch_ps;
+		u64 cycles, batch_ps, gap_cycles;
 		long long done;
 		bool cut;
 
 		ret = rs_one_run(ops, online, cpus, cs_ns, loops, run, g, &cycles, res,
-				 limit_ns, &done, &cut, &batch_ps);
+				 limit_ns, &done, &cut, &batch_ps, &gap_cycles);
 		if (ret) {
 			pr_err("refscale: %s cpus=%d cs_ns=%u: run %d failed (%d)\n",
 			       ops->type, cpus, cs_ns, i, ret);
@@ -336,6 +346,7 @@ int refscale_measure(const struct rs_ops *ops, int cpus, unsigned int cs_ns,
 
 		per_run_ps[i] = scen_cycles_to_ps(cycles) / ops_done;
 		batch_run_ps[i] = batch_ps;
+		less_gaps_run_ps[i] = scen_cycles_to_ps(cycles - gap_cycles) / ops_done;
 		mcycles_sum += cycles * 1000 / ops_done;
 		res->runs++;
 	}
@@ -345,11 +356,13 @@ int refscale_measure(const struct rs_ops *ops, int cpus, unsigned int cs_ns,
 		ret = -EIO;
 	}
 	if (res->runs) {
-		struct scen_stats bst;
+		struct scen_stats bst, lst;
 
 		scen_stats(per_run_ps, res->runs, &res->ps);
 		scen_stats(batch_run_ps, res->runs, &bst);
 		res->batch_ps = bst.median;
+		scen_stats(less_gaps_run_ps, res->runs, &lst);
+		res->less_gaps_ps = lst.median;
 		res->mean_mcycles = mcycles_sum / (u64)res->runs;
 	}
 	/* After a timeout a worker may still write its reader slot: leak. */
@@ -363,7 +376,7 @@ void refscale_print_row(const char *name, const struct rs_ops *ops,
 			const struct rs_result *r, const struct rs_result *empty)
 {
 	char mean[SCEN_FMT_BUF], sd[SCEN_FMT_BUF], med[SCEN_FMT_BUF], cyc[SCEN_FMT_BUF];
-	char bat[SCEN_FMT_BUF];
+	char bat[SCEN_FMT_BUF], lgap[SCEN_FMT_BUF];
 	char net[SCEN_FMT_BUF + 8] = "";
 
 	if (empty && empty->runs) {
@@ -373,14 +386,15 @@ void refscale_print_row(const char *name, const struct rs_ops *ops,
 			 scen_fmt_ps(b, sizeof(b), (s64)r->ps.mean - (s64)empty->ps.mean));
 	}
 	/* millicycles print like picoseconds: three decimals. */
-	ktap_log("bench name=%s type=%s cpus=%d vcpus=%d cs_ns=%u ns_per_op=%s stddev=%s runs=%d median_ns=%s cycles_per_op=%s host_gaps=%lu loops=%ld cut_runs=%d batch_ns=%s%s",
+	ktap_log("bench name=%s type=%s cpus=%d vcpus=%d cs_ns=%u ns_per_op=%s stddev=%s runs=%d median_ns=%s cycles_per_op=%s host_gaps=%lu loops=%ld cut_runs=%d batch_ns=%s less_gaps_ns=%s%s",
 		 name, ops->type, r->cpus, num_online_cpus(), r->cs_ns,
 		 scen_fmt_ps(mean, sizeof(mean), (s64)r->ps.mean),
 		 scen_fmt_ps(sd, sizeof(sd), (s64)r->ps.stddev), r->runs,
 		 scen_fmt_ps(med, sizeof(med), (s64)r->ps.median),
 		 scen_fmt_ps(cyc, sizeof(cyc), (s64)r->mean_mcycles),
 		 r->host_gaps, r->loops, r->cut_runs,
-		 scen_fmt_ps(bat, sizeof(bat), (s64)r->batch_ps), net);
+		 scen_fmt_ps(bat, sizeof(bat), (s64)r->batch_ps),
+		 scen_fmt_ps(lgap, sizeof(lgap), (s64)r->less_gaps_ps), net);
 	if (r->cut_runs)
 		ktap_log("%s cpus=%d cs_ns=%u: %d of %d runs cut short at their time limit (a lock convoy on the host): figures from the sections done",
 			 ops->type, r->cpus, r->cs_ns, r->cut_runs, r->runs);

@@ -11,10 +11,13 @@
  * (a vCPU descheduled by the host under QEMU) are counted without a TSC
  * read per section (docs/design.md, "Measurement"), and so that the readers'
  * median batch gives the cost of a section while the host lets the vCPU
- * run (batch_ns=).  About RS_BATCHES batches per run: few enough that a
- * batch's TSC reads and bookkeeping, inside the gross figure, are
- * amortised over thousands of sections (the readside_harness row prints
- * what they still cost per section), many enough for a median.
+ * run (batch_ns=); the gross figure less what the host gaps took beyond a
+ * median batch (less_gaps_ns=) is the gross time of a run the host did
+ * not interrupt, harness included.  About RS_BATCHES batches per run:
+ * few enough that a batch's TSC reads and bookkeeping, inside the gross
+ * figure, are amortised over thousands of sections (the readside_harness
+ * row prints what they still cost per section), many enough for a
+ * median.
  *
  * Bounded: `loops` is cut to fit a per-run time budget (refscale.run_ms)
  * after probe runs, and a run that still outlasts 20 budgets (a lock
@@ -58,6 +61,9 @@ struct rs_result {
 	int cut_runs;			/* runs stopped at their time limit */
 	u64 batch_ps;			/* per section: the median over runs of the
 					 * readers' median batch (batch_ns=) */
+	u64 less_gaps_ps;		/* per section: the median over runs of the
+					 * gross time less what host gaps took beyond
+					 * a median batch (less_gaps_ns=) */
 };
 
 /* Measures ops with `cpus` readers (CPUs 0..cpus-1 online), cs_ns of
@@ -68,7 +74,7 @@ int refscale_measure(const struct rs_ops *ops, int cpus, unsigned int cs_ns,
 
 /* Prints `# bench name=NAME type=... cpus=... vcpus=... cs_ns=... ns_per_op=...
  * stddev=... runs=... median_ns=... cycles_per_op=... host_gaps=...
- * loops=... cut_runs=... batch_ns=...` and,
+ * loops=... cut_runs=... batch_ns=... less_gaps_ns=...` and,
  * given the empty loop's result at the same point, `net_ns=`. */
 void refscale_print_row(const char *name, const struct rs_ops *ops,
 			const struct rs_result *r, const struct rs_result *empty);

@@ -1,9 +1,9 @@
 /*
  * tests/host/rcu/shim/misc.c - the rest of kernel/ that rcu/ calls, on the
  * host: printk and the WARN/BUG reports (kernel/printk.h), kmalloc
- * (kernel/slab.h) on malloc, and the clocks and delays of kernel/time.h
- * (tests/host/rcu/shim/kernel/time.h).  Every WARN, BUG and panic counts
- * as a shim error, so a test program fails on any of them.
+ * (kernel/slab.h) on malloc, and the clocks and delays of kernel/time.h.
+ * Every WARN, BUG and panic counts as a shim error, so a test program
+ * fails on any of them.
  */
 #define _GNU_SOURCE
 #include <pthread.h>

@@ -1,24 +1,21 @@
 /*
- * tests/host/locks_shim/kernel/preempt.h - host stand-in for kernel/preempt.h,
- * so the lock headers build in a pthread program (tests/host/test_locks.c).
- * Each thread plays one CPU: its preempt_count is thread-local and the
- * tests check it is balanced; interrupts do not exist, so the irq ops only
- * keep flags well-formed.
+ * tests/host/thread_shim/kernel/preempt.h - host stand-in for
+ * kernel/preempt.h: each thread plays one CPU, with a thread-local
+ * preempt_count carrying Linux's fields (the tests check it is balanced;
+ * the timer test's shim tick adds HARDIRQ_OFFSET around
+ * run_local_timers(), so in_irq() is true in handlers) and a thread-local
+ * irq flag that only keeps the flags well-formed: interrupts do not exist.
  */
 #pragma once
 
 #include "kernel/types.h"
+#include "kernel/preempt_mask.h"
 
 extern __thread int shim_preempt_count;
 
-#define PREEMPT_MASK	0x000000ff
-#define SOFTIRQ_OFFSET	0x100
-#define HARDIRQ_OFFSET	0x10000
-#define NMI_OFFSET	0x100000
-#define SOFTIRQ_DISABLE_OFFSET	(2 * SOFTIRQ_OFFSET)
-
 static inline int preempt_count(void) { return shim_preempt_count; }
-#define in_atomic()	(preempt_count() != 0)
+#define preempt_count_add(v)	(shim_preempt_count += (v))
+#define preempt_count_sub(v)	(shim_preempt_count -= (v))
 #define preempt_disable()	do { shim_preempt_count++; barrier(); } while (0)
 #define preempt_enable()	do { barrier(); shim_preempt_count--; } while (0)
 #define preempt_enable_no_resched() preempt_enable()

@@ -1,4 +1,0 @@
-/* tests/host/timer_shim/kernel/cmdline.h - host stand-in: options are fixed. */
-#pragma once
-
-#define core_param(name, var, type, help) extern int core_param_unused_
