@@ -210,7 +210,7 @@ static void nest_outer(void *unused)
 		}
 		smp_call_function_single(0, nest_noop, NULL, 1);
 	}
-	SPIN_UNTIL(READ_ONCE(nest.sync_returned), 100);
+	SPIN_WINDOW(READ_ONCE(nest.sync_returned), 100);
 	WRITE_ONCE(nest.done, 1);
 	smp_store_release(&nest.exited, 1);
 }

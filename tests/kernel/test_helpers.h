@@ -17,14 +17,17 @@
  * without one (a hung thread is a failure, not a hang).
  * WAIT_WINDOW(cond, ms) watches for exactly ms: for a window whose
  * length is the point, when cond must NOT happen within it.
- * SPIN_UNTIL(cond, ms) spins instead of sleeping, for a caller that may
- * not sleep (irq context, inside a reader).  True if cond.
+ * SPIN_UNTIL(cond, ms) and SPIN_WINDOW(cond, ms) are the same two that
+ * spin instead of sleeping, for a caller that may not sleep (irq
+ * context, inside a reader, irqs off).  True if cond.
  */
 #define WAIT_MIN_MS 30000
 #define WAIT_WINDOW(cond, ms) BOUNDED_WAIT(cond, ms, msleep(1))
 #define WAIT_UNTIL(cond, ms)						\
 	WAIT_WINDOW(cond, (ms) > WAIT_MIN_MS ? (ms) : WAIT_MIN_MS)
-#define SPIN_UNTIL(cond, ms) BOUNDED_WAIT(cond, ms, cpu_relax())
+#define SPIN_WINDOW(cond, ms) BOUNDED_WAIT(cond, ms, cpu_relax())
+#define SPIN_UNTIL(cond, ms)						\
+	SPIN_WINDOW(cond, (ms) > WAIT_MIN_MS ? (ms) : WAIT_MIN_MS)
 
 /* The CPU farthest from the one running the case (itself at -smp 1). */
 static inline int farthest_cpu(void)

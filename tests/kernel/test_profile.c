@@ -10,6 +10,7 @@
 #include "kernel/kallsyms.h"
 #include "kernel/string.h"
 #include "rcu/rcupdate.h"
+#include "asm/tick.h"
 #include "asm/timer.h"
 #include "tests/kernel/test_helpers.h"
 #include "tests/scenarios/scenario.h"

@@ -939,7 +939,7 @@ static void exp_stall_one(bool preempt)
 	struct exp_stall_ctx c = { .preempt = preempt };
 	char mark[64], header[96], want[64];
 	const char *log, *p;
-	int cpu = other_cpu(), reports0;
+	int cpu = farthest_cpu(), reports0;
 	struct task *t;
 
 	snprintf(header, sizeof(header), "rcu: INFO: %s detected expedited stalls on CPUs/tasks: {",

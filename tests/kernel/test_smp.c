@@ -24,21 +24,6 @@
 static int expect_cpus = -1;
 core_param(smp.expect, expect_cpus, int, "test: the number of CPUs that must come online");
 
-/* Spins until cond, for at least SPIN_MIN_MS whatever ms says; true if
- * cond.  What it waits for must happen: on a loaded host the vCPU that
- * makes it happen may go unrun for seconds, and the bound only decides
- * how soon a real failure is reported. */
-#define SPIN_MIN_MS 30000ull
-#define SPIN_UNTIL(cond, ms) ({                                           \
-	u64 __ms = (ms) > SPIN_MIN_MS ? (ms) : SPIN_MIN_MS;                \
-	u64 __t0 = get_cycles(), __lim = ns_to_cycles(__ms * 1000000ull);  \
-	bool __ok = true;                                                  \
-	while (!(cond)) {                                                  \
-		if (get_cycles() - __t0 > __lim) { __ok = (cond); break; } \
-		cpu_relax();                                               \
-	}                                                                  \
-	__ok; })
-
 static void smp_all_cpus_online(void)
 {
 	int cpu, n = 0;
@@ -121,7 +106,7 @@ static void smp_ticks_advance_at_hz(void)
 		/* Under a hypervisor a vCPU may not have run at all in the
 		 * window: its tick must still come, however late. */
 		if (d == 0 && arch_under_hypervisor()) {
-			SPIN_UNTIL(READ_ONCE(per_cpu(timer_ticks, cpu)) != before[cpu], SPIN_MIN_MS);
+			SPIN_UNTIL(READ_ONCE(per_cpu(timer_ticks, cpu)) != before[cpu], WAIT_MIN_MS);
 			d = READ_ONCE(per_cpu(timer_ticks, cpu)) - before[cpu];
 		}
 		u64 rate = d * 1000000000ull / ns;
