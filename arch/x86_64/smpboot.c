@@ -68,7 +68,7 @@ int smp_cpus_wanted = 1, smp_cpus_failed;
 static unsigned int smp_max_cpus = SMP_UNSET;
 core_param(smp, smp_max_cpus, uint, "use at most this many CPUs (0: all the MADT lists)");
 static unsigned int smp_timeout_ms = 2000;
-core_param(smp.timeout_ms, smp_timeout_ms, uint, "how long an AP may take to answer its SIPIs, and again to come online");
+core_param(smp.timeout_ms, smp_timeout_ms, uint, "how long the starting APs may go without another answering its SIPIs (5x: without another coming online)");
 static unsigned int smp_skip_apic = 0xffffffff;
 core_param(smp.skip_apic, smp_skip_apic, uint, "test: start this APIC id in a halt loop instead of the trampoline, so it never answers and must be named and skipped");
 #define DEADEND_PHYS 0x7000	/* cli; hlt; jmp $-2: for smp.skip_apic */
@@ -226,15 +226,16 @@ static u32 sipi_vector(u32 apic)
 
 /*
  * INIT-SIPI-SIPI to the n CPUs of cpus[] (per-CPU areas set up, stacks
- * given) at once, and waits until they are online, with one deadline
- * for all.  res[i]: 0 online; -ETIMEDOUT it never claimed its slot, and
+ * given) at once, and waits until they are online: smp.timeout_ms after
+ * the last one claimed its slot for the others to claim theirs, five
+ * times that after the last came online for the others.  res[i]: 0 online; -ETIMEDOUT it never claimed its slot, and
  * is back in wait-for-SIPI; -EIO it started but did not come online.
  * The trampoline must be open.
  */
 static void sipi_and_wait(const int *cpus, int n, int *res)
 {
 	u64 t0, limit = ns_to_cycles(smp_timeout_ms * 1000000ull);
-	int left;
+	int left, last;
 
 	for (int i = 0; i < n; i++) {
 		struct ap_boot_slot *sl = &ap_boot_slots[cpus[i]];
@@ -257,11 +258,18 @@ static void sipi_and_wait(const int *cpus, int n, int *res)
 					       APIC_DM_STARTUP | sipi_vector(cpu_apic_id[cpus[i]]));
 		udelay(200);
 	}
+	/* The limit runs from the last AP seen to move: on a host that
+	 * runs the vCPUs in turns, many starting at once take turns too. */
 	t0 = get_cycles();
+	last = n + 1;
 	do {
 		left = 0;
 		for (int i = 0; i < n; i++)
 			left += READ_ONCE(*slot_state(cpus[i])) == AP_SLOT_WAITING;
+		if (left < last) {
+			last = left;
+			t0 = get_cycles();
+		}
 		cpu_relax();
 	} while (left && get_cycles() - t0 <= limit);
 	for (int i = 0; i < n; i++) {
@@ -278,11 +286,15 @@ static void sipi_and_wait(const int *cpus, int n, int *res)
 			res[i] = -ETIMEDOUT;
 		}
 	}
-	t0 = get_cycles();
+	last = n + 1;
 	do {
 		left = 0;
 		for (int i = 0; i < n; i++)
 			left += !res[i] && !cpu_online(cpus[i]);
+		if (left < last) {
+			last = left;
+			t0 = get_cycles();
+		}
 		cpu_relax();
 	} while (left && get_cycles() - t0 <= limit * 5);
 	for (int i = 0; i < n; i++) {

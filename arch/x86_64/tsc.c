@@ -59,44 +59,16 @@ static bool hpet_setup(void)
 	return true;
 }
 
-/* Reads the reference between two TSC reads, retrying while they are far
- * apart (an SMI, or the host preempting a vCPU, in between).  *tsc is the
- * midpoint. */
-static u64 read_ref_tsc(u64 (*read)(void), u64 *tsc)
-{
-	u64 a, b, r;
+/* Before calibration ns_to_cycles() assumes an 8 GHz TSC, so a limit in
+ * it errs long, never short. */
+static u64 ordered_tsc(void) { return rdtsc_ordered(); }
 
-	for (int i = 0;; i++) {
-		a = rdtsc_ordered();
-		r = read();
-		b = rdtsc_ordered();
-		/* 100k cycles: 20-100 us on any CPU we run on. */
-		if (b - a < 100000 || i == 50)
-			break;
-	}
-	*tsc = a + (b - a) / 2;
-	return r;
-}
-
-/* Counts TSC cycles over ms of a reference counter that ticks at ref_hz
- * with `bits` significant bits.  Returns kHz, or 0 if the reference did
- * not reach its count (gated, absent) within 20 times the wait. */
 static u64 measure(u64 (*read)(void), u64 ref_hz, unsigned int bits, unsigned int ms)
 {
-	u64 mask = bits >= 64 ? ~0ull : (1ull << bits) - 1;
-	u64 want = ref_hz * ms / 1000, r0, r1, t0, t1;
-	/* 20 times the wait, on the TSC: before calibration ns_to_cycles()
-	 * assumes an 8 GHz TSC, so this errs long, never short. */
-	u64 limit = ns_to_cycles((u64)ms * 20 * 1000000);
+	const struct tsc_ref ref = { read, ordered_tsc, ref_hz, bits };
 
-	r0 = read_ref_tsc(read, &t0);
-	do {
-		r1 = read();
-		if (rdtsc() - t0 > limit)
-			return 0;	/* the reference is not counting */
-	} while (((r1 - r0) & mask) < want);
-	r1 = read_ref_tsc(read, &t1);
-	return (t1 - t0) * ref_hz / ((r1 - r0) & mask) / 1000;
+	/* 20 times the wait */
+	return tsc_measure_median_khz(&ref, ms, ns_to_cycles((u64)ms * 20 * 1000000), CAL_RUNS);
 }
 
 static u64 hpet_read(void) { return mmio_read64(hpet + HPET_COUNTER); }
@@ -164,22 +136,6 @@ u64 tsc_measure_khz_pit(unsigned int ms)
 	return khz;
 }
 
-static u64 median_of_runs(u64 (*fn)(unsigned int))
-{
-	u64 v[CAL_RUNS];
-
-	for (int i = 0; i < CAL_RUNS; i++) {
-		v[i] = fn(CAL_MS);
-		if (!v[i])
-			return 0;
-	}
-	for (int i = 1; i < CAL_RUNS; i++)	/* insertion sort: 5 values */
-		for (int j = i; j > 0 && v[j] < v[j - 1]; j--) {
-			u64 t = v[j]; v[j] = v[j - 1]; v[j - 1] = t;
-		}
-	return v[CAL_RUNS / 2];
-}
-
 static u64 leaf15_khz(void)
 {
 	u32 a, b, c, d;
@@ -210,11 +166,11 @@ static const char *const measured_by[] = { "hpet", "pmtimer", "pit" };
 static u64 measure_by(const char *m)
 {
 	if (!strcmp(m, "hpet"))
-		return median_of_runs(tsc_measure_khz_hpet);
+		return tsc_measure_khz_hpet(CAL_MS);
 	if (!strcmp(m, "pmtimer"))
-		return median_of_runs(tsc_measure_khz_pmtimer);
+		return tsc_measure_khz_pmtimer(CAL_MS);
 	if (!strcmp(m, "pit"))
-		return median_of_runs(tsc_measure_khz_pit);
+		return tsc_measure_khz_pit(CAL_MS);
 	return 0;
 }
 

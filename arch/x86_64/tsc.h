@@ -44,6 +44,18 @@ enum tsc_pick {
  * all three are given. */
 u64 tsc_leaf15_khz(u32 denom, u32 numer, u32 crystal_hz);
 u64 tsc_pick_khz(u64 leaf15_khz, u64 leaf16_khz, u64 measured_khz, enum tsc_pick *why);
+/* A reference clock to time the TSC against (tsc_pick.c, pure): read()
+ * its count, tsc() an ordered TSC read (the host test fakes both). */
+struct tsc_ref {
+	u64 (*read)(void);
+	u64 (*tsc)(void);
+	u64 hz;
+	unsigned int bits;	/* significant bits of the count */
+};
+/* Runs measurements of ms each and returns the median kHz; each gives up
+ * after limit TSC cycles.  0 if the reference never moved (absent or
+ * gated), or if runs good measurements could not be had. */
+u64 tsc_measure_median_khz(const struct tsc_ref *ref, unsigned int ms, u64 limit, int runs);
 /* The TSC_ADJUST change for a target CPU whose warp check saw
  * target_warp (its reads behind CPU 0's) and source_warp (CPU 0's behind
  * its): positive moves it forward. */

@@ -150,6 +150,8 @@ static void rt_updater(struct scen_worker *w, struct rt_ctx *x)
 		x->updates++;
 		if (x->updates >= RT_MIN_UPDATES)
 			scen_paid(w);
+		else
+			scen_progress(w);
 		scen_yield();
 	}
 }
@@ -214,27 +216,28 @@ static void rt_run(enum rt_type type)
 		ktap_fail("%s: %lu reads saw a torn or freed record", name, bad);
 	KTAP_EXPECT(entries > 0);
 	/*
-	 * Short of its minimum only once the run and its grace (ms, then
-	 * SCEN_OWE_GRACE_NS more) are over.  Say which: never run at all is
+	 * Short of its minimum only once the run is over and then no update
+	 * ended for scen_owe_grace_ns().  Say which: never run at all is
 	 * the host's doing; waiting the whole time inside an update is an
 	 * rwlock writer kept out by readers, or, for RCU, a grace period that
 	 * did not end (which the stall detector names).
 	 */
 	if (x->updates < RT_MIN_UPDATES) {
-		unsigned long grace_s = (unsigned long)(SCEN_OWE_GRACE_NS / 1000000000ull);
+		unsigned long grace_s = (unsigned long)(scen_owe_grace_ns() / 1000000000ull);
 
 		if (!x->attempts)
 			ktap_log("%s: updates=%lu of the %d owed: the updater's thread (CPU %d) "
 				 "never ran in %u ms + %lu s: the host did not run that vCPU",
 				 name, x->updates, RT_MIN_UPDATES, cpus[0], ms, grace_s);
 		else if (type == RT_RCU)
-			ktap_fail("%s: updates=%lu of the %d owed: synchronize_sched() did not "
-				  "return in %u ms + %lu s", name, x->updates, RT_MIN_UPDATES, ms, grace_s);
+			ktap_fail("%s: updates=%lu of the %d owed: a synchronize_sched() did not "
+				  "return in %lu s (run %u ms)", name, x->updates, RT_MIN_UPDATES,
+				  grace_s, ms);
 		else
 			ktap_log("%s: updates=%lu of the %d owed: the writer (CPU %d) ran but "
-				 "waited for the lock for %u ms + %lu s (the readers, or the host "
-				 "not running a lock holder's vCPU)", name, x->updates,
-				 RT_MIN_UPDATES, cpus[0], ms, grace_s);
+				 "waited for the lock for %lu s (run %u ms; the readers, or the "
+				 "host not running a lock holder's vCPU)", name, x->updates,
+				 RT_MIN_UPDATES, cpus[0], grace_s, ms);
 	}
 	kfree(x->cur);
 	kfree(x);

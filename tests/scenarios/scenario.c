@@ -109,6 +109,10 @@ int scen_group_wait(struct scen_group *g, unsigned int timeout_ms)
 	u64 deadline = ktime_get_ns() + (u64)timeout_ms * 1000000;
 
 	while (atomic_read(&g->done) < g->n) {
+		u64 p = READ_ONCE(g->progress_ns);
+
+		if (p && p + (u64)timeout_ms * 1000000 > deadline)
+			deadline = p + (u64)timeout_ms * 1000000;	/* owed work moves */
 		if (ktime_get_ns() > deadline) {
 			scen_group_stop(g);
 			for (int i = 0; i < g->n; i++)
@@ -138,7 +142,18 @@ bool scen_should_stop(struct scen_worker *w)
 
 	if (!end || (now = ktime_get_ns()) < end)
 		return false;
-	return !atomic_read(&g->owing) || now >= end + SCEN_OWE_GRACE_NS;
+	return !atomic_read(&g->owing) ||
+	       now >= MAX(end, READ_ONCE(g->progress_ns)) + scen_owe_grace_ns();
+}
+
+void scen_progress(struct scen_worker *w)
+{
+	WRITE_ONCE(w->g->progress_ns, ktime_get_ns());
+}
+
+u64 scen_owe_grace_ns(void)
+{
+	return SCEN_OWE_GRACE_CPU_NS * (u64)MAX(num_online_cpus(), 16);
 }
 
 void scen_owe(struct scen_worker *w)
@@ -281,7 +296,7 @@ int scen_run(struct scen_group *g, const int *cpus, int n, void (*fn)(struct sce
 		scen_convoy_begin(n);
 	ret = scen_group_start(g, cpus, n, fn, arg);
 	if (!ret)
-		ret = scen_group_wait(g, run_ms + 60000);
+		ret = scen_group_wait(g, run_ms + (unsigned int)(scen_owe_grace_ns() / 1000000) + 50000);
 	if (convoy)
 		scen_convoy_end(n);
 	if (ret)

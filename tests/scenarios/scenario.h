@@ -42,6 +42,7 @@ struct scen_group {
 	u64 end_ns;		/* 0, or ktime_get_ns() at which to finish
 				 * (set when the start barrier opens) */
 	int failed;		/* a worker's bounded wait ran out */
+	u64 progress_ns;	/* the last scen_progress(), 0: none */
 	struct task *task[NR_CPUS];	/* with the scheduler: joined once done */
 	struct scen_worker w[NR_CPUS];
 };
@@ -61,10 +62,21 @@ bool scen_should_stop(struct scen_worker *w);
 /* A worker that must get some work done however late the host runs it
  * owes (before scen_start_barrier()) and pays once it has; while any
  * worker owes, scen_should_stop() keeps the whole group going past the
- * run's end, for at most SCEN_OWE_GRACE_NS more.  Returning pays. */
+ * run's end, for at most scen_owe_grace_ns() more (see scen_progress()).
+ * Returning pays. */
 void scen_owe(struct scen_worker *w);
 void scen_paid(struct scen_worker *w);
-#define SCEN_OWE_GRACE_NS 10000000000ull
+/* The grace is the wall time one step of the owed work may take on a
+ * host that runs the guest's vCPUs in turns, counted from the run's end
+ * or from the last scen_progress(), whichever is later.  A step waits
+ * for every online CPU (a grace period, a pass of all workers), so it
+ * grows with the CPUs there are to run: SCEN_OWE_GRACE_CPU_NS each, no
+ * less than for 16 CPUs, whose 10 s the runs were tuned on. */
+#define SCEN_OWE_GRACE_CPU_NS 625000000ull
+u64 scen_owe_grace_ns(void);
+/* An owing worker finished one step of what it owes: the grace starts
+ * again (scen_group_wait() waits longer accordingly). */
+void scen_progress(struct scen_worker *w);
 /* The workers of the next start finish by themselves ms after they have
  * all passed scen_start_barrier() (they poll scen_should_stop()); 0:
  * only when stopped. */
