@@ -146,7 +146,7 @@ bool rcu_blocking_is_gp(void)
 {
 	smp_mb();
 	/* ... unless a reader preempted on this CPU is still in its section. */
-	if (__atomic_load_n(&rcu_state.n_online_cpus.counter, __ATOMIC_ACQUIRE) <= 1)
+	if (atomic_read_acquire(&rcu_state.n_online_cpus) <= 1)
 		return !rcu_preempt_has_blocked_tasks();
 	if (unlikely(!READ_ONCE(rcu_state.scheduler_active))) {
 		WARN_ONCE(1, "rcu: grace period wait before rcu_late_init() with %d CPUs\n",
@@ -517,7 +517,7 @@ void rcu_ofl_window_arm(int cpu)
 
 	WRITE_ONCE(rcu_ofl_window.gp_blocked, gps);
 	WRITE_ONCE(rcu_ofl_window.gp_inited, gps);
-	__atomic_store_n(&rcu_ofl_window.cpu, cpu, __ATOMIC_RELEASE);
+	smp_store_release(&rcu_ofl_window.cpu, cpu);
 }
 
 static void rcu_ofl_window_gp_blocked(unsigned long gps)
@@ -550,9 +550,8 @@ static bool rcu_ofl_window_open(struct rcu_data *rdp)
 	struct rcu_node *rnp = rdp->mynode;
 	int cpu = rdp->cpu;
 
-	if (__atomic_load_n(&rcu_ofl_window.cpu, __ATOMIC_ACQUIRE) != cpu ||
-	    !__atomic_compare_exchange_n(&rcu_ofl_window.cpu, &cpu, -1, false,
-					 __ATOMIC_ACQ_REL, __ATOMIC_RELAXED))
+	if (smp_load_acquire(&rcu_ofl_window.cpu) != cpu ||
+	    cmpxchg(&rcu_ofl_window.cpu, cpu, -1) != cpu)
 		return false;
 	rcu_start_this_gp(rcu_seq_snap(&rcu_state.gp_seq));
 	if (!rcu_ofl_window_spin(rcu_seq_state(READ_ONCE(rnp->gp_seq)) &&
@@ -1271,7 +1270,7 @@ void rcu_migrate_callbacks(int cpu)
 	spin_lock(&rdp->lock);
 	n = rcu_segcblist_n_cbs(&rdp->cblist);
 	if (n) {
-		seq = __atomic_load_n(&rcu_state.gp_seq, __ATOMIC_ACQUIRE);
+		seq = smp_load_acquire(&rcu_state.gp_seq);
 		rcu_segcblist_advance(&my->cblist, seq);
 		rcu_segcblist_advance(&rdp->cblist, seq);
 		rcu_segcblist_merge(&my->cblist, &rdp->cblist);
