@@ -72,7 +72,9 @@ int main(int argc, char **argv)
 	if (expect_fail)
 		ok = ret == 1 && !res.success && (res.pipe_errors > 0 || res.mberrors > 0 || res.errors > 0);
 	else
-		ok = ret == 0 && res.success && res.gps > 0 && res.reads > 0;
+		/* Progress is grace periods of either kind: an expedited
+		 * flavour may see no normal one in a short run on a busy host. */
+		ok = ret == 0 && res.success && res.gps + res.exp_gps > 0 && res.reads > 0;
 	if (errs) {
 		printf("not ok: %ld WARN/BUG/shim errors during the run\n", errs);
 		ok = false;
