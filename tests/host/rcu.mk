@@ -8,7 +8,8 @@ RCU_ROOT ?= ../..
 RCU_BUILD ?= build
 RCU_SHIM = $(RCU_ROOT)/tests/host/rcu/shim
 RCU_KSRC = $(sort $(wildcard $(RCU_ROOT)/rcu/*.c)) \
-	$(RCU_ROOT)/kernel/wait.c $(RCU_ROOT)/kernel/spinlock.c $(RCU_ROOT)/kernel/cmdline.c
+	$(RCU_ROOT)/kernel/wait.c $(RCU_ROOT)/kernel/spinlock.c $(RCU_ROOT)/kernel/cmdline.c \
+	$(RCU_ROOT)/kernel/cpu.c $(RCU_ROOT)/kernel/mutex.c
 RCU_SHIM_SRC = $(RCU_SHIM)/cpu.c $(RCU_SHIM)/misc.c
 RCU_DEPS = $(RCU_KSRC) $(RCU_SHIM_SRC) $(wildcard $(RCU_SHIM)/*.h $(RCU_SHIM)/*/*.h) \
 	$(wildcard $(RCU_ROOT)/rcu/*.h) $(wildcard $(RCU_ROOT)/kernel/*.h) $(RCU_SHIM)/percpu.ld \
@@ -35,6 +36,11 @@ HOST_TESTS += $(RCU_BUILD)/rcu_torture_tsan_2 $(RCU_BUILD)/rcu_torture_tsan_4 \
 # Preemptible RCU and SRCU (rcu/preempt.c, rcu/srcu.c) through the same torture.
 RCU_PREEMPT_TYPES = rcu rcu-expedited srcu srcu-expedited
 
+# CPU hotplug throughout (kernel/cpu.c on the shim's CPUs): the onoff
+# stressor at 16 CPUs, and rcu_report_dead() turned off must be caught.
+RCU_ONOFF_CMDLINE = torture.onoff_interval=5 torture.onoff_min=50
+HOST_TESTS += $(RCU_BUILD)/rcu_torture_tsan_16_onoff $(RCU_BUILD)/rcu_torture_onoff_inject
+
 # A test program is a wrapper script: run_torture.sh over every flavour.
 define rcu_wrapper
 	@printf '#!/bin/sh\nexec rcu/run_torture.sh %s %s %s %s\n' $(1) $(2) $(3) "$(4)" > $@
@@ -55,11 +61,22 @@ $(RCU_BUILD)/rcu_torture_asan_4: $(RCU_BUILD)/rcu_torture_asan rcu/run_torture.s
 $(RCU_BUILD)/rcu_torture_asan_4_preempt: $(RCU_BUILD)/rcu_torture_asan rcu/run_torture.sh
 	$(call rcu_wrapper,$<,4,$(RCU_TEST_MS),$(RCU_PREEMPT_TYPES))
 
+$(RCU_BUILD)/rcu_torture_tsan_16_onoff: $(RCU_BUILD)/rcu_torture_tsan rcu/run_torture.sh
+	@printf '#!/bin/sh\nTORTURE_CMDLINE="%s" exec rcu/run_torture.sh %s 16 %s sched sched-expedited\n' \
+		"$(RCU_ONOFF_CMDLINE)" $< $(RCU_TEST_MS) > $@
+	@chmod +x $@
+$(RCU_BUILD)/rcu_torture_onoff_inject: $(RCU_BUILD)/rcu_torture_tsan_inject rcu/onoff_inject.sh
+	@printf '#!/bin/sh\nexec rcu/onoff_inject.sh %s 16\n' $< > $@
+	@chmod +x $@
+
 $(RCU_BUILD)/rcu_torture_tsan: rcu/torture_main.c $(RCU_DEPS)
 	$(call rcu_cc,$(HOST_TSAN))
 
 $(RCU_BUILD)/rcu_torture_asan: rcu/torture_main.c $(RCU_DEPS)
 	$(call rcu_cc,$(HOST_ASAN))
+# The test build's rcu.inject= switches, to show the onoff runs catch them.
+$(RCU_BUILD)/rcu_torture_tsan_inject: rcu/torture_main.c $(RCU_DEPS)
+	$(call rcu_cc,-DCONFIG_SANITIZE=1 $(HOST_TSAN))
 
 # make verify: long runs, 64 CPUs included.
 .PHONY: rcu-verify
@@ -70,6 +87,8 @@ rcu-verify: $(RCU_BUILD)/rcu_torture_tsan $(RCU_BUILD)/rcu_torture_asan
 	rcu/run_torture.sh $(RCU_BUILD)/rcu_torture_tsan 64 $(RCU_VERIFY_MS)
 	rcu/run_torture.sh $(RCU_BUILD)/rcu_torture_asan 64 $(RCU_VERIFY_MS)
 	rcu/run_torture.sh $(RCU_BUILD)/rcu_torture_tsan 16 $(RCU_VERIFY_MS) $(RCU_PREEMPT_TYPES)
+	TORTURE_CMDLINE="$(RCU_ONOFF_CMDLINE)" rcu/run_torture.sh $(RCU_BUILD)/rcu_torture_tsan 64 $(RCU_VERIFY_MS) sched sched-expedited
+	TORTURE_CMDLINE="$(RCU_ONOFF_CMDLINE)" rcu/run_torture.sh $(RCU_BUILD)/rcu_torture_asan 64 $(RCU_VERIFY_MS) sched sched-expedited
 
 # The flood (ASan: memory) and the grace-period benchmark (no sanitizer:
 # the figures are the point): tree (fanout 4; verify adds 2) against flat

@@ -3,8 +3,9 @@
  * areas, a scheduler of pthread tasks, interrupts delivered through
  * per-CPU mailboxes, the tick and timers.  Implements what rcu/ uses of
  * kernel/sched.h, kernel/smp.h, kernel/preempt.h (preempt_schedule) and
- * the irq/NMI entry of kernel/preempt.c, so the rcu/ sources, kernel/wait.c and
- * kernel/spinlock.c build unchanged against the real headers.
+ * the irq/NMI entry of kernel/preempt.c, so the rcu/ sources, kernel/wait.c,
+ * kernel/spinlock.c and kernel/cpu.c (CPU hotplug) build unchanged against
+ * the real headers.
  *
  * Ownership: cpu->curr (who runs on the CPU), the run queue, the mailbox
  * list and each task's ->woken and ->on_rq are under cpu->lock.  Handing
@@ -27,6 +28,7 @@
 #include <string.h>
 #include <time.h>
 #include <sched.h>
+#include <setjmp.h>
 
 #include "shim.h"
 #include "kernel/timer.h"
@@ -35,7 +37,6 @@
 #include "kernel/smp.h"
 #include "kernel/cpu.h"
 #include "kernel/sched.h"
-#include "kernel/cpu.h"
 #include "kernel/wait.h"
 #include "kernel/time.h"
 #include "kernel/printk.h"
@@ -90,6 +91,10 @@ struct shim_cpu {
 	unsigned long pending;		/* IRQ_* bits, atomic */
 	bool resched;			/* atomic: switch at the next chance */
 	int slice;			/* owner only */
+	bool dying;			/* lock: cpu_down() began; tasks leave */
+	bool dead;			/* atomic: played dead, until cpu_up() */
+	bool revive;			/* lock: cpu_up() asks the dead CPU back */
+	jmp_buf boot;			/* its idle task restarts here when revived */
 	unsigned long ticks, idle_ticks, nmis, nmis_in_idle, ncalls, switches, preemptions;
 	void *area;
 };
@@ -119,6 +124,7 @@ static __thread int shim_irq_depth;	/* hardirq handlers running on this thread *
 
 static struct shim_cpu shim_cpus[NR_CPUS];
 static struct shim_opts opts;
+char *shim_cmdline_copy;
 static pthread_mutex_t timer_lock = PTHREAD_MUTEX_INITIALIZER;
 static LIST_HEAD(timer_list);
 static pthread_t tick_thread;
@@ -340,16 +346,62 @@ static void switch_to_locked(struct shim_cpu *c, struct shim_task *prev, struct 
 	pthread_cond_broadcast(&c->cond);
 }
 
-static void wait_for_cpu_locked(struct shim_cpu *c, struct shim_task *me)
+/*
+ * c->lock held: wait until c runs me.  A task moved off a CPU that goes
+ * down (me->cpu changed under the old CPU's lock) follows it, and
+ * returns with the new CPU's lock held, running there.
+ */
+static struct shim_cpu *wait_for_cpu_locked(struct shim_cpu *c, struct shim_task *me)
 {
-	while (c->curr != me)
+	while (c->curr != me) {
+		if (__atomic_load_n(&me->cpu, __ATOMIC_ACQUIRE) != c) {
+			struct shim_cpu *n = __atomic_load_n(&me->cpu, __ATOMIC_ACQUIRE);
+
+			pthread_mutex_unlock(&c->lock);
+			c = n;
+			pthread_mutex_lock(&c->lock);
+			continue;
+		}
 		pthread_cond_wait(&c->cond, &c->lock);
+	}
+	return c;
+}
+
+static void enter_cpu(struct shim_cpu *c);
+
+/* An online CPU to move a task to (never a dying or dead one). */
+static struct shim_cpu *select_task_cpu(void)
+{
+	for (;;) {
+		int n = nr_cpu_ids, cpu = (atomic_inc_return(&rr_cpu) & 0x7fffffff) % n;
+
+		if (cpu_online(cpu))
+			return &shim_cpus[cpu];
+	}
+}
+
+/* c->lock held: st (not running, not queued anywhere) now belongs to n. */
+static void move_task_locked(struct shim_task *st, struct shim_cpu *n)
+{
+	st->t.cpu = n->id;
+	__atomic_store_n(&st->cpu, n, __ATOMIC_RELEASE);
+}
+
+/* Queue st (moved, runnable) on n and wake n. */
+static void enqueue_moved(struct shim_task *st, struct shim_cpu *n)
+{
+	pthread_mutex_lock(&n->lock);
+	if (st->cpu == n && st->t.on_rq && list_empty(&st->t.run_list))
+		list_add_tail(&st->t.run_list, &n->rq);
+	pthread_cond_broadcast(&n->cond);
+	pthread_mutex_unlock(&n->lock);
 }
 
 static void shim_schedule(bool preempt)
 {
 	struct shim_cpu *c = shim_self;
 	struct shim_task *prev = to_shim(current), *next;
+	struct shim_cpu *moved = NULL, *nc;
 	unsigned long flags = shim_irqs_off;
 
 	shim_irqs_off = 1;
@@ -358,19 +410,33 @@ static void shim_schedule(bool preempt)
 	preempt_count_sub(1);
 	pthread_mutex_lock(&c->lock);
 	__atomic_store_n(&c->resched, false, __ATOMIC_RELAXED);
+	/* kernel/sched.c: every thread but a parking per-CPU one leaves a dying CPU. */
+	if (c->dying && !prev->idle && !(prev->t.should_park && prev->t.bound_cpu == c->id))
+		moved = select_task_cpu();
 	if (!preempt && READ_ONCE(prev->t.state) != TASK_RUNNING && !prev->woken) {
 		prev->t.on_rq = 0;
-	} else if (!prev->idle) {
+	} else if (!prev->idle && !moved) {
 		list_add_tail(&prev->t.run_list, &c->rq);
 	}
 	prev->woken = false;
+	if (moved)
+		move_task_locked(prev, moved);
 	next = pick_next(c);
 	if (next != prev) {
 		if (preempt)
 			STAT_INC(c->preemptions);
 		c->slice = SLICE_TICKS;
 		switch_to_locked(c, prev, next);
-		wait_for_cpu_locked(c, prev);
+		if (moved) {
+			pthread_mutex_unlock(&c->lock);
+			enqueue_moved(prev, moved);
+			pthread_mutex_lock(&moved->lock);
+			c = moved;
+		}
+		nc = wait_for_cpu_locked(c, prev);
+		if (nc != shim_self)
+			enter_cpu(nc);
+		c = nc;
 	}
 	pthread_mutex_unlock(&c->lock);
 	/* Woken (or never asleep): running.  A preempted task keeps its state. */
@@ -445,9 +511,26 @@ int wake_up_state(struct task *t, unsigned int state)
 	(void)state;
 	if (!st->started)
 		return wake_up_process(t);
-	c = st->cpu;
-	pthread_mutex_lock(&c->lock);
+	for (;;) {
+		c = __atomic_load_n(&st->cpu, __ATOMIC_ACQUIRE);
+		pthread_mutex_lock(&c->lock);
+		if (st->cpu == c)
+			break;
+		pthread_mutex_unlock(&c->lock);
+	}
 	st->woken = true;
+	if (!t->on_rq && !st->dead && (c->dying || __atomic_load_n(&c->dead, __ATOMIC_RELAXED)) &&
+	    !(t->should_park && t->bound_cpu == c->id) && !st->idle) {
+		/* A sleeper on a CPU that went down wakes elsewhere. */
+		struct shim_cpu *n = select_task_cpu();
+
+		t->on_rq = 1;
+		move_task_locked(st, n);
+		pthread_cond_broadcast(&c->cond);
+		pthread_mutex_unlock(&c->lock);
+		enqueue_moved(st, n);
+		return 1;
+	}
 	if (!t->on_rq && !st->dead) {
 		t->on_rq = 1;
 		list_add_tail(&t->run_list, &c->rq);
@@ -513,6 +596,7 @@ static struct shim_task *new_task(int (*fn)(void *), void *arg, int cpu, const c
 	INIT_LIST_HEAD(&st->timer_node);
 	atomic_set(&st->t.usage, 2);
 	init_completion(&st->t.exited);
+	init_completion(&st->t.parked_done);
 	pthread_mutex_lock(&all_lock);
 	st->all_next = all_tasks;
 	all_tasks = st;
@@ -535,8 +619,7 @@ struct task *kthread_create_on_cpu(int (*fn)(void *), void *arg, int cpu, const 
 
 struct task *kthread_create(int (*fn)(void *), void *arg, const char *name)
 {
-	int n = num_online_cpus(), cpu = (atomic_inc_return(&rr_cpu) & 0x7fffffff) % n;
-	struct shim_task *st = new_task(fn, arg, cpu, name);
+	struct shim_task *st = new_task(fn, arg, select_task_cpu()->id, name);
 
 	return st ? &st->t : NULL;
 }
@@ -553,22 +636,158 @@ void kthread_bind(struct task *t, int cpu)
 	t->bound_cpu = cpu;
 }
 
-/* CPU hotplug: the shim's CPUs never go offline, so nothing parks and
- * nothing excludes it. */
-void cpus_read_lock(void) {}
-void cpus_read_unlock(void) {}
-int cpuhp_setup_state(const char *name, int (*online)(int), int (*offline)(int))
+/*
+ * CPU hotplug: kernel/cpu.c itself (cpu_down(), cpu_up(), their lock and
+ * hooks) runs here; these are the scheduler's and the arch's parts it
+ * calls, as kernel/sched.c and arch/x86_64 do them.  A dead shim CPU's
+ * idle thread waits on its condition variable, takes no tick and runs
+ * nothing until cpu_up() revives it.
+ */
+bool cpu_present(int cpu)
 {
-	(void)name; (void)online; (void)offline;
+	return cpu >= 0 && cpu < nr_cpu_ids;
+}
+
+void set_special_state(long state)
+{
+	WRITE_ONCE(current->state, state);
+}
+
+bool kthread_should_park(void)
+{
+	return READ_ONCE(current->should_park);
+}
+
+void kthread_parkme(void)
+{
+	struct task *t = current;
+
+	for (;;) {
+		set_special_state(TASK_PARKED);
+		if (!READ_ONCE(t->should_park))
+			break;
+		if (!READ_ONCE(t->parked)) {
+			WRITE_ONCE(t->parked, true);
+			complete(&t->parked_done);
+		}
+		schedule();
+	}
+	__set_current_state(TASK_RUNNING);
+}
+
+int kthread_park(struct task *t)
+{
+	if (WARN_ON_ONCE(t == current))
+		return -EINVAL;
+	reinit_completion(&t->parked_done);
+	WRITE_ONCE(t->should_park, true);
+	wake_up_process(t);
+	if (!wait_for_completion_timeout(&t->parked_done, msecs_to_jiffies(10000))) {
+		printk(KERN_ERR "kthread_park(%s): not parked after 10 s\n", t->name);
+		return -ETIMEDOUT;
+	}
 	return 0;
 }
-int cpu_down(int cpu) { (void)cpu; return -EINVAL; }
-int cpu_up(int cpu) { (void)cpu; return -EINVAL; }
-bool cpu_present(int cpu) { return cpu_online(cpu); }
-int kthread_park(struct task *t) { (void)t; return 0; }
-void kthread_unpark(struct task *t) { (void)t; }
-bool kthread_should_park(void) { return false; }
-void kthread_parkme(void) {}
+
+void kthread_unpark(struct task *t)
+{
+	WRITE_ONCE(t->parked, false);
+	WRITE_ONCE(t->should_park, false);
+	wake_up_state(t, TASK_PARKED);
+}
+
+void sched_cpu_dying_begin(int cpu)
+{
+	struct shim_cpu *c = &shim_cpus[cpu];
+
+	pthread_mutex_lock(&c->lock);
+	c->dying = true;
+	__atomic_store_n(&c->resched, true, __ATOMIC_RELAXED);
+	pthread_mutex_unlock(&c->lock);
+	post(c, 0);
+}
+
+void sched_cpu_up_prepare(int cpu)
+{
+	struct shim_cpu *c = &shim_cpus[cpu];
+
+	pthread_mutex_lock(&c->lock);
+	c->dying = false;
+	pthread_mutex_unlock(&c->lock);
+}
+
+/* The dying CPU's idle, irqs off: the queued threads go elsewhere. */
+void sched_cpu_dying(void)
+{
+	struct shim_cpu *c = shim_self;
+	struct task *t, *n;
+	LIST_HEAD(gone);
+
+	pthread_mutex_lock(&c->lock);
+	list_for_each_entry_safe(t, n, &c->rq, run_list) {
+		if (t->should_park && t->bound_cpu == c->id)
+			continue;
+		list_del_init(&t->run_list);
+		move_task_locked(to_shim(t), select_task_cpu());
+		list_add_tail(&t->run_list, &gone);
+	}
+	pthread_cond_broadcast(&c->cond);
+	pthread_mutex_unlock(&c->lock);
+	list_for_each_entry_safe(t, n, &gone, run_list) {
+		list_del_init(&t->run_list);
+		enqueue_moved(to_shim(t), to_shim(t)->cpu);
+	}
+	cpuhp_play_dead();
+}
+
+void smp_call_function_drain(void)
+{
+	run_calls(shim_self);
+}
+
+void arch_cpu_stop_timer(void)
+{
+	__atomic_store_n(&shim_self->dead, true, __ATOMIC_SEQ_CST);
+}
+
+void timers_migrate_cpu(int cpu)
+{
+	(void)cpu;	/* the shim's timer list is global */
+}
+
+/* The hlt loop: until cpu_up() asks, then the AP's way back in. */
+__noreturn void arch_cpu_play_dead(void)
+{
+	struct shim_cpu *c = shim_self;
+
+	pthread_mutex_lock(&c->lock);
+	while (!c->revive)
+		pthread_cond_wait(&c->cond, &c->lock);
+	c->revive = false;
+	pthread_mutex_unlock(&c->lock);
+	longjmp(c->boot, 1);
+}
+
+#define CPU_UP_WAIT_NS	(10ull * 1000000000ull)
+
+int arch_cpu_up(int cpu)
+{
+	struct shim_cpu *c = &shim_cpus[cpu];
+	u64 start = shim_now_ns();
+
+	pthread_mutex_lock(&c->lock);
+	c->revive = true;
+	pthread_cond_broadcast(&c->cond);
+	pthread_mutex_unlock(&c->lock);
+	while (!cpu_online(cpu)) {
+		if (shim_now_ns() - start > CPU_UP_WAIT_NS) {
+			printk(KERN_ERR "smpboot: CPU %d did not come back in 10 s\n", cpu);
+			return -ETIMEDOUT;
+		}
+		msleep(1);
+	}
+	return 0;
+}
 
 bool kthread_should_stop(void)
 {
@@ -626,7 +845,8 @@ static void *task_thread(void *arg)
 	enter_cpu(c);
 	shim_irqs_off = 1;
 	pthread_mutex_lock(&c->lock);
-	wait_for_cpu_locked(c, st);
+	c = wait_for_cpu_locked(c, st);
+	enter_cpu(c);
 	pthread_mutex_unlock(&c->lock);
 	WRITE_ONCE(st->t.state, TASK_RUNNING);
 	shim_irqs_off = 0;
@@ -642,16 +862,30 @@ static int idle_fn(void *arg)
 {
 	struct shim_cpu *c = arg;
 
+	if (setjmp(c->boot)) {
+		/* Revived by cpu_up(): as an AP boots, RCU first, then online. */
+		shim_irqs_off = 1;
+		__atomic_store_n(&c->dead, false, __ATOMIC_SEQ_CST);
+		rcu_cpu_starting(c->id);
+		smp_mb();
+		cpumask_set_cpu(c->id, &cpu_online_mask);
+	}
 	for (;;) {
-		bool work;
+		bool work, dying;
 
 		shim_irqs_off = 1;
+		pthread_mutex_lock(&c->lock);
+		dying = c->dying && list_empty(&c->rq);
+		pthread_mutex_unlock(&c->lock);
+		if (dying)
+			sched_cpu_dying();	/* does not return */
 		rcu_idle_enter();
 		for (;;) {
 			pthread_mutex_lock(&c->lock);
-			while (list_empty(&c->rq) && !__atomic_load_n(&c->pending, __ATOMIC_SEQ_CST))
+			while (list_empty(&c->rq) && !c->dying &&
+			       !__atomic_load_n(&c->pending, __ATOMIC_SEQ_CST))
 				pthread_cond_wait(&c->cond, &c->lock);
-			work = !list_empty(&c->rq);
+			work = !list_empty(&c->rq) || c->dying;
 			pthread_mutex_unlock(&c->lock);
 			if (work)
 				break;
@@ -754,6 +988,9 @@ static void *tick_fn(void *unused)
 		for (cpu = 0; cpu < opts.ncpus; cpu++) {
 			struct shim_cpu *c = &shim_cpus[cpu];
 			bool idle;
+
+			if (__atomic_load_n(&c->dead, __ATOMIC_SEQ_CST))
+				continue;	/* its LAPIC timer is off */
 
 			pthread_mutex_lock(&c->lock);
 			idle = c->curr == c->idle;
@@ -1002,6 +1239,8 @@ void shim_boot(const struct shim_opts *o)
 	if (opts.cmdline) {
 		/* charp options point into it: kept for the whole run. */
 		char *line = strdup(opts.cmdline);
+
+		shim_cmdline_copy = line;	/* reachable, for LeakSanitizer */
 
 		if (!line || cmdline_parse(line, __start___param, __stop___param)) {
 			fprintf(stderr, "shim: bad kernel command line '%s'\n", opts.cmdline);
