@@ -234,14 +234,26 @@ static void hotplug_timers_move(void)
 
 	if (skip_if_one_cpu())
 		return;
-	atomic_set(&timer_fired, 0);
-	timer_setup(&t, fire, 0);
-	t.expires = jiffies + msecs_to_jiffies(300);
-	add_timer_on(&t, cpu);
-	KTAP_ASSERT(cpu_down(cpu) == 0);
-	KTAP_EXPECT(WAIT_UNTIL(atomic_read(&timer_fired) == 1, 20000));
-	del_timer_sync(&t);
-	KTAP_EXPECT_EQ(atomic_read(&timer_fired), 1);
+	/*
+	 * The timer must still be pending when cpu leaves.  A slow host can
+	 * take longer than the delay to get cpu down, and the timer then
+	 * rightly fires on cpu first: try again with a longer delay.
+	 */
+	for (unsigned int ms = 300, tries = 0;; ms *= 4, tries++) {
+		atomic_set(&timer_fired, 0);
+		timer_fired_cpu = -1;
+		timer_setup(&t, fire, 0);
+		t.expires = jiffies + msecs_to_jiffies(ms);
+		add_timer_on(&t, cpu);
+		KTAP_ASSERT(cpu_down(cpu) == 0);
+		KTAP_EXPECT(WAIT_UNTIL(atomic_read(&timer_fired) == 1, 20000 + ms));
+		del_timer_sync(&t);
+		KTAP_EXPECT_EQ(atomic_read(&timer_fired), 1);
+		if (timer_fired_cpu != cpu || tries == 3)
+			break;
+		ktap_log("the timer fired on CPU %d before it left (%u ms); again", cpu, ms);
+		KTAP_ASSERT(cpu_up(cpu) == 0);
+	}
 	KTAP_EXPECT(timer_fired_cpu != cpu);
 	KTAP_EXPECT_EQ(cpu_up(cpu), 0);
 }

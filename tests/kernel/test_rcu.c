@@ -761,14 +761,16 @@ struct stall_ctx {
 };
 
 /* Spins with preemption off until a report names this CPU (+ a margin for
- * its backtrace NMI) or 6 s pass.  noinline: its caller must show up in
- * the backtrace. */
+ * its backtrace NMI), or 20 stall timeouts of jiffies pass: the detector
+ * counts jiffies, which a loaded host hands out slowly (120 s at most).
+ * noinline: its caller must show up in the backtrace. */
 static __attribute__((noinline)) void rcu_stall_spin(struct stall_ctx *c)
 {
-	unsigned long bit = 1UL << smp_processor_id();
-	u64 t0 = ktime_get_ns(), seen_at = 0, now;
+	unsigned long bit = 1UL << smp_processor_id(), j0 = jiffies;
+	u64 t0 = ktime_get_ns(), seen_at = 0, now = t0;
 
-	while ((now = ktime_get_ns()) - t0 < 6000000000ull) {
+	while (jiffies - j0 < 20 * msecs_to_jiffies(STALL_TIMEOUT_MS) &&
+	       (now = ktime_get_ns()) - t0 < 120000000000ull) {
 		if (!seen_at && atomic_read(&rcu_stall_reports) != c->reports0 &&
 		    (READ_ONCE(rcu_stall_last_mask) & bit))
 			seen_at = now;
