@@ -78,12 +78,14 @@ $(BUILD)/%.o: %.asm
 	$(Q)$(NASM) $(NASMFLAGS) -M -MT $@ -MF $(@:.o=.d) -MP $<
 	$(Q)$(NASM) $(NASMFLAGS) -o $@ $<
 
-# Two links: the first finds where every function is, the second adds the
-# symbol table.  The table lives in .rodata, after .text, so no function
-# moves between the links (checked).
+# Two links: the first, with an empty symbol table, finds where every
+# function is; the second has the real table.  The table lives in .rodata,
+# after .text, so no function moves between the links (checked).
 $(BUILD)/kernel.elf: $(OBJS) linker.ld tools/kallsyms.py
 	$(say) "  LD      $@"
-	$(Q)$(LD) $(KLDFLAGS) -o $(BUILD)/kernel.pass1.elf $(OBJS)
+	$(Q)$(PYTHON) tools/kallsyms.py < /dev/null > $(BUILD)/kallsyms0.c
+	$(Q)$(CC) $(KCFLAGS) -c $(BUILD)/kallsyms0.c -o $(BUILD)/kallsyms0.o
+	$(Q)$(LD) $(KLDFLAGS) -o $(BUILD)/kernel.pass1.elf $(OBJS) $(BUILD)/kallsyms0.o
 	$(Q)nm -n $(BUILD)/kernel.pass1.elf | $(PYTHON) tools/kallsyms.py > $(BUILD)/kallsyms.c
 	$(Q)$(CC) $(KCFLAGS) -c $(BUILD)/kallsyms.c -o $(BUILD)/kallsyms.o
 	$(Q)$(LD) $(KLDFLAGS) -o $@ $(OBJS) $(BUILD)/kallsyms.o

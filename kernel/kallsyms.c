@@ -1,19 +1,20 @@
 /* kernel/kallsyms.c: address-to-name lookup over the generated table.
- * The table (build/kallsyms.c) holds text symbols sorted by address; the
- * first link uses an empty table, which is why the arrays are weak. */
+ * The table (build/kallsyms.c, made by tools/kallsyms.py) holds text
+ * symbols sorted by address; the first of the kernel's two links has an
+ * empty one (Makefile). */
 #include "kernel/kallsyms.h"
 #include "kernel/printk.h"
 #include "kernel/string.h"
 
-extern const unsigned long kallsyms_addresses[] __weak;
-extern const unsigned int kallsyms_name_offsets[] __weak;
-extern const char kallsyms_names[] __weak;
-extern const unsigned int kallsyms_num __weak;
+extern const unsigned long kallsyms_addresses[];
+extern const unsigned int kallsyms_name_offsets[];
+extern const char kallsyms_names[];
+extern const unsigned int kallsyms_num;
 extern char __text_start[], __text_end[];
 
 const char *kallsyms_lookup(unsigned long addr, unsigned long *offset)
 {
-	if (!&kallsyms_num || !kallsyms_num)
+	if (!kallsyms_num)
 		return NULL;
 	if (addr < (unsigned long)__text_start || addr >= (unsigned long)__text_end)
 		return NULL;
@@ -34,8 +35,6 @@ const char *kallsyms_lookup(unsigned long addr, unsigned long *offset)
 
 unsigned long kallsyms_lookup_name(const char *name)
 {
-	if (!&kallsyms_num)
-		return 0;
 	for (unsigned int i = 0; i < kallsyms_num; i++)
 		if (!strcmp(&kallsyms_names[kallsyms_name_offsets[i]], name))
 			return kallsyms_addresses[i];

@@ -84,7 +84,6 @@ void ktap_expect_warnings(unsigned int n);
 /* Runs the suites named in a comma-separated list ("all" for every one);
  * returns the number of failed suites, or -1 if a name matched none. */
 int ktap_run(const char *selection);
-/* Per-case runner hook: the scheduler replaces the weak default (which
- * calls the case directly, with no timeout) with one that runs the case in
- * a kthread and reports a case that outlives its timeout as failed. */
+/* Runs one case in a kthread and reports a case that outlives its timeout
+ * as failed; before the scheduler runs, it calls the case directly. */
 bool ktap_run_case(const struct ktap_case *c, unsigned int timeout_ms);

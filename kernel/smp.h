@@ -78,7 +78,7 @@ int on_each_cpu(smp_call_func_t fn, void *info, int wait);
 
 /* Kick cpu into its scheduler (calls scheduler_ipi() there). */
 void smp_send_reschedule(int cpu);
-/* The reschedule IPI's hook; the scheduler overrides this weak no-op. */
+/* The reschedule IPI's hook (kernel/sched.c). */
 void scheduler_ipi(void);
 
 /* NMI cpu, which prints its registers and backtrace (flushed once out of

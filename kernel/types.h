@@ -25,7 +25,6 @@ typedef int64_t s64;
 #define __aligned(x) __attribute__((aligned(x)))
 #define __packed __attribute__((packed))
 #define __used __attribute__((used))
-#define __weak __attribute__((weak))
 #define __noreturn __attribute__((noreturn))
 #define __section(s) __attribute__((section(s)))
 #define __printf(a, b) __attribute__((format(printf, a, b)))

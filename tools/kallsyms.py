@@ -30,7 +30,7 @@ def main():
     out.write("};\nconst char kallsyms_names[] =\n")
     for _, n in syms:
         out.write('\t"%s\\0"\n' % n)
-    out.write("\t;\n")
+    out.write('\t"";\n')
 
 if __name__ == "__main__":
     main()

@@ -14,8 +14,8 @@ void timer_init(void);
 /* Each AP: start its own timer with the boot CPU's calibration. */
 void timer_init_ap(void);
 
-/* The hook the tick calls on every CPU (a weak no-op until the scheduler
- * links its own, which also calls RCU's tick hook). */
+/* The hook the tick calls on every CPU (kernel/sched.c; it also calls
+ * RCU's tick hook). */
 void sched_tick(void);
 
 /* Restarts this CPU's tick if it is overdue (no tick for two periods),

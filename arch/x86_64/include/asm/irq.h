@@ -22,7 +22,7 @@ int irq_register(unsigned int vector, irq_handler_t handler);
 void idt_init(void);	/* boot CPU: builds the table */
 void idt_load(void);	/* every CPU */
 
-/* Hooks x86_trap calls; weak defaults live in arch/x86_64/idt.c. */
+/* Hooks x86_trap calls, each defined once outside idt.c. */
 void nmi_handler(struct pt_regs *regs);	/* arch/x86_64/nmi.c */
 void apic_eoi(void);			/* arch/x86_64/lapic.c */
 void irq_enter(void);
