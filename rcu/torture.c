@@ -154,14 +154,15 @@ static atomic_long_t n_rcu_torture_error;
 static atomic_long_t n_rcu_torture_nmi_reads;
 static atomic_long_t n_rcu_torture_extended;
 static atomic_long_t n_rcu_torture_cookie_errors;
-static long rcu_torture_wcount[RCU_TORTURE_PIPE_LEN + 1];	/* writer only */
+static atomic_long_t rcu_torture_wcount[RCU_TORTURE_PIPE_LEN + 1];
 
-DEFINE_PER_CPU(long [RCU_TORTURE_PIPE_LEN + 1], rcu_torture_count);
-DEFINE_PER_CPU(long [RCU_TORTURE_PIPE_LEN + 1], rcu_torture_batch);
+/* Per-CPU slots, but a task reader and an NMI reader can add at once. */
+DEFINE_PER_CPU(atomic_long_t [RCU_TORTURE_PIPE_LEN + 1], rcu_torture_count);
+DEFINE_PER_CPU(atomic_long_t [RCU_TORTURE_PIPE_LEN + 1], rcu_torture_batch);
 
 static bool torture_stop;	/* READ_ONCE/WRITE_ONCE */
 static bool rcu_torture_reader_leave[NR_CPUS];	/* shuffle: end, to restart */
-static int torture_error_logged;
+static atomic_t torture_error_logged;
 static atomic_t torture_errors_printed;
 
 /* For the host shim's simulated NMIs (a reader in NMI context). */
@@ -225,7 +226,7 @@ static bool rcu_torture_pipe_update_one(struct rcu_torture *p)
 
 	if (i > RCU_TORTURE_PIPE_LEN)
 		i = RCU_TORTURE_PIPE_LEN;
-	__atomic_fetch_add(&rcu_torture_wcount[i], 1, __ATOMIC_RELAXED);
+	atomic_long_inc(&rcu_torture_wcount[i]);
 	WRITE_ONCE(p->rtort_pipe_count, i + 1);
 	return i + 1 >= RCU_TORTURE_PIPE_LEN;
 }
@@ -614,7 +615,7 @@ static void rcu_torture_read_check(struct rcu_torture *p, const struct torture_r
 		completed = RCU_TORTURE_PIPE_LEN;
 	if (pipe > 1) {
 		atomic_long_inc(&n_rcu_torture_error);
-		if (!__atomic_exchange_n(&torture_error_logged, 1, __ATOMIC_RELAXED))
+		if (!atomic_xchg(&torture_error_logged, 1))
 			printk(KERN_ERR "rcu-torture: reader on CPU %d saw an element %d "
 			       "grace periods after its removal\n", cpu, pipe - 1);
 	}
@@ -624,8 +625,8 @@ static void rcu_torture_read_check(struct rcu_torture *p, const struct torture_r
 		torture_error("reader on CPU %d: a full %s grace period ended inside its "
 			      "section (cookie check)\n", cpu, gp);
 	}
-	__atomic_fetch_add(&per_cpu(rcu_torture_count, cpu)[pipe], 1, __ATOMIC_RELAXED);
-	__atomic_fetch_add(&per_cpu(rcu_torture_batch, cpu)[completed], 1, __ATOMIC_RELAXED);
+	atomic_long_inc(&per_cpu(rcu_torture_count, cpu)[pipe]);
+	atomic_long_inc(&per_cpu(rcu_torture_batch, cpu)[completed]);
 }
 
 /* The body of a read: works in any reader context, NMI included. */
@@ -998,8 +999,8 @@ static void rcu_torture_sum(long *pipe, long *batch)
 		pipe[i] = batch[i] = 0;
 	for_each_online_cpu(cpu)
 		for (i = 0; i <= RCU_TORTURE_PIPE_LEN; i++) {
-			pipe[i] += __atomic_load_n(&per_cpu(rcu_torture_count, cpu)[i], __ATOMIC_RELAXED);
-			batch[i] += __atomic_load_n(&per_cpu(rcu_torture_batch, cpu)[i], __ATOMIC_RELAXED);
+			pipe[i] += atomic_long_read(&per_cpu(rcu_torture_count, cpu)[i]);
+			batch[i] += atomic_long_read(&per_cpu(rcu_torture_batch, cpu)[i]);
 		}
 }
 
@@ -1026,7 +1027,7 @@ static bool rcu_torture_stats_print(struct rcu_torture_result *res, unsigned lon
 		reads += pipe[i];
 		if (i > 1)
 			bad += pipe[i];
-		wc[i] = __atomic_load_n(&rcu_torture_wcount[i], __ATOMIC_RELAXED);
+		wc[i] = atomic_long_read(&rcu_torture_wcount[i]);
 	}
 	res->versions = READ_ONCE(rcu_torture_current_version);
 	res->gps = torture_completed() - gp0;
@@ -1085,11 +1086,11 @@ static void rcu_torture_reset(void)
 		list_add_tail(&rcu_tortures[i].rtort_free, &rcu_torture_freelist);
 	}
 	for (i = 0; i <= RCU_TORTURE_PIPE_LEN; i++)
-		rcu_torture_wcount[i] = 0;
+		atomic_long_set(&rcu_torture_wcount[i], 0);
 	for (cpu = 0; cpu < NR_CPUS; cpu++)
 		for (i = 0; i <= RCU_TORTURE_PIPE_LEN; i++) {
-			per_cpu(rcu_torture_count, cpu)[i] = 0;
-			per_cpu(rcu_torture_batch, cpu)[i] = 0;
+			atomic_long_set(&per_cpu(rcu_torture_count, cpu)[i], 0);
+			atomic_long_set(&per_cpu(rcu_torture_batch, cpu)[i], 0);
 		}
 	atomic_long_set(&n_rcu_torture_alloc, 0);
 	atomic_long_set(&n_rcu_torture_alloc_fail, 0);
@@ -1104,7 +1105,7 @@ static void rcu_torture_reset(void)
 	atomic_set(&torture_errors_printed, 0);
 	rcu_torture_current = NULL;
 	rcu_torture_current_version = 0;
-	torture_error_logged = 0;
+	atomic_set(&torture_error_logged, 0);
 	WRITE_ONCE(torture_stop, false);
 }
 
