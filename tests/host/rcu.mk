@@ -37,9 +37,11 @@ HOST_TESTS += $(RCU_BUILD)/rcu_torture_tsan_2 $(RCU_BUILD)/rcu_torture_tsan_4 \
 RCU_PREEMPT_TYPES = rcu rcu-expedited srcu srcu-expedited
 
 # CPU hotplug throughout (kernel/cpu.c on the shim's CPUs): the onoff
-# stressor at 16 CPUs, and rcu_report_dead() turned off must be caught.
+# stressor at 16 CPUs, at 8 with the shim's task moves made slow, and
+# rcu_report_dead() turned off must be caught.
 RCU_ONOFF_CMDLINE = torture.onoff_interval=5 torture.onoff_min=50
-HOST_TESTS += $(RCU_BUILD)/rcu_torture_tsan_16_onoff $(RCU_BUILD)/rcu_torture_onoff_inject
+HOST_TESTS += $(RCU_BUILD)/rcu_torture_tsan_16_onoff $(RCU_BUILD)/rcu_torture_onoff_inject \
+	$(RCU_BUILD)/rcu_torture_tsan_8_onoff_move
 
 # A test program is a wrapper script: run_torture.sh over every flavour.
 define rcu_wrapper
@@ -63,6 +65,14 @@ $(RCU_BUILD)/rcu_torture_asan_4_preempt: $(RCU_BUILD)/rcu_torture_asan rcu/run_t
 
 $(RCU_BUILD)/rcu_torture_tsan_16_onoff: $(RCU_BUILD)/rcu_torture_tsan rcu/run_torture.sh
 	@printf '#!/bin/sh\nTORTURE_CMDLINE="%s" exec rcu/run_torture.sh %s 16 %s sched sched-expedited\n' \
+		"$(RCU_ONOFF_CMDLINE)" $< $(RCU_TEST_MS) > $@
+	@chmod +x $@
+# The same at 8 CPUs with each task that leaves a dying CPU queued on its
+# new one 200 ms late: that CPU may go down meanwhile, or the task be woken
+# and run there; the shim must neither queue it on a dead CPU nor twice
+# (each is a shim BUG, so an error of the run).
+$(RCU_BUILD)/rcu_torture_tsan_8_onoff_move: $(RCU_BUILD)/rcu_torture_tsan rcu/run_torture.sh
+	@printf '#!/bin/sh\nTORTURE_CMDLINE="%s" TORTURE_SHIM_ARGS="--move-delay-us 200000" exec rcu/run_torture.sh %s 8 %s rcu sched\n' \
 		"$(RCU_ONOFF_CMDLINE)" $< $(RCU_TEST_MS) > $@
 	@chmod +x $@
 $(RCU_BUILD)/rcu_torture_onoff_inject: $(RCU_BUILD)/rcu_torture_tsan_inject rcu/onoff_inject.sh
