@@ -88,7 +88,8 @@ $(RCU_BUILD)/rcu_torture_asan: rcu/torture_main.c $(RCU_DEPS)
 $(RCU_BUILD)/rcu_torture_tsan_inject: rcu/torture_main.c $(RCU_DEPS)
 	$(call rcu_cc,-DCONFIG_SANITIZE=1 $(HOST_TSAN))
 
-# make verify: long runs, 64 CPUs included.
+# make verify: long runs, 64 CPUs included (with onoff: every flavour but
+# the sched-async, sched-polled and busted ones).
 .PHONY: rcu-verify
 verify: rcu-verify
 rcu-verify: $(RCU_BUILD)/rcu_torture_tsan $(RCU_BUILD)/rcu_torture_asan
@@ -97,8 +98,8 @@ rcu-verify: $(RCU_BUILD)/rcu_torture_tsan $(RCU_BUILD)/rcu_torture_asan
 	rcu/run_torture.sh $(RCU_BUILD)/rcu_torture_tsan 64 $(RCU_VERIFY_MS)
 	rcu/run_torture.sh $(RCU_BUILD)/rcu_torture_asan 64 $(RCU_VERIFY_MS)
 	rcu/run_torture.sh $(RCU_BUILD)/rcu_torture_tsan 16 $(RCU_VERIFY_MS) $(RCU_PREEMPT_TYPES)
-	TORTURE_CMDLINE="$(RCU_ONOFF_CMDLINE)" rcu/run_torture.sh $(RCU_BUILD)/rcu_torture_tsan 64 $(RCU_VERIFY_MS) sched sched-expedited
-	TORTURE_CMDLINE="$(RCU_ONOFF_CMDLINE)" rcu/run_torture.sh $(RCU_BUILD)/rcu_torture_asan 64 $(RCU_VERIFY_MS) sched sched-expedited
+	TORTURE_CMDLINE="$(RCU_ONOFF_CMDLINE)" rcu/run_torture.sh $(RCU_BUILD)/rcu_torture_tsan 64 $(RCU_VERIFY_MS) sched sched-expedited $(RCU_PREEMPT_TYPES)
+	TORTURE_CMDLINE="$(RCU_ONOFF_CMDLINE)" rcu/run_torture.sh $(RCU_BUILD)/rcu_torture_asan 64 $(RCU_VERIFY_MS) sched sched-expedited $(RCU_PREEMPT_TYPES)
 
 # The flood (ASan: memory) and the grace-period benchmark (no sanitizer:
 # the figures are the point): tree (fanout 4; verify adds 2) against flat
