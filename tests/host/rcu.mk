@@ -100,6 +100,8 @@ rcu-verify: $(RCU_BUILD)/rcu_torture_tsan $(RCU_BUILD)/rcu_torture_asan
 	rcu/run_torture.sh $(RCU_BUILD)/rcu_torture_tsan 16 $(RCU_VERIFY_MS) $(RCU_PREEMPT_TYPES)
 	TORTURE_CMDLINE="$(RCU_ONOFF_CMDLINE)" rcu/run_torture.sh $(RCU_BUILD)/rcu_torture_tsan 64 $(RCU_VERIFY_MS) sched sched-expedited $(RCU_PREEMPT_TYPES)
 	TORTURE_CMDLINE="$(RCU_ONOFF_CMDLINE)" rcu/run_torture.sh $(RCU_BUILD)/rcu_torture_asan 64 $(RCU_VERIFY_MS) sched sched-expedited $(RCU_PREEMPT_TYPES)
+	TORTURE_CMDLINE="$(RCU_ONOFF_CMDLINE)" TORTURE_SHIM_ARGS="--move-delay-us 20000" \
+		rcu/run_torture.sh $(RCU_BUILD)/rcu_torture_tsan 64 $(RCU_VERIFY_MS) rcu
 
 # The flood (ASan: memory) and the grace-period benchmark (no sanitizer:
 # the figures are the point): tree (fanout 4; verify adds 2) against flat
