@@ -289,7 +289,9 @@ static void busted_gp_is_caught(void)
 }
 
 /* The article's Quick Quiz 6 (docs/article.md): preemptible samplers
- * (threads, not NMIs). */
+ * (threads, not NMIs), one per CPU, below the updater's priority: the
+ * updater preempts the one on its own CPU (inside its section or not)
+ * each time it wakes, instead of waiting out that reader's time slice. */
 static volatile bool qq6_stop;
 
 static int qq6_reader(void *arg)
@@ -314,6 +316,7 @@ static void qq6_preemptible_reader(void)
 		t[cpu] = kthread_create(qq6_reader, (void *)(unsigned long)cpu, "qq6-reader");
 		if (t[cpu]) {
 			kthread_bind(t[cpu], cpu);
+			set_task_prio(t[cpu], PRIO_LOW);
 			wake_up_process(t[cpu]);
 		}
 	}
