@@ -239,17 +239,23 @@ static void locks_rwlock_all_cpus(void)
 	KTAP_EXPECT_EQ(atomic_read(&hammer_rwf.cnts), 0);
 }
 
-/* Every CPU takes the read lock and waits inside for all the others. */
+/* Every CPU takes the read lock and waits inside for all the others.  A
+ * reader gives up only when none has come for 20 s: with many more vCPUs
+ * than host cores the last reader may start long after the first. */
 static int arrived, gather_timeouts;
 
 #define RW_GATHER(name, LOCK)						\
 static int name(void *unused)						\
 {									\
 	u64 end = ktime_get_ns() + 20000000000ull;			\
+	int seen = 0, now;						\
 	read_lock(LOCK);						\
 	__atomic_add_fetch(&arrived, 1, __ATOMIC_RELAXED);		\
-	while (__atomic_load_n(&arrived, __ATOMIC_RELAXED) < nr_cpu_ids) { \
-		if (ktime_get_ns() > end) {				\
+	while ((now = __atomic_load_n(&arrived, __ATOMIC_RELAXED)) < nr_cpu_ids) { \
+		if (now != seen) {					\
+			seen = now;					\
+			end = ktime_get_ns() + 20000000000ull;		\
+		} else if (ktime_get_ns() > end) {			\
 			__atomic_add_fetch(&gather_timeouts, 1, __ATOMIC_RELAXED); \
 			break;						\
 		}							\
