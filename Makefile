@@ -72,6 +72,9 @@ $(BUILD)/%.o: %.c
 # The dependencies come from a separate -M pass: NASM 2.16's -MD, made
 # while assembling, leaves out the %include files (asm/ptrace.inc).
 NASMFLAGS := -f elf64 -g -F dwarf -Iarch/x86_64/include/
+ifeq ($(SANITIZE),1)
+NASMFLAGS += -DCONFIG_SANITIZE=1
+endif
 $(BUILD)/%.o: %.asm
 	@mkdir -p $(dir $@)
 	$(say) "  NASM    $<"

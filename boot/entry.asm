@@ -14,6 +14,7 @@ MB2_BOOT_MAGIC equ 0x36d76289
 COM1         equ 0x3f8
 CR4_PAE      equ 1 << 5
 CR4_MCE      equ 1 << 6
+CR4_LA57     equ 1 << 12
 
 bits 32
 section .boot.text progbits alloc exec nowrite
@@ -47,8 +48,13 @@ _start:
 	; leave bits set that would break the switch (LA57 makes the 4-level
 	; tables below be read as 5-level: a triple fault; PCIDE, PKE...).
 	; MCE is kept, as Linux's head_64.S keeps it: clearing it faults in
-	; some guests, and a machine check crashes us either way.
+	; some guests, and a machine check crashes us either way.  What the
+	; loader left is kept for the boot log (boot_cr4_at_entry).
+%ifdef CONFIG_SANITIZE
+	call test_dirty_cr4
+%endif
 	mov eax, cr4
+	mov [boot_cr4_entry32], eax
 	and eax, CR4_MCE
 	or eax, CR4_PAE
 	mov cr4, eax
@@ -116,6 +122,27 @@ serial_hex32:				; prints EBX as 8 hex digits + newline
 	mov esi, msg_nl
 	call serial_puts32
 	ret
+
+%ifdef CONFIG_SANITIZE
+; Test build: set CR4.LA57 first on a CPU with 5-level paging, as a loader
+; may leave it, so that a run on one (hw-cr4-la57, -cpu max) boots only
+; if the write above clears it.
+test_dirty_cr4:
+	xor eax, eax
+	cpuid
+	cmp eax, 7
+	jb .done
+	mov eax, 7
+	xor ecx, ecx
+	cpuid
+	test ecx, 1 << 16		; LA57
+	jz .done
+	mov eax, cr4
+	or eax, CR4_LA57
+	mov cr4, eax
+.done:
+	ret
+%endif
 
 build_page_tables:
 	; clear the tables (they live in .boot.bss, which the ELF loader
@@ -216,11 +243,14 @@ boot_pt0:       resb 4096
 boot_tables_end:
 boot_stack32:   resb 1024
 boot_stack32_top:
+boot_cr4_entry32: resd 1
 
 ; ---- 64-bit, higher half ----
 section .text
-extern kmain
+extern kmain, boot_cr4_at_entry
 higher_half:
+	mov eax, [boot_cr4_entry32]	; low, still identity-mapped
+	mov [rel boot_cr4_at_entry], eax
 	mov ax, 0x10
 	mov ds, ax
 	mov es, ax

@@ -349,6 +349,7 @@ bool fbcon_get_info(struct fbcon_info *info)
 	if (fc.kind == FBCON_NONE)
 		return false;
 	info->phys = fc.phys;
+	info->base = fc.base;
 	info->width = fc.width;
 	info->height = fc.height;
 	info->pitch = fc.pitch;

@@ -36,6 +36,7 @@ enum fbcon_kind { FBCON_NONE, FBCON_PIXELS, FBCON_VGA_TEXT };
 struct fbcon_info {
 	enum fbcon_kind kind;
 	u64 phys;
+	const void *base;		/* where it is mapped */
 	u32 width, height, pitch;	/* pixels (characters for VGA text) */
 	u32 bpp;
 	u32 cols, rows;

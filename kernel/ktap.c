@@ -25,11 +25,8 @@ static void vlog(const char *fmt, va_list ap)
 {
 	char msg[400];
 	vsnprintf(msg, sizeof(msg), fmt, ap);
-	/* A benchmark row measured on CPUs whose TSCs disagree says by how
-	 * much: its times may be off by that. */
-	if (!strncmp(msg, "bench ", 6) && tsc_sync_skew)
-		printk_raw("%s# %s tsc_skew_cycles=%llu\n", indent, msg,
-			   (unsigned long long)tsc_sync_skew);
+	if (!strncmp(msg, "bench ", 6))
+		printk_bench(indent, "%s", msg);	/* marks a TSC skew */
 	else
 		printk_raw("%s# %s\n", indent, msg);
 }

@@ -11,6 +11,7 @@
 #include "kernel/percpu.h"
 #include "kernel/preempt_mask.h"
 #include "kernel/string.h"
+#include "kernel/time.h"
 #include "asm/irqflags.h"
 
 #define LOG_SIZE (128 * 1024)
@@ -205,6 +206,21 @@ void printk_raw(const char *fmt, ...)
 	}
 	printk_nmi_flush();
 	console_write(line, n);
+}
+
+void printk_bench(const char *indent, const char *fmt, ...)
+{
+	char row[400];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(row, sizeof(row), fmt, ap);
+	va_end(ap);
+	if (tsc_sync_skew)
+		printk_raw("%s# %s tsc_skew_cycles=%llu\n", indent, row,
+			   (unsigned long long)tsc_sync_skew);
+	else
+		printk_raw("%s# %s\n", indent, row);
 }
 
 void printk_bust_locks(void)

@@ -21,6 +21,11 @@ int printk(const char *fmt, ...) __printf(1, 2);
 int vprintk(const char *fmt, va_list ap);
 /* Raw text, no prefix: KTAP lines must start at their own column. */
 void printk_raw(const char *fmt, ...) __printf(1, 2);
+/* A benchmark row, "<indent># <row>" where fmt gives "bench name=...".
+ * Measured while the CPUs' TSCs disagree (the boot's tsc_sync_skew), it
+ * ends in tsc_skew_cycles=N: its times may be off by that.  Every row is
+ * printed through here (tests/host/test_benchrows.py checks). */
+void printk_bench(const char *indent, const char *fmt, ...) __printf(2, 3);
 int snprintf(char *buf, size_t size, const char *fmt, ...) __printf(3, 4);
 int vsnprintf(char *buf, size_t size, const char *fmt, va_list ap);
 /* Writes out what NMI handlers printed on this CPU (NMIs only buffer). */

@@ -133,14 +133,14 @@ bool torture_onoff_stop(const char *type, struct torture_onoff_stats *out)
 	       (unsigned long long)(s->offl_ns_max / 1000),
 	       (unsigned long long)(s->onl ? s->onl_ns_sum / s->onl / 1000 : 0),
 	       (unsigned long long)(s->onl_ns_max / 1000), s->errors);
-	printk_raw("# bench name=torture_onoff type=%s cpus=%d interval_ms=%u offlines=%lu "
-		   "onlines=%lu offline_mean_us=%llu offline_max_us=%llu online_mean_us=%llu "
-		   "online_max_us=%llu errors=%lu\n", type, num_online_cpus(), onoff_interval,
-		   s->offl, s->onl,
-		   (unsigned long long)(s->offl ? s->offl_ns_sum / s->offl / 1000 : 0),
-		   (unsigned long long)(s->offl_ns_max / 1000),
-		   (unsigned long long)(s->onl ? s->onl_ns_sum / s->onl / 1000 : 0),
-		   (unsigned long long)(s->onl_ns_max / 1000), s->errors);
+	printk_bench("", "bench name=torture_onoff type=%s cpus=%d interval_ms=%u offlines=%lu "
+		     "onlines=%lu offline_mean_us=%llu offline_max_us=%llu online_mean_us=%llu "
+		     "online_max_us=%llu errors=%lu", type, num_online_cpus(), onoff_interval,
+		     s->offl, s->onl,
+		     (unsigned long long)(s->offl ? s->offl_ns_sum / s->offl / 1000 : 0),
+		     (unsigned long long)(s->offl_ns_max / 1000),
+		     (unsigned long long)(s->onl ? s->onl_ns_sum / s->onl / 1000 : 0),
+		     (unsigned long long)(s->onl_ns_max / 1000), s->errors);
 	if (MIN(s->offl, s->onl) < onoff_min)
 		pr_err("rcu-torture: onoff: only %lu offline+online pairs, %u wanted\n",
 		       MIN(s->offl, s->onl), onoff_min);

@@ -8,6 +8,7 @@
 #define MSR_AMD64_PATCH_LEVEL 0x0000008b	/* AMD: revision in bits 31:0 */
 
 struct cpuinfo_x86 boot_cpu_data;
+u32 boot_cr4_at_entry;		/* set by boot/entry.asm */
 
 const char *x86_vendor_name(const struct cpuinfo_x86 *c)
 {

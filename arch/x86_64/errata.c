@@ -19,14 +19,16 @@
 #define INTEL_KABYLAKE_L   0x8e
 #define INTEL_KABYLAKE     0x9e
 
-/* Server parts: the fixed revision depends on the stepping. */
+/* Server parts: the fixed revision depends on the stepping.  A stepping
+ * the table does not name is not in it, as in Linux (x86_match_cpu()
+ * finds no entry): no erratum known, the timer is used. */
 static u32 hsx_deadline_rev(u8 stepping)
 {
 	switch (stepping) {
 	case 0x02: return 0x3a;		/* EP */
 	case 0x04: return 0x0f;		/* EX */
 	}
-	return ~0u;
+	return 0;
 }
 
 static u32 bdx_deadline_rev(u8 stepping)
@@ -37,7 +39,7 @@ static u32 bdx_deadline_rev(u8 stepping)
 	case 0x04: return 0x0f00000c;
 	case 0x05: return 0x0e000003;
 	}
-	return ~0u;
+	return 0;
 }
 
 static u32 skx_deadline_rev(u8 stepping)
@@ -46,7 +48,7 @@ static u32 skx_deadline_rev(u8 stepping)
 	case 0x03: return 0x01000136;
 	case 0x04: return 0x02000014;
 	}
-	return stepping > 4 ? 0 : ~0u;
+	return 0;		/* 5 and later: fixed in silicon */
 }
 
 u32 tsc_deadline_min_microcode(const struct cpuinfo_x86 *c)

@@ -7,8 +7,8 @@
 
 /* The microcode revision from which this CPU's TSC-deadline timer works
  * (Linux's deadline_match table, from Intel's errata for Haswell,
- * Broadwell, Skylake, Kaby Lake and their servers): 0 when no erratum is
- * known, ~0u when no revision fixes it. */
+ * Broadwell, Skylake, Kaby Lake and their servers): 0 when the table
+ * does not name this CPU. */
 u32 tsc_deadline_min_microcode(const struct cpuinfo_x86 *c);
 
 /* Whether TSC-deadline mode may be used: the CPU has it, and either runs

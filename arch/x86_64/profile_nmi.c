@@ -21,10 +21,9 @@
 #include "asm/nmi.h"
 #include "asm/smp.h"
 #include "lapic.h"
+#include "pmu.h"
 
 #define MSR_PERFEVTSEL0 0x186
-#define MSR_PMC0 0xc1		/* legacy: a write sign-extends bit 31 */
-#define MSR_IA32_PMC0 0x4c1	/* full-width alias (PERF_CAPABILITIES bit 13) */
 #define MSR_IA32_PERF_CAPABILITIES 0x345
 #define PERF_CAP_FW_WRITE (1ull << 13)
 #define MSR_PERF_GLOBAL_STATUS 0x38e
@@ -40,16 +39,11 @@ DEFINE_PER_CPU(int, profile_pending);
 
 static bool pmu_active;
 static unsigned int pmu_version, pmu_width;
-static u64 pmu_period;
-/* Where counter 0 is written.  The legacy MSR takes 32 bits and
- * sign-extends bit 31, so through it a period must stay below 2^31 (as
- * Linux's max_period); the full-width alias takes the whole width. */
-static u32 pmu_write_msr = MSR_PMC0;
+static struct pmu_counter pmu_counter;	/* its MSR and period (pmu.h) */
 
 static void pmu_reload(void)
 {
-	u64 mask = pmu_width >= 64 ? ~0ull : (1ull << pmu_width) - 1;
-	wrmsr(pmu_write_msr, (-pmu_period) & mask);
+	wrmsr(pmu_counter.msr, pmu_counter_value(&pmu_counter, pmu_width));
 }
 
 static bool pmu_overflowed(void)
@@ -57,7 +51,7 @@ static bool pmu_overflowed(void)
 	if (pmu_version >= 2)
 		return rdmsr(MSR_PERF_GLOBAL_STATUS) & 1;
 	/* v1 has no status register: the counter wrapped past zero */
-	return rdmsr(MSR_PMC0) < pmu_period;
+	return rdmsr(MSR_PMC0) < pmu_counter.period;
 }
 
 /* One kick is consumed per NMI; false when none is outstanding. */
@@ -150,16 +144,13 @@ static void pmu_stop_cpu(void *arg)
 int arch_profile_pmu_start(unsigned int rate_hz)
 {
 	/* unhalted cycles run at about the TSC rate on the CPUs that have both */
-	pmu_period = tsc_khz * 1000 / rate_hz;
-	if (pmu_period < 10000)
-		pmu_period = 10000;
-	if (boot_cpu_has(X86_FEATURE_PDCM) &&
-	    (rdmsr(MSR_IA32_PERF_CAPABILITIES) & PERF_CAP_FW_WRITE))
-		pmu_write_msr = MSR_IA32_PMC0;
-	else if (pmu_period > (1ull << 31) - 1)
-		pmu_period = (1ull << 31) - 1;
-	if (pmu_width < 64 && pmu_period > (1ull << (pmu_width - 1)) - 1)
-		pmu_period = (1ull << (pmu_width - 1)) - 1;
+	u64 period = tsc_khz * 1000 / rate_hz;
+
+	if (period < 10000)
+		period = 10000;
+	pmu_choose_counter(period, pmu_width, boot_cpu_has(X86_FEATURE_PDCM) &&
+			   (rdmsr(MSR_IA32_PERF_CAPABILITIES) & PERF_CAP_FW_WRITE),
+			   &pmu_counter);
 	pmu_active = true;
 	if (on_each_cpu(pmu_start_cpu, NULL, 1)) {
 		on_each_cpu(pmu_stop_cpu, NULL, 1);
@@ -167,8 +158,8 @@ int arch_profile_pmu_start(unsigned int rate_hz)
 		return -EIO;
 	}
 	printk(KERN_INFO "profile: PMU v%u, counter 0 overflows every %llu cycles into an NMI (%s writes)\n",
-	       pmu_version, (unsigned long long)pmu_period,
-	       pmu_write_msr == MSR_IA32_PMC0 ? "full-width" : "32-bit");
+	       pmu_version, (unsigned long long)pmu_counter.period,
+	       pmu_counter.msr == MSR_IA32_PMC0 ? "full-width" : "32-bit");
 	return 0;
 }
 

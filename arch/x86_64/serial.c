@@ -42,6 +42,8 @@ struct uart {
 static struct uart uart = { .port = COM1, .addr = COM1 };
 static bool serial_present;
 static unsigned int fifo_size = 1;
+/* For serial_stats(); written under the console lock. */
+static u64 tx_writes, tx_bytes, tx_waits;
 
 static u8 uart_in(int reg)
 {
@@ -69,12 +71,15 @@ static void serial_write(const char *s, size_t n)
 
 	if (!serial_present)
 		return;
+	tx_writes++;
 	while (i < n) {
 		for (int spin = 0; !(uart_in(UART_LSR) & LSR_THRE); spin++)
 			if (spin > TX_SPIN_LIMIT)
 				return;
+		tx_waits++;
 		/* THRE with the FIFO on: the whole FIFO is empty. */
 		for (unsigned int k = 0; k < fifo_size && i < n; k++) {
+			tx_bytes++;
 			if (s[i] == '\n' && !cr_sent) {
 				uart_out(UART_THR, '\r');
 				cr_sent = true;
@@ -84,6 +89,14 @@ static void serial_write(const char *s, size_t n)
 			cr_sent = false;
 		}
 	}
+}
+
+void serial_stats(unsigned int *fifo, u64 *writes, u64 *bytes, u64 *waits)
+{
+	*fifo = serial_present ? fifo_size : 0;
+	*writes = READ_ONCE(tx_writes);
+	*bytes = READ_ONCE(tx_bytes);
+	*waits = READ_ONCE(tx_waits);
 }
 
 static struct console serial_console = {

@@ -156,6 +156,10 @@ void x86_platform_init(void)
 	pr_info("cpu: %s family 0x%x model 0x%x stepping %u microcode 0x%x\n",
 		x86_vendor_name(&boot_cpu_data), boot_cpu_data.x86, boot_cpu_data.x86_model,
 		boot_cpu_data.x86_stepping, boot_cpu_data.microcode);
+	/* LA57 left set would have been a triple fault at entry. */
+	pr_info("cpu: CR4 at entry 0x%x%s, written as 0x%x\n", boot_cr4_at_entry,
+		boot_cr4_at_entry & (1u << 12) ? " (LA57 set)" : "",
+		(boot_cr4_at_entry & (1u << 6)) | (1u << 5));
 	acpi_setup();
 	serial_late_init();
 	pic_disable();

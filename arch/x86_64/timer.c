@@ -257,12 +257,8 @@ static bool deadline_ok(void)
 		return false;
 	if (tsc_deadline_usable(&boot_cpu_data, has, boot_cpu_has(X86_FEATURE_HYPERVISOR)))
 		return true;
-	if (rev == ~0u)
-		pr_warn("timer: TSC-deadline disabled: family 6 model 0x%x stepping %u has the TSC_DEADLINE erratum and no microcode fixes it; periodic mode\n",
-			boot_cpu_data.x86_model, boot_cpu_data.x86_stepping);
-	else
-		pr_warn("timer: TSC-deadline disabled: microcode 0x%x has the TSC_DEADLINE erratum, please update to 0x%x or later; periodic mode\n",
-			boot_cpu_data.microcode, rev);
+	pr_warn("timer: TSC-deadline disabled: microcode 0x%x has the TSC_DEADLINE erratum, please update to 0x%x or later; periodic mode\n",
+		boot_cpu_data.microcode, rev);
 	return false;
 }
 

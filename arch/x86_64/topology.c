@@ -14,18 +14,10 @@
 #include "asm/smp.h"
 #include "kernel/printk.h"
 #include "kernel/smp.h"
+#include "arch/x86_64/topology.h"
 
 static unsigned int smt_bits, core_bits;	/* core_bits: above smt_bits */
 static const char *topo_source = "none";
-
-static unsigned int bits_for(unsigned int n)	/* ceil(log2(n)) */
-{
-	unsigned int b = 0;
-
-	while ((1u << b) < n && b < 31)
-		b++;
-	return b;
-}
 
 static bool from_leaf_b(u32 max)
 {
@@ -57,32 +49,22 @@ static bool from_leaf_b(u32 max)
 	return true;
 }
 
-/* AMD and Hygon without leaf 0xb (everything before Zen 2): leaf 4 is
- * reserved there, so leaf 1/4 would count every core as a thread.  As
- * Linux's amd_detect_cmp()/amd_get_topology(): 0x80000008 ECX gives the
- * APIC id bits of a package (ApicIdCoreIdSize, or from the count NC);
- * 0x8000001E gives the threads per core, on Zen (family 17h) and later
- * only (family 15h's compute units are cores with shared parts). */
+/* AMD and Hygon without leaf 0xb: arch/x86_64/topology_bits.c decides. */
 static bool from_amd(void)
 {
-	u32 a, b, c, d, pkg_bits, threads = 1;
+	u32 a, b, c, d, ext_b = 0;
+	bool topoext = boot_cpu_has(X86_FEATURE_TOPOEXT) &&
+		       cpuid_max_leaf(0x80000000) >= 0x8000001e;
 
 	if (boot_cpu_data.x86_vendor != X86_VENDOR_AMD &&
 	    boot_cpu_data.x86_vendor != X86_VENDOR_HYGON)
 		return false;
 	if (cpuid_max_leaf(0x80000000) < 0x80000008)
 		return false;
+	if (topoext)
+		cpuid(0x8000001e, &a, &ext_b, &c, &d);
 	cpuid(0x80000008, &a, &b, &c, &d);
-	pkg_bits = (c >> 12) & 0xf;
-	if (!pkg_bits)
-		pkg_bits = bits_for((c & 0xff) + 1);
-	if (boot_cpu_data.x86 >= 0x17 && boot_cpu_has(X86_FEATURE_TOPOEXT) &&
-	    cpuid_max_leaf(0x80000000) >= 0x8000001e) {
-		cpuid(0x8000001e, &a, &b, &c, &d);
-		threads = ((b >> 8) & 0xff) + 1;
-	}
-	smt_bits = bits_for(threads);
-	core_bits = pkg_bits > smt_bits ? pkg_bits - smt_bits : 0;
+	amd_topology_bits(boot_cpu_data.x86, topoext, c, ext_b, &smt_bits, &core_bits);
 	topo_source = "CPUID 0x80000008/0x8000001e (AMD)";
 	return true;
 }
@@ -113,8 +95,8 @@ static bool from_leaf_1_4(u32 max)
 		return false;
 	unsigned int threads = logical / cores ? logical / cores : 1;
 
-	smt_bits = bits_for(threads);
-	core_bits = bits_for(cores);
+	smt_bits = topology_bits_for(threads);
+	core_bits = topology_bits_for(cores);
 	topo_source = "CPUID leaf 1/4";
 	return true;
 }

@@ -8,6 +8,7 @@
 #include "kernel/font.h"
 #include "kernel/cmdline.h"
 #include "kernel/time.h"
+#include "arch/x86_64/paging.h"
 
 /* tests/qemu-configs sets this: the host dumps the screen while we wait. */
 static unsigned int hold_ms;
@@ -87,6 +88,39 @@ static void fbcon_scrolls(void)
 			 (unsigned long long)(cycles_to_ns(max) / 1000));
 }
 
+/* The memory type the CPU uses for the screen, from its page entry and
+ * the PAT: write-combining for pixels (uncached, every glyph's 128 stores
+ * are one bus transaction each, inside the console lock with irqs off),
+ * uncached for the tiny VGA text buffer.  QEMU ignores the type, but the
+ * entry is the one a PC would use. */
+static void fbcon_mapped_write_combining(void)
+{
+	struct fbcon_info fi;
+	int level;
+
+	if (!have_screen(&fi))
+		return;
+	u64 pte = paging_lookup((u64)fi.base, &level);
+
+	KTAP_ASSERT(pte != 0);
+	if (!paging_features.pat) {
+		KTAP_EXPECT(pte & PTE_PCD);
+		ktap_skip("no PAT on this CPU: the screen is uncached");
+		return;
+	}
+	/* PAT index: PAT bit (7 in a 4 KiB entry, 12 in a large one), PCD, PWT */
+	unsigned int pat_bit = level == 1 ? 7 : 12;
+	unsigned int idx = (unsigned int)(((pte >> pat_bit) & 1) << 2 | ((pte >> 4) & 1) << 1 |
+					  ((pte >> 3) & 1));
+	unsigned int type = (unsigned int)(paging_read_pat() >> (idx * 8)) & 7;
+
+	ktap_log("screen mapped with PAT entry %u: memory type %u", idx, type);
+	if (fi.kind == FBCON_VGA_TEXT)
+		KTAP_EXPECT(type == 0 || type == 7);	/* UC or UC- */
+	else
+		KTAP_EXPECT_EQ(type, 1);		/* WC */
+}
+
 /* Last, so the screen holds every line above when the host looks. */
 static void fbcon_hold_for_dump(void)
 {
@@ -104,6 +138,7 @@ static void fbcon_hold_for_dump(void)
 
 KTAP_SUITE(fbcon,
 	   KTAP_CASE(fbcon_geometry),
+	   KTAP_CASE(fbcon_mapped_write_combining),
 	   KTAP_CASE(fbcon_scrolls),
 	   KTAP_CASE(fbcon_all_glyphs),	/* after the scroll: still on screen */
 	   KTAP_CASE_TIMEOUT(fbcon_hold_for_dump, 120000));

@@ -607,11 +607,11 @@ static void hotplug_latency_report(void)
 	struct cpuhp_stats st;
 
 	cpuhp_get_stats(&st);
-	printk_raw("# bench name=hotplug cpus=%d downs=%lu ups=%lu down_mean_us=%lu "
-		   "down_max_us=%lu up_mean_us=%lu up_max_us=%lu\n",
-		   num_online_cpus(), st.downs, st.ups,
-		   st.downs ? st.down_ns_total / st.downs / 1000 : 0, st.down_ns_max / 1000,
-		   st.ups ? st.up_ns_total / st.ups / 1000 : 0, st.up_ns_max / 1000);
+	ktap_log("bench name=hotplug cpus=%d downs=%lu ups=%lu down_mean_us=%lu "
+		 "down_max_us=%lu up_mean_us=%lu up_max_us=%lu",
+		 num_online_cpus(), st.downs, st.ups,
+		 st.downs ? st.down_ns_total / st.downs / 1000 : 0, st.down_ns_max / 1000,
+		 st.ups ? st.up_ns_total / st.ups / 1000 : 0, st.up_ns_max / 1000);
 	KTAP_EXPECT_EQ(st.downs, st.ups);
 }
 

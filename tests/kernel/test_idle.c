@@ -60,11 +60,11 @@ static void idle_row(void)
 	halts = sum_halts() - halts;
 	printk_raw("# idle: host window end\n");
 	ns = t1 - t0;
-	printk_raw("# bench name=idle cpus=%d secs=%u nohz=%s ticks_per_cpu_per_s=%llu.%02llu "
-		   "wakeups_per_cpu_per_s=%llu.%02llu host_cpu_pct=-1\n", ncpu, idle_secs,
-		   tick_nohz_enabled ? "on" : "off",
-		   FIX2(ticks * 100 * 1000000000ull / ((u64)ncpu * ns)),
-		   FIX2(halts * 100 * 1000000000ull / ((u64)ncpu * ns)));
+	ktap_log("bench name=idle cpus=%d secs=%u nohz=%s ticks_per_cpu_per_s=%llu.%02llu "
+		 "wakeups_per_cpu_per_s=%llu.%02llu host_cpu_pct=-1", ncpu, idle_secs,
+		 tick_nohz_enabled ? "on" : "off",
+		 FIX2(ticks * 100 * 1000000000ull / ((u64)ncpu * ns)),
+		 FIX2(halts * 100 * 1000000000ull / ((u64)ncpu * ns)));
 	KTAP_EXPECT(ticks > 0);
 }
 

@@ -469,12 +469,12 @@ static void bench_rate(unsigned int rate, unsigned int ms, int pairs)
 		total += ktime_get_ns() - s;
 	}
 	profile_stop(false);
-	printk_raw("# bench name=nmi_profile cpus=%d asked_hz=%u rate_hz=%llu rounds_per_tick=%llu.%02llu ticks_per_s=%llu overhead_pct=%llu.%02llu stop_ns=%llu\n",
-		   num_online_cpus(), rate, (unsigned long long)rate_hz,
-		   (unsigned long long)(per_tick_x100 / 100), (unsigned long long)(per_tick_x100 % 100),
-		   (unsigned long long)ticks_per_s,
-		   (unsigned long long)(overhead_x100 / 100), (unsigned long long)(overhead_x100 % 100),
-		   (unsigned long long)(total / 20));
+	ktap_log("bench name=nmi_profile cpus=%d asked_hz=%u rate_hz=%llu rounds_per_tick=%llu.%02llu ticks_per_s=%llu overhead_pct=%llu.%02llu stop_ns=%llu",
+		 num_online_cpus(), rate, (unsigned long long)rate_hz,
+		 (unsigned long long)(per_tick_x100 / 100), (unsigned long long)(per_tick_x100 % 100),
+		 (unsigned long long)ticks_per_s,
+		 (unsigned long long)(overhead_x100 / 100), (unsigned long long)(overhead_x100 % 100),
+		 (unsigned long long)(total / 20));
 	KTAP_EXPECT(b > 0);
 }
 
@@ -491,10 +491,10 @@ static void nmi_profile_bench(void)
 	u64 cycles = get_cycles_ordered() - t0;
 	preempt_enable();
 	profile_stop(false);
-	printk_raw("# bench name=nmi_profile_call cycles=%llu.%02llu ns=%llu.%02llu\n",
-		   (unsigned long long)(cycles / 100000), (unsigned long long)(cycles % 100000) / 1000,
-		   (unsigned long long)(cycles_to_ns(cycles) / 100000),
-		   (unsigned long long)(cycles_to_ns(cycles) % 100000) / 1000);
+	ktap_log("bench name=nmi_profile_call cycles=%llu.%02llu ns=%llu.%02llu",
+		 (unsigned long long)(cycles / 100000), (unsigned long long)(cycles % 100000) / 1000,
+		 (unsigned long long)(cycles_to_ns(cycles) / 100000),
+		 (unsigned long long)(cycles_to_ns(cycles) % 100000) / 1000);
 
 	/* bench=full: perf's default rate and two below it */
 	profile_sample_until(0);

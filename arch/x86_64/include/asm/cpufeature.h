@@ -74,6 +74,9 @@ struct cpuinfo_x86 {
  * revision (MSR 0x8B on Intel, 0x8B as PATCH_LEVEL on AMD). */
 void cpu_identify(struct cpuinfo_x86 *c);
 extern struct cpuinfo_x86 boot_cpu_data;
+/* CR4 as the loader left it, before boot/entry.asm wrote it outright
+ * (PAE, MCE kept), for the boot log. */
+extern u32 boot_cr4_at_entry;
 const char *x86_vendor_name(const struct cpuinfo_x86 *c);
 /* Per-CPU setup every CPU does from boot_cpu_data (the AMD LFENCE bit). */
 void cpu_init_this(void);	/* the boot CPU's, from kmain */

@@ -119,6 +119,21 @@ void printk_raw(const char *fmt, ...)
 	va_end(ap);
 }
 
+/* The host's threads share one clock: no TSC skew to mark. */
+void printk_bench(const char *indent, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	pthread_mutex_lock(&printk_lock);
+	printf("%s# ", indent);
+	vprintf(fmt, ap);
+	printf("\n");
+	fflush(stdout);
+	pthread_mutex_unlock(&printk_lock);
+	va_end(ap);
+}
+
 void printk_nmi_flush(void) {}
 
 void dump_stack(void)
