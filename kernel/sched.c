@@ -930,10 +930,16 @@ void kthread_parkme(void)
 	struct task *t = current;
 
 	for (;;) {
+		bool parked;
+
 		set_special_state(TASK_PARKED);
-		if (!READ_ONCE(t->should_park))
+		/* ->parked first: if kthread_unpark() cleared it, its clear of
+		 * ->should_park is seen too, so a kthread_park() that came
+		 * before this runs again is answered, and no other. */
+		parked = smp_load_acquire(&t->parked);
+		if (!smp_load_acquire(&t->should_park))
 			break;
-		if (!READ_ONCE(t->parked)) {
+		if (!parked) {
 			WRITE_ONCE(t->parked, true);
 			complete(&t->parked_done);
 		}
@@ -947,7 +953,7 @@ int kthread_park(struct task *t)
 	if (WARN_ON_ONCE(t == current))
 		return -EINVAL;
 	reinit_completion(&t->parked_done);
-	WRITE_ONCE(t->should_park, true);
+	smp_store_release(&t->should_park, true);	/* the reinit before t's complete() */
 	wake_up_process(t);
 	if (!wait_for_completion_timeout(&t->parked_done, msecs_to_jiffies(10000))) {
 		printk(KERN_ERR "kthread_park(%s): not parked after 10 s\n", t->name);
@@ -957,10 +963,11 @@ int kthread_park(struct task *t)
 }
 
 /* parked is cleared here, not by t: a kthread_park() may come before t
- * has run again, and t must then say so once more. */
+ * has run again, and t must then say so once more.  It is cleared after
+ * should_park (kthread_parkme() reads them the other way round). */
 void kthread_unpark(struct task *t)
 {
-	WRITE_ONCE(t->parked, false);
 	WRITE_ONCE(t->should_park, false);
+	smp_store_release(&t->parked, false);
 	wake_up_state(t, TASK_PARKED);
 }

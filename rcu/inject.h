@@ -20,6 +20,9 @@
  *   stall_order rcu_gp_init() stores the new stall deadline after the
  *               new gp_seq: a CPU may see the grace period with the last
  *               one's deadline, long past, and report a stall at its start.
+ *   irq_eqs     rcu_nmi_enter() leaves an idle CPU in its extended QS: an
+ *               irq or NMI handler that lands in the idle loop is a
+ *               reader no grace period waits for.
  *
  * Only CONFIG_SANITIZE builds (build/test) have them; in the benchmark
  * build rcu_inject() is the constant false and the code is gone.
@@ -35,6 +38,7 @@
 #define RCU_INJECT_BARRIER_ONLINE 0x10	/* rcu_barrier_sched() skips offline CPUs */
 #define RCU_INJECT_OFL_LOCK	0x20	/* rcu_state.ofl_lock is never taken */
 #define RCU_INJECT_STALL_ORDER	0x40	/* the stall deadline after the new gp_seq */
+#define RCU_INJECT_IRQ_EQS	0x80	/* an irq/NMI from idle stays in the EQS */
 
 #ifdef CONFIG_SANITIZE
 /* The bugs asked for (RCU_INJECT_*), from rcu.inject= at rcu_init(). */

@@ -524,6 +524,23 @@ static void rcu_read_delay(struct torture_random *r)
 }
 
 /*
+ * An irq or NMI reader (torture.irqreader) reads once per tick or two per
+ * CPU, a few hundred times less often than a thread: to give a grace
+ * period the same chance to end under it, it dawdles more often, but
+ * briefly, as Linux's irq readers do (their long delay is cut to 5 ms):
+ * 1 in 16 sections 20-275 us, 1 in 128 a millisecond or two.
+ */
+static void rcu_irq_read_delay(struct torture_random *r)
+{
+	u32 x = torture_random(r);
+
+	if (!(x % 128))
+		udelay(1000 + (x >> 16) % 1000);
+	else if (!(x % 16))
+		udelay(20 + (x >> 16) % 256);
+}
+
+/*
  * Inside an rcu or srcu reader: now and then be switched out mid-section
  * (a forced preemption when another task is runnable here), or stay off
  * the CPU for 1-3 ticks, long enough for several grace periods to try to
@@ -603,6 +620,7 @@ static struct rcu_torture *rcu_torture_read_start(struct torture_read_state *rs)
 static void rcu_torture_read_check(struct rcu_torture *p, const struct torture_read_state *rs,
 				   int cpu)
 {
+	const char *where = in_nmi() ? " (NMI)" : in_irq() ? " (irq)" : "";
 	unsigned long completed;
 	const char *gp;
 	int pipe;
@@ -616,14 +634,14 @@ static void rcu_torture_read_check(struct rcu_torture *p, const struct torture_r
 	if (pipe > 1) {
 		atomic_long_inc(&n_rcu_torture_error);
 		if (!atomic_xchg(&torture_error_logged, 1))
-			printk(KERN_ERR "rcu-torture: reader on CPU %d saw an element %d "
-			       "grace periods after its removal\n", cpu, pipe - 1);
+			printk(KERN_ERR "rcu-torture: reader on CPU %d%s saw an element %d "
+			       "grace periods after its removal\n", cpu, where, pipe - 1);
 	}
 	gp = rcu_torture_cookie_failed(rs);
 	if (gp) {
 		atomic_long_inc(&n_rcu_torture_cookie_errors);
-		torture_error("reader on CPU %d: a full %s grace period ended inside its "
-			      "section (cookie check)\n", cpu, gp);
+		torture_error("reader on CPU %d%s: a full %s grace period ended inside its "
+			      "section (cookie check)\n", cpu, where, gp);
 	}
 	atomic_long_inc(&per_cpu(rcu_torture_count, cpu)[pipe]);
 	atomic_long_inc(&per_cpu(rcu_torture_batch, cpu)[completed]);
@@ -637,7 +655,9 @@ void rcu_torture_one_read_body(struct torture_random *r, int cpu)
 
 	if (!p)
 		return;
-	if (r)
+	if (r && in_irq())
+		rcu_irq_read_delay(r);
+	else if (r)
 		rcu_read_delay(r);
 	if (r && cur_ops->flavor != TF_SCHED && preemptible())
 		rcu_read_preempt_delay(r);

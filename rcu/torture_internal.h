@@ -60,8 +60,8 @@ bool torture_must_stop(void);
 /* Sleeps while stutter has paused the test (rcu/torture_threads.c). */
 void stutter_wait(void);
 /* One reader critical section of the flavour, from a thread (r != NULL);
- * a bare body (no lock taken here) from irq or NMI context (r may be NULL
- * there: no dawdling). */
+ * a bare body (no lock taken here) from irq or NMI context, where r
+ * dawdles the hardirq way (often, briefly) and NULL not at all. */
 void rcu_torture_one_read(struct torture_random *r);
 void rcu_torture_one_read_body(struct torture_random *r, int cpu);
 /* Counts an error and prints the first few messages. */

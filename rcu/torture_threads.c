@@ -7,7 +7,10 @@
  *    a bare body for RCU-sched, rcu_read_lock() or srcu_read_lock() for
  *    the others) every tick or two, and for RCU-sched flavours sends an
  *    NMI to the next CPU whose handler reads too (smp_call_nmi()).  Both
- *    check the pipeline count as the thread readers do.
+ *    dawdle now and then (briefly: hardirq context) and check the
+ *    pipeline count and the cookies as the thread readers do.
+ *    rcu.inject=irq_eqs (an irq or NMI from idle that RCU does not
+ *    watch) is the bug they catch and thread readers cannot.
  *  - stall_cpu=S (stall_cpu_holdoff, stall_cpu_irqsoff): after the
  *    holdoff one CPU (the last; never CPU 0, whose tick keeps jiffies)
  *    stays in a reader with preemption (or irqs) off for S seconds and
@@ -75,10 +78,14 @@ static struct timer_list irq_timers[NR_CPUS];
 static bool irq_timers_armed[NR_CPUS];
 static bool irqreader_stop;		/* READ_ONCE/WRITE_ONCE */
 static atomic_long_t n_irq_reads, n_nmi_reads, n_nmi_sent;
+/* Per CPU, one for each context: an NMI may land inside the timer's read. */
+static struct torture_random irq_rand[NR_CPUS], nmi_rand[NR_CPUS];
 
 static void rcu_torture_nmi_reader(void)
 {
-	rcu_torture_one_read_body(NULL, smp_processor_id());
+	int cpu = smp_processor_id();
+
+	rcu_torture_one_read_body(&nmi_rand[cpu], cpu);
 	atomic_long_inc(&n_nmi_reads);
 }
 
@@ -88,14 +95,14 @@ static void rcu_torture_timer(struct timer_list *t)
 
 	if (cur_ops->flavor == TF_RCU) {
 		rcu_read_lock();
-		rcu_torture_one_read_body(NULL, cpu);
+		rcu_torture_one_read_body(&irq_rand[cpu], cpu);
 		rcu_read_unlock();
 	} else if (cur_ops->flavor == TF_SRCU) {
 		idx = srcu_read_lock(&rcu_torture_srcu);
-		rcu_torture_one_read_body(NULL, cpu);
+		rcu_torture_one_read_body(&irq_rand[cpu], cpu);
 		srcu_read_unlock(&rcu_torture_srcu, idx);
 	} else {
-		rcu_torture_one_read_body(NULL, cpu);	/* irq context is a reader */
+		rcu_torture_one_read_body(&irq_rand[cpu], cpu);	/* irq context is a reader */
 	}
 	atomic_long_inc(&n_irq_reads);
 	if (cur_ops->flavor == TF_SCHED && num_online_cpus() > 1) {
@@ -117,6 +124,10 @@ static void irqreader_start(void)
 	int cpu;
 
 	WRITE_ONCE(irqreader_stop, false);
+	for (cpu = 0; cpu < NR_CPUS; cpu++) {
+		torture_random_init(&irq_rand[cpu], 2 * cpu + 1);
+		torture_random_init(&nmi_rand[cpu], 2 * cpu + 2);
+	}
 	for_each_online_cpu(cpu) {
 		timer_setup(&irq_timers[cpu], rcu_torture_timer, 0);
 		irq_timers[cpu].expires = jiffies + 1;

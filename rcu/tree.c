@@ -241,7 +241,9 @@ void rcu_nmi_enter(void)
 	struct rcu_data *rdp = this_cpu_ptr(&rcu_data);
 	long incby = 2;
 
-	if (rcu_dynticks_in_eqs(atomic_read(&rdp->dynticks))) {
+	/* rcu.inject=irq_eqs (test build): stays idle, counted by 2, undone by 2. */
+	if (rcu_dynticks_in_eqs(atomic_read(&rdp->dynticks)) &&
+	    !rcu_inject(RCU_INJECT_IRQ_EQS)) {
 		atomic_inc_return(&rdp->dynticks);	/* full barrier, then read */
 		incby = 1;
 	}

@@ -37,9 +37,11 @@ HOST_TESTS += $(RCU_BUILD)/rcu_torture_tsan_2 $(RCU_BUILD)/rcu_torture_tsan_4 \
 RCU_PREEMPT_TYPES = rcu rcu-expedited srcu srcu-expedited
 
 # CPU hotplug throughout (kernel/cpu.c on the shim's CPUs): the onoff
-# stressor at 16 CPUs, and rcu_report_dead() turned off must be caught.
+# stressor at 16 CPUs, at 8 with the shim's task moves made slow, and
+# rcu_report_dead() turned off must be caught.
 RCU_ONOFF_CMDLINE = torture.onoff_interval=5 torture.onoff_min=50
-HOST_TESTS += $(RCU_BUILD)/rcu_torture_tsan_16_onoff $(RCU_BUILD)/rcu_torture_onoff_inject
+HOST_TESTS += $(RCU_BUILD)/rcu_torture_tsan_16_onoff $(RCU_BUILD)/rcu_torture_onoff_inject \
+	$(RCU_BUILD)/rcu_torture_tsan_8_onoff_move
 
 # A test program is a wrapper script: run_torture.sh over every flavour.
 define rcu_wrapper
@@ -65,6 +67,14 @@ $(RCU_BUILD)/rcu_torture_tsan_16_onoff: $(RCU_BUILD)/rcu_torture_tsan rcu/run_to
 	@printf '#!/bin/sh\nTORTURE_CMDLINE="%s" exec rcu/run_torture.sh %s 16 %s sched sched-expedited\n' \
 		"$(RCU_ONOFF_CMDLINE)" $< $(RCU_TEST_MS) > $@
 	@chmod +x $@
+# The same at 8 CPUs with each task that leaves a dying CPU queued on its
+# new one 200 ms late: that CPU may go down meanwhile, or the task be woken
+# and run there; the shim must neither queue it on a dead CPU nor twice
+# (each is a shim BUG, so an error of the run).
+$(RCU_BUILD)/rcu_torture_tsan_8_onoff_move: $(RCU_BUILD)/rcu_torture_tsan rcu/run_torture.sh
+	@printf '#!/bin/sh\nTORTURE_CMDLINE="%s" TORTURE_SHIM_ARGS="--move-delay-us 200000" exec rcu/run_torture.sh %s 8 %s rcu sched\n' \
+		"$(RCU_ONOFF_CMDLINE)" $< $(RCU_TEST_MS) > $@
+	@chmod +x $@
 $(RCU_BUILD)/rcu_torture_onoff_inject: $(RCU_BUILD)/rcu_torture_tsan_inject rcu/onoff_inject.sh
 	@printf '#!/bin/sh\nexec rcu/onoff_inject.sh %s 16\n' $< > $@
 	@chmod +x $@
@@ -78,7 +88,8 @@ $(RCU_BUILD)/rcu_torture_asan: rcu/torture_main.c $(RCU_DEPS)
 $(RCU_BUILD)/rcu_torture_tsan_inject: rcu/torture_main.c $(RCU_DEPS)
 	$(call rcu_cc,-DCONFIG_SANITIZE=1 $(HOST_TSAN))
 
-# make verify: long runs, 64 CPUs included.
+# make verify: long runs, 64 CPUs included (with onoff: every flavour but
+# the sched-async, sched-polled and busted ones).
 .PHONY: rcu-verify
 verify: rcu-verify
 rcu-verify: $(RCU_BUILD)/rcu_torture_tsan $(RCU_BUILD)/rcu_torture_asan
@@ -87,8 +98,10 @@ rcu-verify: $(RCU_BUILD)/rcu_torture_tsan $(RCU_BUILD)/rcu_torture_asan
 	rcu/run_torture.sh $(RCU_BUILD)/rcu_torture_tsan 64 $(RCU_VERIFY_MS)
 	rcu/run_torture.sh $(RCU_BUILD)/rcu_torture_asan 64 $(RCU_VERIFY_MS)
 	rcu/run_torture.sh $(RCU_BUILD)/rcu_torture_tsan 16 $(RCU_VERIFY_MS) $(RCU_PREEMPT_TYPES)
-	TORTURE_CMDLINE="$(RCU_ONOFF_CMDLINE)" rcu/run_torture.sh $(RCU_BUILD)/rcu_torture_tsan 64 $(RCU_VERIFY_MS) sched sched-expedited
-	TORTURE_CMDLINE="$(RCU_ONOFF_CMDLINE)" rcu/run_torture.sh $(RCU_BUILD)/rcu_torture_asan 64 $(RCU_VERIFY_MS) sched sched-expedited
+	TORTURE_CMDLINE="$(RCU_ONOFF_CMDLINE)" rcu/run_torture.sh $(RCU_BUILD)/rcu_torture_tsan 64 $(RCU_VERIFY_MS) sched sched-expedited $(RCU_PREEMPT_TYPES)
+	TORTURE_CMDLINE="$(RCU_ONOFF_CMDLINE)" rcu/run_torture.sh $(RCU_BUILD)/rcu_torture_asan 64 $(RCU_VERIFY_MS) sched sched-expedited $(RCU_PREEMPT_TYPES)
+	TORTURE_CMDLINE="$(RCU_ONOFF_CMDLINE)" TORTURE_SHIM_ARGS="--move-delay-us 20000" \
+		rcu/run_torture.sh $(RCU_BUILD)/rcu_torture_tsan 64 $(RCU_VERIFY_MS) rcu
 
 # The flood (ASan: memory) and the grace-period benchmark (no sanitizer:
 # the figures are the point): tree (fanout 4; verify adds 2) against flat

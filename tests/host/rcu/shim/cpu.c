@@ -29,6 +29,7 @@
 #include <time.h>
 #include <sched.h>
 #include <setjmp.h>
+#include <unistd.h>
 
 #include "shim.h"
 #include "kernel/timer.h"
@@ -63,6 +64,7 @@ struct shim_task {
 	struct shim_cpu *cpu;
 	bool started;			/* pthread made (first wake-up) */
 	bool woken;			/* cpu->lock */
+	bool moving;			/* cpu->lock: moved while runnable, not queued yet */
 	bool idle;
 	bool dead;			/* cpu->lock: exited, never queued again */
 	/* schedule_timeout(), under timer_lock */
@@ -380,21 +382,66 @@ static struct shim_cpu *select_task_cpu(void)
 	}
 }
 
-/* c->lock held: st (not running, not queued anywhere) now belongs to n. */
-static void move_task_locked(struct shim_task *st, struct shim_cpu *n)
+/*
+ * c->lock held: st (not running, not queued anywhere) now belongs to n.
+ * A runnable one (moving) is queued there by enqueue_moved(), once c's
+ * lock is dropped; a sleeping one by its waker.  ->moving is written
+ * before the release of ->cpu, so whoever finds st on n sees it.
+ */
+static void move_task_locked(struct shim_task *st, struct shim_cpu *n, bool moving)
 {
+	st->moving = moving;
 	st->t.cpu = n->id;
 	__atomic_store_n(&st->cpu, n, __ATOMIC_RELEASE);
 }
 
-/* Queue st (moved, runnable) on n and wake n. */
+/* c->lock held: st at the tail of c's run queue.  One already queued, or
+ * running on c and not the caller, would corrupt the queue (pick_next()
+ * then walks a cycle for ever, holding the lock the tick needs): a BUG. */
+static void rq_add_locked(struct shim_cpu *c, struct shim_task *st)
+{
+	if (!list_empty(&st->t.run_list) || (c->curr == st && &st->t != current)) {
+		shim_count_error();
+		printk(KERN_ERR "BUG: shim: %s queued on CPU %d while %s\n", st->t.name, c->id,
+		       list_empty(&st->t.run_list) ? "running there" : "already queued");
+		return;
+	}
+	list_add_tail(&st->t.run_list, &c->rq);
+}
+
+/*
+ * Queue st, moved while runnable (->moving), on n and wake n; called
+ * without any CPU's lock, so anything may have happened since the move:
+ * n may have gone down (st then moves again: a task queued on a dead
+ * CPU would wait for its cpu_up()), and st may no longer be moving.
+ * Only ->moving says it is still for us to queue: ->on_rq and an empty
+ * ->run_list also describe a task that was queued and picked since.
+ */
 static void enqueue_moved(struct shim_task *st, struct shim_cpu *n)
 {
-	pthread_mutex_lock(&n->lock);
-	if (st->cpu == n && st->t.on_rq && list_empty(&st->t.run_list))
-		list_add_tail(&st->t.run_list, &n->rq);
-	pthread_cond_broadcast(&n->cond);
-	pthread_mutex_unlock(&n->lock);
+	if (opts.move_delay_us)
+		usleep(opts.move_delay_us);	/* --move-delay-us: the window, widened */
+	for (;;) {
+		struct shim_cpu *m;
+
+		pthread_mutex_lock(&n->lock);
+		if (st->cpu != n || !st->moving) {
+			pthread_mutex_unlock(&n->lock);
+			return;
+		}
+		if (!n->dying && !__atomic_load_n(&n->dead, __ATOMIC_SEQ_CST)) {
+			st->moving = false;
+			rq_add_locked(n, st);
+			pthread_cond_broadcast(&n->cond);
+			pthread_mutex_unlock(&n->lock);
+			return;
+		}
+		m = select_task_cpu();
+		move_task_locked(st, m, true);
+		pthread_cond_broadcast(&n->cond);	/* st's thread, if it waits on n, follows */
+		pthread_mutex_unlock(&n->lock);
+		n = m;
+	}
 }
 
 static void shim_schedule(bool preempt)
@@ -416,11 +463,11 @@ static void shim_schedule(bool preempt)
 	if (!preempt && READ_ONCE(prev->t.state) != TASK_RUNNING && !prev->woken) {
 		prev->t.on_rq = 0;
 	} else if (!prev->idle && !moved) {
-		list_add_tail(&prev->t.run_list, &c->rq);
+		rq_add_locked(c, prev);
 	}
 	prev->woken = false;
 	if (moved)
-		move_task_locked(prev, moved);
+		move_task_locked(prev, moved, prev->t.on_rq);
 	next = pick_next(c);
 	if (next != prev) {
 		if (preempt)
@@ -525,7 +572,7 @@ int wake_up_state(struct task *t, unsigned int state)
 		struct shim_cpu *n = select_task_cpu();
 
 		t->on_rq = 1;
-		move_task_locked(st, n);
+		move_task_locked(st, n, true);
 		pthread_cond_broadcast(&c->cond);
 		pthread_mutex_unlock(&c->lock);
 		enqueue_moved(st, n);
@@ -533,7 +580,7 @@ int wake_up_state(struct task *t, unsigned int state)
 	}
 	if (!t->on_rq && !st->dead) {
 		t->on_rq = 1;
-		list_add_tail(&t->run_list, &c->rq);
+		rq_add_locked(c, st);
 		ret = 1;
 		if (c->curr == c->idle)
 			pthread_cond_broadcast(&c->cond);
@@ -663,10 +710,16 @@ void kthread_parkme(void)
 	struct task *t = current;
 
 	for (;;) {
+		bool parked;
+
 		set_special_state(TASK_PARKED);
-		if (!READ_ONCE(t->should_park))
+		/* ->parked first: if kthread_unpark() cleared it, its clear of
+		 * ->should_park is seen too, so a kthread_park() that came
+		 * before this runs again is answered, and no other. */
+		parked = smp_load_acquire(&t->parked);
+		if (!smp_load_acquire(&t->should_park))
 			break;
-		if (!READ_ONCE(t->parked)) {
+		if (!parked) {
 			WRITE_ONCE(t->parked, true);
 			complete(&t->parked_done);
 		}
@@ -680,7 +733,7 @@ int kthread_park(struct task *t)
 	if (WARN_ON_ONCE(t == current))
 		return -EINVAL;
 	reinit_completion(&t->parked_done);
-	WRITE_ONCE(t->should_park, true);
+	smp_store_release(&t->should_park, true);	/* the reinit before t's complete() */
 	wake_up_process(t);
 	if (!wait_for_completion_timeout(&t->parked_done, msecs_to_jiffies(10000))) {
 		printk(KERN_ERR "kthread_park(%s): not parked after 10 s\n", t->name);
@@ -691,8 +744,8 @@ int kthread_park(struct task *t)
 
 void kthread_unpark(struct task *t)
 {
-	WRITE_ONCE(t->parked, false);
 	WRITE_ONCE(t->should_park, false);
+	smp_store_release(&t->parked, false);	/* after should_park: kthread_parkme() */
 	wake_up_state(t, TASK_PARKED);
 }
 
@@ -728,7 +781,7 @@ void sched_cpu_dying(void)
 		if (t->should_park && t->bound_cpu == c->id)
 			continue;
 		list_del_init(&t->run_list);
-		move_task_locked(to_shim(t), select_task_cpu());
+		move_task_locked(to_shim(t), select_task_cpu(), true);
 		list_add_tail(&t->run_list, &gone);
 	}
 	pthread_cond_broadcast(&c->cond);
@@ -764,6 +817,12 @@ __noreturn void arch_cpu_play_dead(void)
 	while (!c->revive)
 		pthread_cond_wait(&c->cond, &c->lock);
 	c->revive = false;
+	if (!list_empty(&c->rq)) {
+		/* Queued while it was dead: it waited for this cpu_up(). */
+		shim_count_error();
+		printk(KERN_ERR "BUG: shim: %s was queued on CPU %d while it was offline\n",
+		       list_first_entry(&c->rq, struct task, run_list)->name, c->id);
+	}
 	pthread_mutex_unlock(&c->lock);
 	longjmp(c->boot, 1);
 }
@@ -1227,6 +1286,8 @@ bool shim_parse_opt(struct shim_opts *opts, int argc, char **argv, int *i)
 		opts->cmdline = argv[++*i];
 	else if (!strcmp(argv[*i], "--cpus"))
 		opts->ncpus = atoi(argv[++*i]);
+	else if (!strcmp(argv[*i], "--move-delay-us"))
+		opts->move_delay_us = (unsigned int)atoi(argv[++*i]);
 	else
 		return false;
 	return true;

@@ -23,14 +23,18 @@ struct shim_opts {
 	unsigned int idle_tick_every;	/* an idle CPU takes every Nth tick (0: none) */
 	unsigned int nmi_every;		/* jiffies between NMIs to a random CPU (0: none) */
 	unsigned int tick_us;		/* host microseconds per jiffy (default 1000) */
+	/* A task moved off a CPU that goes down is queued on its new one this
+	 * much later (host us): the window in which that CPU may go down too,
+	 * or the task be woken and run there, made wide for the tests. */
+	unsigned int move_delay_us;
 	/* Kernel command-line options (core_param, kernel/cmdline.c), applied
 	 * before rcu_init(): e.g. "rcu.geometry_cpus=16 rcu.fanout_leaf=4". */
 	const char *cmdline;
 };
 
 /*
- * The options every host RCU program takes: `--cpus N` (ncpus) and
- * `--cmdline OPTS`.  True if argv[*i] is one of them, *i then at its value.
+ * The options every host RCU program takes: `--cpus N` (ncpus),
+ * `--cmdline OPTS` and `--move-delay-us US`.  True if argv[*i] is one of them, *i then at its value.
  */
 bool shim_parse_opt(struct shim_opts *opts, int argc, char **argv, int *i);
 
