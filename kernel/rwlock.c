@@ -22,6 +22,7 @@ struct rw_watch {
 	unsigned long spins;
 	int seen;	/* the lock word when the clock (re)started */
 	bool reported;
+	bool said;	/* the writer was found not running */
 };
 
 /*
@@ -48,6 +49,10 @@ static void rw_watch(struct rw_watch *w, const atomic_t *word, const int *owner,
 	if (limit && now - w->start > limit) {
 		int writer = rw_owner_cpu(owner), cpu = smp_processor_id();
 
+		if (lockup_holder_not_running(writer, what, lock, &w->said)) {
+			w->start = ktime_get_ns();
+			return;
+		}
 		w->reported = true;
 		__atomic_store_n(&rwlock_last_lockup_writer, writer, __ATOMIC_RELAXED);
 		if (writer >= 0)

@@ -86,6 +86,12 @@ void scheduler_ipi(void);
 bool trigger_cpu_backtrace(int cpu);
 /* Every online CPU but this one. */
 void trigger_all_cpu_backtrace(void);
+/* Whether cpu is running at all: it takes an NMI sent to it within 1 s
+ * (with irqs off too).  False means it did not, which under a hypervisor
+ * is a vCPU the host is not running, not a CPU stuck in a loop.  True
+ * when it cannot be asked (this CPU, offline, in NMI, no NMI IPIs), so a
+ * caller that reports a stuck CPU still does. */
+bool cpu_answers_nmi(int cpu);
 /* Runs fn() on cpu in NMI context, from an NMI sent for it (tests that
  * need code inside an NMI handler: rcutorture's NMI readers).  Does not
  * wait.  False if cpu is not online, already has one pending, or cannot

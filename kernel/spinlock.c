@@ -15,6 +15,7 @@
 atomic_t spinlock_bugs = ATOMIC_INIT(0);
 atomic_t spinlock_lockups = ATOMIC_INIT(0);
 atomic_t raw_spinlock_lockups = ATOMIC_INIT(0);
+atomic_t spinlock_holder_not_running = ATOMIC_INIT(0);
 int spinlock_last_lockup_holder = -1;
 
 /*
@@ -102,6 +103,27 @@ void spin_lock_setup(bool under_hypervisor)
 					      : "FIFO tickets");
 }
 
+/*
+ * The holder has kept the lock past the limit, but is it running?  A
+ * holder that takes no NMI for a second is not: under a hypervisor its
+ * vCPU is not being run (QEMU TCG with many more vCPUs than host cores
+ * can leave one unrun for seconds).  That is said once per wait, without
+ * "BUG:", and the clock starts again; a holder that runs and still keeps
+ * the lock is the lockup.
+ */
+bool lockup_holder_not_running(int holder, const char *kind, const void *lock, bool *said)
+{
+	if (holder < 0 || cpu_answers_nmi(holder))
+		return false;
+	if (!*said)
+		printk(KERN_WARNING "spinlock: CPU#%d waits on %s %p held by CPU#%d past %u ms, "
+		       "but CPU#%d takes no NMI: not run by the host? waiting on\n",
+		       smp_processor_id(), kind, lock, holder, spinlock_timeout_ms, holder);
+	*said = true;
+	atomic_inc(&spinlock_holder_not_running);
+	return true;
+}
+
 /* One report per wait: the spinlock_t names its holder and asks it alone. */
 static void spin_lockup_report(spinlock_t *l)
 {
@@ -162,6 +184,7 @@ static void lock_wait(arch_spinlock_t *raw, int ticket, spinlock_t *l)
 	unsigned long spins = 0;
 	bool reported = false;
 	u16 served = 0, now_served;
+	bool said = false;
 
 	while (!lock_got(raw, ticket,
 			 now_served = __atomic_load_n(&raw->owner, __ATOMIC_ACQUIRE))) {
@@ -175,6 +198,10 @@ static void lock_wait(arch_spinlock_t *raw, int ticket, spinlock_t *l)
 			continue;
 		}
 		if (limit && now - start > limit) {
+			if (l && lockup_holder_not_running(spin_owner_cpu(l), "lock", l, &said)) {
+				start = ktime_get_ns();
+				continue;
+			}
 			reported = true;
 			if (l)
 				spin_lockup_report(l);

@@ -130,6 +130,7 @@ extern atomic_t spinlock_bugs;		/* recursion, bad unlock, bad magic */
 extern atomic_t spinlock_lockups;	/* "held far too long" reports */
 extern atomic_t raw_spinlock_lockups;	/* the same for a bare arch_spinlock_t */
 extern int spinlock_last_lockup_holder;	/* holder CPU named by the last one */
+extern atomic_t spinlock_holder_not_running;	/* lockups not reported: holder not run */
 extern unsigned int spinlock_timeout_ms;	/* spinlock.timeout_ms= */
 
 /* Out of line: the slow paths and the reports. */
@@ -138,6 +139,9 @@ void spin_lock_setup(bool under_hypervisor);	/* after the command line */
 bool spin_bug_magic(spinlock_t *l);
 bool spin_bug_recursion(spinlock_t *l);
 bool spin_bug_unlock(spinlock_t *l);
+/* A lock held past spinlock.timeout_ms by a CPU that is not running (a
+ * vCPU the host does not run): no lockup; said once per wait (*said). */
+bool lockup_holder_not_running(int holder, const char *kind, const void *lock, bool *said);
 
 /*
  * `owner` is read by other CPUs (the recursion check, lockup reports)

@@ -330,6 +330,32 @@ bool trigger_cpu_backtrace(int cpu)
 	return true;
 }
 
+static void nmi_noop(void)
+{
+}
+
+/* Any NMI the CPU takes counts (a profile sample too): it only has to run. */
+bool cpu_answers_nmi(int cpu)
+{
+	u64 seen, t0;
+
+	if (cpu < 0 || cpu >= NR_CPUS || cpu == smp_processor_id() || !cpu_online(cpu) ||
+	    in_nmi())
+		return true;
+	seen = __atomic_load_n(per_cpu_ptr(&nmi_count, cpu), __ATOMIC_RELAXED);
+	/* One already pending for it (another asker's) will do as well. */
+	if (!smp_call_nmi(cpu, nmi_noop) &&
+	    !__atomic_load_n(&nmi_call_fn[cpu], __ATOMIC_ACQUIRE))
+		return true;
+	t0 = get_cycles();
+	while (__atomic_load_n(per_cpu_ptr(&nmi_count, cpu), __ATOMIC_RELAXED) == seen) {
+		if (get_cycles() - t0 > ns_to_cycles(1000000000ull))
+			return false;
+		cpu_relax();
+	}
+	return true;
+}
+
 void trigger_all_cpu_backtrace(void)
 {
 	int cpu;

@@ -11,7 +11,8 @@
  * the same time, a writer of the fair rwlock getting in while readers
  * stream, seqlock readers never accepting a torn value, and the spinlock
  * debug reports (recursion, unlock of a lock not held, bad magic, lockup
- * naming the holder CPU), the rwlock lockup report naming the writer CPU.
+ * naming the holder CPU), the rwlock lockup report naming the writer CPU,
+ * and no lockup report while the holder CPU is not running at all.
  * Exits non-zero on any failure.
  */
 #include <pthread.h>
@@ -53,9 +54,28 @@ void dump_stack(void)
 		printf("  (backtrace)\n");
 }
 
+/*
+ * A holder CPU that "is not running": silent_cpu answers no NMI to the
+ * next silent_asks askers (a vCPU the host does not run), then does.  A
+ * lockup report (its backtrace asked) while it is still silent is wrong.
+ */
+static int silent_cpu = -1, silent_asks, silent_answers, reports_while_silent;
+
+bool cpu_answers_nmi(int cpu)
+{
+	if (cpu != __atomic_load_n(&silent_cpu, __ATOMIC_RELAXED) ||
+	    __atomic_sub_fetch(&silent_asks, 1, __ATOMIC_RELAXED) < 0)
+		return true;
+	__atomic_add_fetch(&silent_answers, 1, __ATOMIC_RELAXED);
+	return false;
+}
+
 bool trigger_cpu_backtrace(int cpu)
 {
 	__atomic_store_n(&backtrace_asked, cpu, __ATOMIC_RELAXED);
+	if (cpu == __atomic_load_n(&silent_cpu, __ATOMIC_RELAXED) &&
+	    __atomic_load_n(&silent_asks, __ATOMIC_RELAXED) > 0)
+		__atomic_add_fetch(&reports_while_silent, 1, __ATOMIC_RELAXED);
 	return true;
 }
 
@@ -484,6 +504,62 @@ static void test_rwlock_lockup(void)
 	}
 }
 
+/*
+ * The same holders, but not running for the first asks: no report while
+ * the holder takes no NMI (QEMU TCG at -smp 64 left a vCPU unrun for over
+ * 5 s inside a short section, and its waiters said "BUG: spinlock lockup
+ * suspected"); the clock restarts, and once it answers the lockup is
+ * reported as before.
+ */
+#define SILENT_ASKS 6
+
+static void silent_holder(int cpu)
+{
+	silent_answers = reports_while_silent = 0;
+	__atomic_store_n(&silent_asks, SILENT_ASKS, __ATOMIC_RELAXED);
+	__atomic_store_n(&silent_cpu, cpu, __ATOMIC_RELAXED);
+}
+
+static void check_silent_holder(const char *kind, int not_running_before)
+{
+	__atomic_store_n(&silent_cpu, -1, __ATOMIC_RELAXED);
+	EXPECT_MSG(silent_answers == SILENT_ASKS, "%s: the watchdog asked whether the holder runs "
+		   "%d times before reporting, expected %d", kind, silent_answers, SILENT_ASKS);
+	EXPECT_MSG(reports_while_silent == 0, "%s: %d lockup reports while the holder was not "
+		   "running", kind, reports_while_silent);
+	EXPECT_MSG(atomic_read(&spinlock_holder_not_running) == not_running_before + SILENT_ASKS,
+		   "%s: %d waits found the holder not running, expected %d", kind,
+		   atomic_read(&spinlock_holder_not_running) - not_running_before, SILENT_ASKS);
+}
+
+static void test_lockup_holder_not_running(void)
+{
+	int before = atomic_read(&spinlock_lockups);
+	int nr = atomic_read(&spinlock_holder_not_running);
+
+	silent_holder(3);
+	lockups_due = before + 3;
+	run_lockup_case(5, lockup_pair, "spinlock, holder not running");
+	EXPECT_MSG(atomic_read(&spinlock_lockups) == before + 3,
+		   "%d lockup reports once the holder ran, expected 3",
+		   atomic_read(&spinlock_lockups) - before);
+	check_silent_holder("spinlock", nr);
+
+	before = atomic_read(&rwlock_lockups);
+	nr = atomic_read(&spinlock_holder_not_running);
+	rw_fair = 0;
+	rw_lockups_due = before + 2;
+	rw_raw_lockups_due = atomic_read(&raw_spinlock_lockups);
+	silent_holder(2);
+	run_lockup_case(4, rw_lockup_pair, "rwlock, writer not running");
+	EXPECT_MSG(atomic_read(&rwlock_lockups) == before + 2,
+		   "%d rwlock lockup reports once the writer ran, expected 2",
+		   atomic_read(&rwlock_lockups) - before);
+	check_silent_holder("rwlock", nr);
+	printf("lockup of a holder not running: no report for %d asks, then reported\n",
+	       SILENT_ASKS);
+}
+
 /* ---- rwlocks ----------------------------------------------------------- */
 
 static DEFINE_RWLOCK(rw);
@@ -717,6 +793,7 @@ int main(int argc, char **argv)
 	timed("raw spinlock lockup", test_raw_spinlock_lockup);
 	timed("rwlocks", test_rwlocks);
 	timed("rwlock lockup", test_rwlock_lockup);
+	timed("lockup of a holder not running", test_lockup_holder_not_running);
 	timed("seqlock", test_seqlock);
 	if (parts_cut_short)
 		printf("test_locks: %d parts cut short by the time budget (a loaded host)\n",

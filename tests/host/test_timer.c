@@ -54,6 +54,7 @@ int printk(const char *fmt, ...)
 }
 
 bool trigger_cpu_backtrace(int cpu) { (void)cpu; return false; }
+bool cpu_answers_nmi(int cpu) { (void)cpu; return true; }
 void trigger_all_cpu_backtrace(void) {}
 void dump_stack(void) {}
 

@@ -85,15 +85,22 @@ static int note_cpu(void *arg)
 	return 0;
 }
 
-/* Every CPU, down and up three times; a thread bound there runs there after. */
+/*
+ * Every CPU down and up, then twice more for up to HP_REPEAT_CPUS of
+ * them spread over the list (all of them up to -smp 16); a thread bound
+ * there runs there after.  Each pair costs a grace period or two.
+ */
+#define HP_REPEAT_CPUS 15
+
 static void hotplug_each_cpu_down_up(void)
 {
 	int list[NR_CPUS], n = hotplug_cpus(list);
+	int step = (n + HP_REPEAT_CPUS - 1) / HP_REPEAT_CPUS;
 
 	if (skip_if_one_cpu())
 		return;
 	for (int round = 0; round < 3; round++) {
-		for (int i = 0; i < n; i++) {
+		for (int i = 0; i < n; i += round ? step : 1) {
 			int cpu = list[i];
 			struct ran_on r = { .ran = ATOMIC_INIT(0), .cpu = -1 };
 			struct task *t;

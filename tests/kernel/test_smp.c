@@ -365,6 +365,56 @@ static void nmi_reaches_every_cpu(void)
 	}
 }
 
+/*
+ * cpu_answers_nmi(), the lockup reports' "is the holder running at
+ * all?": yes for a CPU spinning with irqs off (the stuck holder a lockup
+ * report is for), no for one that takes no NMI (held here inside an NMI
+ * handler, as a vCPU the host does not run would be), yes again once it
+ * runs.  Asking this CPU cannot tell, so it says yes.
+ */
+static volatile int nmi_hold_release, nmi_hold_started;
+
+static void hold_in_nmi(void)
+{
+	u64 t0 = get_cycles();
+
+	nmi_hold_started = 1;
+	while (!nmi_hold_release && get_cycles() - t0 < ns_to_cycles(10000000000ull))
+		cpu_relax();
+	nmi_hold_started = 2;
+}
+
+static void cpu_answers_nmi_only_running(void)
+{
+	int cpu = nr_cpu_ids - 1;
+
+	if (cpu <= 0 || !cpu_online(cpu)) {
+		ktap_skip("needs a second CPU");
+		return;
+	}
+	KTAP_EXPECT(cpu_answers_nmi(smp_processor_id()));
+	spin_release = 0;
+	spin_started = 0;
+	KTAP_EXPECT_EQ(smp_call_function_single(cpu, spin_irqs_off, NULL, 0), 0);
+	if (SPIN_UNTIL(spin_started == 1, 5000))
+		KTAP_EXPECT(cpu_answers_nmi(cpu));
+	else
+		ktap_fail("CPU %d never started spinning", cpu);
+	spin_release = 1;
+	KTAP_EXPECT(SPIN_UNTIL(spin_started == 2, 5000));
+
+	nmi_hold_release = 0;
+	nmi_hold_started = 0;
+	KTAP_ASSERT(smp_call_nmi(cpu, hold_in_nmi));
+	if (SPIN_UNTIL(nmi_hold_started == 1, 5000))
+		KTAP_EXPECT(!cpu_answers_nmi(cpu));
+	else
+		ktap_fail("CPU %d never ran the NMI function", cpu);
+	nmi_hold_release = 1;
+	KTAP_EXPECT(SPIN_UNTIL(nmi_hold_started == 2, 5000));
+	KTAP_EXPECT(cpu_answers_nmi(cpu));
+}
+
 /* ---- a nested NMI ----
  * An exception inside an NMI handler ends in iretq, which lets the next
  * NMI in before the handler is done.  The outer handler here takes a page
@@ -637,6 +687,7 @@ KTAP_SUITE(smp,
 	   KTAP_CASE(smp_call_many_and_nowait),
 	   KTAP_CASE(smp_call_crossing_irqs_off),
 	   KTAP_CASE(nmi_reaches_every_cpu),
+	   KTAP_CASE(cpu_answers_nmi_only_running),
 	   KTAP_CASE(nmi_nested_inside_nmi),
 	   KTAP_CASE(tsc_never_backwards_across_cpus),
 	   KTAP_CASE(bench_ipi_and_nmi_round_trip));
