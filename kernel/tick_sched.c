@@ -10,7 +10,13 @@
  * whatever stopped the holder's ticks (a long irqs-off stretch):
  * otherwise every sleep on every CPU would hang on that one CPU.
  * jiffies_lock orders the holder's update against a takeover, so that
- * one tick never advances jiffies twice.
+ * one tick never advances jiffies twice.  And a tick advances jiffies
+ * only when the TSC says its period has come (Linux's
+ * tick_do_update_jiffies64() refuses too): a host that delivers a
+ * starved vCPU's missed ticks in a burst, as QEMU does when its timer
+ * thread ran late, would otherwise make jiffies run ahead of time, and
+ * a timer armed just before fire early.  Half a period of slack absorbs
+ * interrupt latency; lag beyond a period is not made up.
  *
  * Tickless idle (on by default; nohz=off keeps the periodic tick).  An
  * idle CPU stops its periodic tick when nothing needs it: no RCU
@@ -63,6 +69,24 @@ static u64 tick_period_cycles(void)
 	return tsc_khz * 1000 / hz;
 }
 
+/* Under jiffies_lock: count this tick, unless less than half a period
+ * has gone by since the last one counted.  last_jiffies_update moves by
+ * a whole period per tick counted, so K ticks counted take at least
+ * K - 3 periods of TSC from any moment before the first (a late tick
+ * may stand for the period before, and the anchor is kept at most one
+ * period behind now). */
+static void tick_do_update_jiffies(u64 now)
+{
+	u64 per = tick_period_cycles();
+
+	if ((s64)(now - last_jiffies_update) < (s64)(per / 2))
+		return;
+	jiffies++;
+	last_jiffies_update += per;
+	if ((s64)(now - per - last_jiffies_update) > 0)
+		last_jiffies_update = now - per;
+}
+
 /* Under jiffies_lock, the duty unheld: take it, and count the whole
  * periods since the last update but the one our next tick adds. */
 static void tick_take_duty_catch_up(int cpu, u64 now)
@@ -104,8 +128,7 @@ void tick_sched_do_timer(void)
 		tick_duty_takeovers++;
 		WRITE_ONCE(tick_do_timer_cpu, cpu);
 	}
-	jiffies++;
-	last_jiffies_update = get_cycles();
+	tick_do_update_jiffies(get_cycles());
 	arch_spin_unlock(&jiffies_lock);
 	this_cpu_write(tick_seen_jiffies, jiffies);
 	this_cpu_write(tick_stale, 0);
