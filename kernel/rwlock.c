@@ -33,7 +33,7 @@ struct rw_watch {
 static void rw_watch(struct rw_watch *w, const atomic_t *word, const int *owner,
 		     const void *lock, const char *what)
 {
-	u64 now, limit = (u64)spinlock_timeout_ms * 1000000ull;
+	u64 now, limit = spin_lockup_limit_ns(lock);
 	int v;
 
 	cpu_relax();
@@ -58,11 +58,11 @@ static void rw_watch(struct rw_watch *w, const atomic_t *word, const int *owner,
 		if (writer >= 0)
 			printk(KERN_ERR "BUG: rwlock lockup suspected on CPU#%d: %s of %p "
 			       "waited more than %u ms, write-held by CPU#%d\n", cpu,
-			       what, lock, spinlock_timeout_ms, writer);
+			       what, lock, (unsigned)(limit / 1000000), writer);
 		else
 			printk(KERN_ERR "BUG: rwlock lockup suspected on CPU#%d: %s of %p "
 			       "waited more than %u ms, held by readers\n", cpu,
-			       what, lock, spinlock_timeout_ms);
+			       what, lock, (unsigned)(limit / 1000000));
 		dump_stack();
 		if (writer >= 0 && writer != cpu)
 			trigger_cpu_backtrace(writer);

@@ -26,6 +26,27 @@ unsigned int spinlock_timeout_ms = 5000;
 core_param(spinlock.timeout_ms, spinlock_timeout_ms, uint,
 	   "report a spinlock waited on longer than this (ms)");
 
+static const void *watched_lock;
+static unsigned int watched_ms;
+
+void spin_lockup_watch(const void *lock, unsigned int ms)
+{
+	WRITE_ONCE(watched_ms, ms);
+	smp_wmb();	/* a waiter that sees the lock sees its limit */
+	WRITE_ONCE(watched_lock, lock);
+}
+
+u64 spin_lockup_limit_ns(const void *lock)
+{
+	unsigned int ms = READ_ONCE(spinlock_timeout_ms);
+
+	if (lock && lock == READ_ONCE(watched_lock)) {
+		smp_rmb();
+		ms = READ_ONCE(watched_ms);
+	}
+	return (u64)ms * 1000000ull;
+}
+
 static void spin_dump(spinlock_t *l, const char *msg)
 {
 	int cpu = smp_processor_id();
@@ -118,7 +139,8 @@ bool lockup_holder_not_running(int holder, const char *kind, const void *lock, b
 	if (!*said)
 		printk(KERN_WARNING "spinlock: CPU#%d waits on %s %p held by CPU#%d past %u ms, "
 		       "but CPU#%d takes no NMI: not run by the host? waiting on\n",
-		       smp_processor_id(), kind, lock, holder, spinlock_timeout_ms, holder);
+		       smp_processor_id(), kind, lock, holder,
+		       (unsigned)(spin_lockup_limit_ns(lock) / 1000000), holder);
 	*said = true;
 	atomic_inc(&spinlock_holder_not_running);
 	return true;
@@ -133,7 +155,7 @@ static void spin_lockup_report(spinlock_t *l)
 	printk(KERN_ERR "BUG: spinlock lockup suspected on CPU#%d, "
 	       "lock %s (%p) held by CPU#%d for more than %u ms\n",
 	       smp_processor_id(), l->name ? l->name : "?",
-	       (void *)l, holder, spinlock_timeout_ms);
+	       (void *)l, holder, (unsigned)(spin_lockup_limit_ns(l) / 1000000));
 	dump_stack();
 	if (holder >= 0 && holder != smp_processor_id())
 		trigger_cpu_backtrace(holder);
@@ -151,7 +173,7 @@ static void raw_spin_lockup_report(arch_spinlock_t *raw)
 	       "backtraces of all CPUs follow\n", smp_processor_id(), (void *)raw,
 	       (unsigned)__atomic_load_n(&raw->owner, __ATOMIC_RELAXED),
 	       (unsigned)__atomic_load_n(&raw->next, __ATOMIC_RELAXED),
-	       spinlock_timeout_ms);
+	       (unsigned)(spin_lockup_limit_ns(raw) / 1000000));
 	dump_stack();
 	trigger_all_cpu_backtrace();
 	atomic_inc(&raw_spinlock_lockups);
@@ -180,7 +202,7 @@ static bool lock_got(arch_spinlock_t *raw, int ticket, u16 served)
  */
 static void lock_wait(arch_spinlock_t *raw, int ticket, spinlock_t *l)
 {
-	u64 start = 0, limit = (u64)spinlock_timeout_ms * 1000000ull;
+	u64 start = 0, limit = spin_lockup_limit_ns(l ? (const void *)l : raw);
 	unsigned long spins = 0;
 	bool reported = false;
 	u16 served = 0, now_served;

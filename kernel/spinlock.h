@@ -133,6 +133,17 @@ extern int spinlock_last_lockup_holder;	/* holder CPU named by the last one */
 extern atomic_t spinlock_holder_not_running;	/* lockups not reported: holder not run */
 extern unsigned int spinlock_timeout_ms;	/* spinlock.timeout_ms= */
 
+/*
+ * Give one lock (a spinlock_t, arch_spinlock_t or rwlock, by address) a
+ * watchdog of its own, ms instead of spinlock.timeout_ms; NULL ends it.
+ * For what provokes a lockup on purpose: the short limit must not apply
+ * to every other lock meanwhile (a run queue's lock held by a vCPU the
+ * host did not run for 200 ms is no lockup).  One lock at a time.
+ */
+void spin_lockup_watch(const void *lock, unsigned int ms);
+/* The limit, in ns, for a wait on lock (0: no watchdog). */
+u64 spin_lockup_limit_ns(const void *lock);
+
 /* Out of line: the slow paths and the reports. */
 void spin_lock_wait(spinlock_t *l, int ticket);	/* -1: test-and-set */
 void spin_lock_setup(bool under_hypervisor);	/* after the command line */

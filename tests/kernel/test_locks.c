@@ -604,15 +604,16 @@ static int hold_lock(void *p)
 
 /*
  * The lockup cases' common start: skip unless bugs may be provoked and a
- * second CPU can hold the lock; then a 200 ms watchdog and fn holding its
- * lock on CPU LOCKUP_HOLDER until one more report in *counter.  NULL if
+ * second CPU can hold the lock; then a 200 ms watchdog on lock alone,
+ * and fn holding it on CPU LOCKUP_HOLDER until one more report in
+ * *counter.  NULL if
  * skipped (or failed, with no holder thread).  The caller waits for the
  * lock, then lockup_end().
  */
 #define LOCKUP_HOLDER 1
-static unsigned int lockup_saved_ms;
 
-static struct task *lockup_begin(int (*fn)(void *), atomic_t *counter, const char *name)
+static struct task *lockup_begin(int (*fn)(void *), atomic_t *counter, const char *name,
+				 const void *lock)
 {
 	struct task *t;
 
@@ -627,11 +628,10 @@ static struct task *lockup_begin(int (*fn)(void *), atomic_t *counter, const cha
 	holder_in = 0;
 	lockup_counter = counter;
 	lockup_due = atomic_read(counter) + 1;
-	lockup_saved_ms = spinlock_timeout_ms;
-	spinlock_timeout_ms = 200;
+	spin_lockup_watch(lock, 200);
 	t = kthread_create_on_cpu(fn, NULL, LOCKUP_HOLDER, name);
 	if (!t) {
-		spinlock_timeout_ms = lockup_saved_ms;
+		spin_lockup_watch(NULL, 0);
 		ktap_fail("no holder thread");
 		return NULL;
 	}
@@ -643,13 +643,14 @@ static struct task *lockup_begin(int (*fn)(void *), atomic_t *counter, const cha
 static void lockup_end(struct task *t)
 {
 	kthread_join(t);
-	spinlock_timeout_ms = lockup_saved_ms;
+	spin_lockup_watch(NULL, 0);
 }
 
 static void locks_spinlock_lockup_names_holder(void)
 {
 	int before = atomic_read(&spinlock_lockups);
-	struct task *t = lockup_begin(hold_lock, &spinlock_lockups, "holder");
+	struct task *t = lockup_begin(hold_lock, &spinlock_lockups, "holder",
+					   &held_lock);
 
 	if (!t)
 		return;
@@ -678,7 +679,8 @@ static int hold_raw(void *p)
 static void locks_raw_spinlock_lockup_reported(void)
 {
 	int before = atomic_read(&raw_spinlock_lockups);
-	struct task *t = lockup_begin(hold_raw, &raw_spinlock_lockups, "raw_holder");
+	struct task *t = lockup_begin(hold_raw, &raw_spinlock_lockups, "raw_holder",
+					   &held_raw);
 
 	if (!t)
 		return;
@@ -689,6 +691,48 @@ static void locks_raw_spinlock_lockup_reported(void)
 	lockup_end(t);
 	KTAP_EXPECT(holder_in);
 	KTAP_EXPECT_EQ(atomic_read(&raw_spinlock_lockups), before + 1);
+}
+
+/* The short watchdog of a lockup case is for its lock alone: any other
+ * lock held past it meanwhile (a run queue's, by a vCPU the host left
+ * unrun) is no lockup.  CPU 1 holds another lock for 3x the limit. */
+static arch_spinlock_t other_raw = __ARCH_SPIN_LOCK_UNLOCKED;
+
+static int hold_other_raw(void *p)
+{
+	(void)p;
+	preempt_disable();
+	arch_spin_lock(&other_raw);
+	holder_in = 1;
+	mdelay(600);
+	arch_spin_unlock(&other_raw);
+	preempt_enable();
+	return 0;
+}
+
+static void locks_lockup_watch_is_one_lock(void)
+{
+	int raw_before = atomic_read(&raw_spinlock_lockups);
+	struct task *t;
+
+	if (nr_cpu_ids < 2 || smp_processor_id() == LOCKUP_HOLDER) {
+		ktap_skip("needs 2 CPUs");
+		return;
+	}
+	holder_in = 0;
+	spin_lockup_watch(&held_raw, 200);
+	t = kthread_create_on_cpu(hold_other_raw, NULL, LOCKUP_HOLDER, "other_holder");
+	KTAP_ASSERT(t);
+	wake_up_process(t);
+	wait_for_holder();
+	preempt_disable();
+	arch_spin_lock(&other_raw);	/* 600 ms, past the watched lock's limit */
+	arch_spin_unlock(&other_raw);
+	preempt_enable();
+	kthread_join(t);
+	spin_lockup_watch(NULL, 0);
+	KTAP_EXPECT(holder_in);
+	KTAP_EXPECT_EQ(atomic_read(&raw_spinlock_lockups), raw_before);
 }
 
 /* The rwlock lockup report names the writer CPU, which then prints its
@@ -716,7 +760,6 @@ static int hold_rw(void *p)
 
 static void locks_rwlock_lockup_names_writer(void)
 {
-	unsigned int saved = spinlock_timeout_ms;
 	int holder = 1;
 
 	if (!sched_provoke_bugs) {
@@ -727,7 +770,6 @@ static void locks_rwlock_lockup_names_writer(void)
 		ktap_skip("needs 2 CPUs");
 		return;
 	}
-	spinlock_timeout_ms = 200;
 	for (long fair = 0; fair < 2; fair++) {
 		int before = atomic_read(&rwlock_lockups);
 		struct task *t;
@@ -736,6 +778,7 @@ static void locks_rwlock_lockup_names_writer(void)
 		rwlock_last_lockup_writer = -1;
 		lockup_counter = &rwlock_lockups;
 		lockup_due = before + 1;
+		spin_lockup_watch(fair ? (const void *)&held_rwf : (const void *)&held_rw, 200);
 		t = kthread_create_on_cpu(hold_rw, (void *)fair, holder, "rw_holder");
 		KTAP_ASSERT(t);
 		wake_up_process(t);
@@ -752,7 +795,7 @@ static void locks_rwlock_lockup_names_writer(void)
 		KTAP_EXPECT_EQ(atomic_read(&rwlock_lockups), before + 1);
 		KTAP_EXPECT_EQ(rwlock_last_lockup_writer, holder);
 	}
-	spinlock_timeout_ms = saved;
+	spin_lockup_watch(NULL, 0);
 }
 
 /* ---- uncontended cost -------------------------------------------------- */
@@ -842,5 +885,6 @@ KTAP_SUITE(locks,
 	   KTAP_CASE(locks_spinlock_lockup_names_holder),
 	   KTAP_CASE(locks_rwlock_lockup_names_writer),
 	   KTAP_CASE(locks_raw_spinlock_lockup_reported),
+	   KTAP_CASE(locks_lockup_watch_is_one_lock),
 	   KTAP_CASE(locks_mutex_debug_reports),
 	   KTAP_CASE(locks_bench_uncontended));
