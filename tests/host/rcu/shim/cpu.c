@@ -466,8 +466,6 @@ static void shim_schedule(bool preempt)
 		rq_add_locked(c, prev);
 	}
 	prev->woken = false;
-	if (moved)
-		move_task_locked(prev, moved, prev->t.on_rq);
 	next = pick_next(c);
 	if (next != prev) {
 		if (preempt)
@@ -475,6 +473,10 @@ static void shim_schedule(bool preempt)
 		c->slice = SLICE_TICKS;
 		switch_to_locked(c, prev, next);
 		if (moved) {
+			/* Only now, its preempt_count saved: the release of
+			 * ->cpu is what a waker that finds prev on moved
+			 * (without c's lock) orders itself after. */
+			move_task_locked(prev, moved, prev->t.on_rq);
 			pthread_mutex_unlock(&c->lock);
 			enqueue_moved(prev, moved);
 			pthread_mutex_lock(&moved->lock);
