@@ -153,9 +153,18 @@ static void cc_reader_fn(struct scen_worker *w)
 	struct cc_ctx *x = w->arg;
 	struct cc_reader *r = &x->r[w->idx];
 
+	/* RCU's updater always completes, so every reader owes one section
+	 * begun after it did, however late the host runs the reader.  (Under
+	 * an rwlock the writer may starve until the readers stop: there
+	 * the run's end stands.) */
+	if (x->type == CC_RCU)
+		scen_owe(w);
 	if (!scen_start_barrier(w))
 		return;
 	while (!scen_should_stop(w)) {
+		/* Read before the section: if the update is over, the
+		 * section begins after it and must see the new value. */
+		bool after = smp_load_acquire(&x->phase) == 2;
 		u64 ts, te;
 		long v;
 
@@ -184,11 +193,16 @@ static void cc_reader_fn(struct scen_worker *w)
 			break;
 		}
 		cc_record(x, r, ts, te, v == 1);
-		/* Once the update is well over, a few more sections suffice. */
-		if (smp_load_acquire(&x->phase) == 2 && r->nafter >= CC_AFTER)
-			break;
+		if (after) {
+			scen_paid(w);
+			scen_progress(w);
+			/* A few sections around the update suffice. */
+			if (r->nafter >= CC_AFTER)
+				break;
+		}
 		scen_yield();
 	}
+	scen_paid(w);
 }
 
 static void cc_updater_fn(struct scen_worker *w)
@@ -218,9 +232,10 @@ static void cc_updater_fn(struct scen_worker *w)
 		write_unlock(&cc_rw_fair);
 		break;
 	}
+	/* The readers end by themselves: each after a section begun once
+	 * this was seen (not a time after it, which a reader the host does
+	 * not run may miss entirely). */
 	smp_store_release(&x->phase, 2);
-	scen_sleep_ms(5);
-	scen_group_stop(w->g);
 }
 
 /* Signed ns from t0 to t (cycles). */
