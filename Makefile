@@ -10,7 +10,8 @@
 #   make fuzz       libFuzzer targets over the parsers
 #   make peer       Linux 6.1 (Debian's linux-source-6.1) in two images for
 #                   `make bench` to compare with, into build/peer (not in make test)
-# The test build (build/test, SANITIZE=1) adds UBSan and the stack protector.
+# The test build (build/test, SANITIZE=1) adds UBSan, the stack protector and
+# the lock validator (CONFIG_LOCKDEP: kernel/lockdep.c, RCU-lockdep).
 # Every .c/.asm file in the kernel directories is built: adding a file needs
 # no edit here.
 
@@ -45,7 +46,8 @@ KCFLAGS += -DCONFIG_RCU_STATS=1
 endif
 ifeq ($(SANITIZE),1)
 KCFLAGS += -fsanitize=undefined -fno-sanitize=float-divide-by-zero,float-cast-overflow \
-	-fstack-protector-strong -mstack-protector-guard=global -DCONFIG_SANITIZE=1
+	-fstack-protector-strong -mstack-protector-guard=global -DCONFIG_SANITIZE=1 \
+	-DCONFIG_LOCKDEP=1
 else
 KCFLAGS += -fno-stack-protector
 endif

@@ -781,7 +781,7 @@ static void init_rq(int cpu)
 {
 	struct rq *rq = cpu_rq(cpu);
 
-	rq->lock = (arch_spinlock_t)__ARCH_SPIN_LOCK_UNLOCKED;
+	arch_spin_lock_init(&rq->lock);	/* every CPU's: one lock class */
 	for (int p = 0; p < NR_PRIO; p++)
 		INIT_LIST_HEAD(&rq->queue[p]);
 }

@@ -31,6 +31,7 @@
 #include "kernel/percpu.h"
 #include "kernel/preempt.h"
 #include "kernel/wait.h"
+#include "kernel/lockdep.h"
 
 #define TASK_RUNNING		0x0
 #define TASK_INTERRUPTIBLE	0x1
@@ -93,6 +94,9 @@ struct task {
 	 * docs/article.md): the srcu_structs this task reads. */
 	void *srcu_held[4];
 	int srcu_held_depth;
+#ifdef CONFIG_LOCKDEP
+	struct lockdep_held lockdep;	/* locks this task holds (kernel/lockdep.c) */
+#endif
 };
 
 DECLARE_PER_CPU(struct task *, current_task);
