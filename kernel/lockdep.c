@@ -105,6 +105,7 @@ static bool ld_on;
 static bool ld_full_said;
 static unsigned long ld_untracked;	/* acquisitions of dynamic locks with no key */
 atomic_t lockdep_reports = ATOMIC_INIT(0);
+const char *lockdep_last_report;
 
 static DEFINE_PER_CPU(int, ld_recursion);
 static DEFINE_PER_CPU(struct lockdep_held, ld_hardirq_held);
@@ -345,6 +346,7 @@ static void report_cycle(const struct held_lock *prev, struct lock_class *next,
 		printk(KERN_WARNING "       while holding (%s), taken at %s\n", b, s2);
 	}
 	print_held(h, "task");
+	lockdep_last_report = "possible circular locking dependency detected";
 	WARN(1, "possible circular locking dependency detected");
 }
 
@@ -363,6 +365,7 @@ static void report_recursion(const struct held_lock *prev, struct lock_class *ne
 	       "two of one class at once need a subclass (arch_spin_lock_nested())\n",
 	       current->name, smp_processor_id(), a, s1, s2);
 	print_held(h, "task");
+	lockdep_last_report = "possible recursive locking detected";
 	WARN(1, "possible recursive locking detected");
 }
 
@@ -382,6 +385,7 @@ static void report_usage(struct lock_class *c, unsigned int now, unsigned int wa
 	printk(KERN_WARNING "                 {%s} at %s\n", usage_name[now], s1);
 	printk(KERN_WARNING "an interrupt taking it on a CPU that holds it with irqs "
 	       "enabled deadlocks that CPU\n");
+	lockdep_last_report = "inconsistent lock state";
 	WARN(1, "inconsistent lock state: (%s) %s and %s", a, usage_name[was],
 	     usage_name[now]);
 }
@@ -398,6 +402,7 @@ static void report_nmi(struct lock_class *c, unsigned long ip)
 	sym(s1, sizeof(s1), ip);
 	printk(KERN_WARNING "WARNING: lock (%s) taken in NMI context at %s, "
 	       "and not declared NMI-safe (lockdep_set_nmi_safe())\n", a, s1);
+	lockdep_last_report = "lock taken in NMI context";
 	WARN(1, "lock taken in NMI context: (%s)", a);
 }
 
@@ -642,7 +647,8 @@ void lock_release(struct lockdep_map *map, unsigned long ip)
 		       "task or context\n", current ? current->name : "?",
 		       smp_processor_id(), ctx_name(pc), map->name ? map->name : "?", s);
 		print_held(h, ctx_name(pc));
-		WARN(1, "bad unlock balance detected");
+		lockdep_last_report = "bad unlock balance detected";
+	WARN(1, "bad unlock balance detected");
 		goto out_rec;
 	}
 	/* Out of order is legal: the ones above move down, rehashed. */
@@ -699,6 +705,7 @@ void lockdep_assert_held_map(const struct lockdep_map *map, const char *what,
 		return;
 	atomic_inc(&lockdep_reports);
 	lockdep_print_held_locks();
+	lockdep_last_report = "lockdep_assert_held";
 	warn_slowpath(file, line, "lockdep_assert_held(%s): not held here", what);
 }
 
@@ -729,6 +736,7 @@ void lockdep_rcu_suspicious(const char *file, int line, const char *s)
 	if (!rcu_is_watching())
 		printk(KERN_WARNING "RCU used illegally from extended quiescent state!\n");
 	lockdep_print_held_locks();
+	lockdep_last_report = "suspicious RCU usage";
 	warn_slowpath(file, line, "suspicious RCU usage: %s", s);
 }
 

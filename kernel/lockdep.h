@@ -81,8 +81,9 @@ int lockdep_depth(void);
 bool lockdep_enabled(void);
 /* Classes, edges and chains in use (lockdep selftest logs them). */
 void lockdep_stats(unsigned int *classes, unsigned int *edges, unsigned int *chains);
-/* Reports so far (tests read it). */
+/* Reports so far, and what the last one was (tests read them). */
 extern atomic_t lockdep_reports;
+extern const char *lockdep_last_report;
 
 #define lockdep_set_class(lock, key)					\
 	lockdep_init_map(&(lock)->dep_map, #key, (key))

@@ -258,7 +258,17 @@ static inline void spin_set_owner(spinlock_t *l, int cpu)
 	__atomic_store_n(&l->owner, cpu + 1, __ATOMIC_RELAXED);
 }
 
+/*
+ * With the validator the lock takes a subclass, for two locks of one
+ * class held at once in a fixed order (spin_lock_nested(), as Linux's);
+ * without it the function is what it always was.
+ */
+#ifdef CONFIG_LOCKDEP
+#define do_raw_spin_lock(l)	do_raw_spin_lock_nested(l, 0)
+static inline void do_raw_spin_lock_nested(spinlock_t *l, unsigned int subclass)
+#else
 static inline void do_raw_spin_lock(spinlock_t *l)
+#endif
 {
 	u16 t;
 
@@ -272,7 +282,7 @@ static inline void do_raw_spin_lock(spinlock_t *l)
 	if (unlikely(spin_owner_cpu(l) == smp_processor_id()) &&
 	    spin_bug_recursion(l))
 		return;
-	lockdep_lock_acquire(&l->dep_map, 0, false, false, NULL);
+	lockdep_lock_acquire(&l->dep_map, subclass, false, false, NULL);
 	if (__atomic_load_n(&virt_spin_lock_enabled, __ATOMIC_RELAXED)) {
 		if (unlikely(!__arch_spin_trylock(&l->raw)))
 			spin_lock_wait(l, -1);
@@ -309,6 +319,12 @@ static inline bool do_raw_spin_unlock(spinlock_t *l)
 }
 
 #define spin_lock(l)	do { preempt_disable(); do_raw_spin_lock(l); } while (0)
+#ifdef CONFIG_LOCKDEP
+#define spin_lock_nested(l, subclass)					\
+	do { preempt_disable(); do_raw_spin_lock_nested(l, subclass); } while (0)
+#else
+#define spin_lock_nested(l, subclass)	spin_lock(l)
+#endif
 #define spin_unlock(l)	do { if (do_raw_spin_unlock(l)) preempt_enable(); } while (0)
 
 static inline bool spin_trylock(spinlock_t *l)
