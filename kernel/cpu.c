@@ -18,8 +18,9 @@
  *     (kernel/sched.c), and cpu's idle task takes over.
  *  5. The idle task plays dead (cpuhp_play_dead()): the calls still
  *     queued, rcu_report_dead() (RCU stops waiting for cpu; a grace
- *     period in progress gets its QS), its LAPIC timer stops, it says it
- *     is dead, and halts with irqs off for good.
+ *     period in progress gets its QS), its LAPIC timer stops, it gives
+ *     the jiffies duty up if it holds it (the next CPU to tick takes it),
+ *     it says it is dead, and halts with irqs off for good.
  *  6. Here, once it is dead: its timers and RCU callbacks (in order,
  *     their grace-period tags kept) move to this CPU.
  * cpu_up(cpu): the run queue may run again, the arch starts cpu with
@@ -35,6 +36,7 @@
 #include "kernel/sched.h"
 #include "kernel/smp.h"
 #include "kernel/string.h"
+#include "kernel/tick_sched.h"
 #include "kernel/time.h"
 #include "kernel/wait.h"
 #include "rcu/rcupdate.h"
@@ -214,6 +216,7 @@ __noreturn void cpuhp_play_dead(void)
 	smp_call_function_drain();	/* senders that saw it online (step 2) */
 	rcu_report_dead(cpu);
 	arch_cpu_stop_timer();
+	tick_handover_do_timer();	/* its ticks are over: jiffies go on elsewhere */
 	complete(&cpuhp_dead);
 	arch_cpu_play_dead();
 }
@@ -264,6 +267,8 @@ int cpu_down(int cpu)
 		ret = -ETIMEDOUT;
 		goto out;	/* it may still die later; it is not online either way */
 	}
+	/* It gave the jiffies duty up as it died (cpuhp_play_dead()). */
+	WARN_ON_ONCE(READ_ONCE(tick_do_timer_cpu) == cpu);
 	timers_migrate_cpu(cpu);
 	rcu_migrate_callbacks(cpu);
 	account(true, ktime_get_ns() - t0);

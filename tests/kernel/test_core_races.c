@@ -335,12 +335,6 @@ static void rearm_fn(struct timer_list *t)
 	add_timer(t);
 }
 
-static u64 cpu_ticks(int cpu)
-{
-	return sched_stat(cpu, tick_idle) + sched_stat(cpu, tick_qs) +
-	       sched_stat(cpu, tick_atomic);
-}
-
 static void del_timer_sync_rearming_handler(void)
 {
 	int runs;
