@@ -1163,11 +1163,12 @@ static void bench_gp_round(const char *load, int nn, int ne)
 	me = se.v[se.n / 2];
 	ratio10 = me ? mn * 10 / me : 0;
 	min10 = se.v[0] ? sn.v[0] * 10 / se.v[0] : 0;
+	/* A figure, not a verdict: the report states the goal beside it
+	 * (tools/report/gp_latency.py); under load=busy it is not expected. */
 	ktap_log("bench name=gp_ratio cpus=%d normal_over_expedited=%llu.%llu of=median "
-		 "min_ratio=%llu.%llu goal=20 met=%s%s", num_online_cpus(),
+		 "min_ratio=%llu.%llu%s", num_online_cpus(),
 		 (unsigned long long)(ratio10 / 10), (unsigned long long)(ratio10 % 10),
-		 (unsigned long long)(min10 / 10), (unsigned long long)(min10 % 10),
-		 ratio10 >= 200 ? "yes" : "no", extra);
+		 (unsigned long long)(min10 / 10), (unsigned long long)(min10 % 10), extra);
 }
 
 static void rcu_bench_gp(void)
