@@ -8,7 +8,7 @@ from . import paper as paper_data
 from .common import LINUX_LABEL, PAPER_LABEL, ROOT, md_table, platform_label
 from .figures import build_plots
 from .goals import goals
-from .gp_latency import gp_table
+from .gp_latency import gp_ratio_table, gp_table
 from .plot import draw
 from .readside_tables import readside_matrix, three_source_table
 
@@ -86,6 +86,9 @@ def write_report(rows, platforms, sources, out_dir, paper_dir,
     gpt = gp_table(rows)
     if gpt:
         md += ["", f"## Grace-period latency beside {LINUX_LABEL}", ""] + gpt
+    ratio = gp_ratio_table(rows)
+    if ratio:
+        md += ["", "## Expedited against normal grace periods", ""] + ratio
     md += ["", "## Figures", ""]
     if drawn is None:
         md.append("Plots skipped: gnuplot was not found (Debian: "
