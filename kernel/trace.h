@@ -139,7 +139,9 @@ static inline u64 trace_comm(const char *name)
 #define trace_rcu_stall_warning(rcuname, msg, gp_seq) \
 	__trace(TRACE_RCU, TE_RCU_STALL_WARNING, rcuname, msg, gp_seq, 0, 0, 0, 0)
 /* A scenario's reader (tests/scenarios): what "begin" or "end", id its
- * number, saw what it read (the report's figure). */
+ * number, saw what it read (1: the new value); and its updater: "update"
+ * (begins), "commit" (the new value published), "updated" (the grace
+ * period over).  The report's figure of the article is drawn from them. */
 #define trace_rcu_reader(scenario, what, id, saw) \
 	__trace(TRACE_RCU, TE_RCU_READER, scenario, what, id, saw, 0, 0, 0)
 
