@@ -72,7 +72,7 @@ void kmain(unsigned long magic, unsigned long info_phys)
 	printk(KERN_INFO "boot: loader '%s', memory %lu MiB usable, command line '%s'\n",
 	       boot_info.loader_name[0] ? boot_info.loader_name : "?",
 	       (unsigned long)(pmm_usable_bytes() >> 20), boot_info.cmdline);
-	cmdline_parse(boot_info.cmdline, __start___param, __stop___param);
+	cmdline_parse_kernel(boot_info.cmdline);
 	spin_lock_setup(arch_under_hypervisor());	/* before any other CPU runs */
 	timers_init();		/* the per-CPU timer bases, before anyone sleeps */
 	sched_init();		/* kmain becomes a task; CPU 0's idle; preempt= */

@@ -34,6 +34,9 @@ void system_exit(int status)
 	if (status != EXIT_PANIC)
 		trace_dump_at_end();	/* trace.dump=end (panic() dumped already) */
 	watchdog_stop();	/* a halted CPU is not a hard lockup */
+	/* A typo in an option must not pass for the run that was asked. */
+	if (cmdline_unknown_report() && status == EXIT_SUCCESS_STATUS)
+		status = EXIT_FAILURE_STATUS;
 	printk_raw("# rcukern: exit status %d\n", status);
 	if (mode == EXIT_QEMU || (mode == EXIT_AUTO && arch_under_qemu())) {
 		arch_qemu_exit(status);

@@ -6,8 +6,8 @@ findings: a time limit, idle=, an oversize log, the hooks' statuses).
 judge() turns a run into cases, PASS|FAIL|SKIP <config>/<path>: the KTAP
 cases (tests/ktap_parser.py), each structural problem, each crash report
 (a panic, Oops, BUG, hard lockup, UBSAN or stack-protector report, whose
-register dump and backtrace are echoed), the hooks, forbid= matches, and
-an exit status or a saved log's end that does not fit.  An expect=fail
+register dump and backtrace are echoed), the hooks, forbid= matches, unknown kernel
+options, and an exit status or a saved log's end that does not fit.  An expect=fail
 configuration gets one case instead: it passes only if the run failed
 the way its require= regexes say.  format_verdict() and summary_line()
 give the lines tests/runner.py prints.
@@ -75,6 +75,17 @@ def crash_dump(lines, first_lineno):
             out.append("... (more in the log)")
             break
     return out
+
+
+# The kernel's end-of-run line for each unknown option (kernel/cmdline.c,
+# cmdline_unknown_report()); with cmdline.unknown=ignore it says "was
+# ignored" instead and the run is judged as if it were not there.
+_UNKNOWN_OPTION = re.compile(r"# cmdline: unknown option '([^']*)': the run fails")
+
+
+def unknown_options(lines):
+    """The unknown kernel options the kernel said fail the run."""
+    return [m.group(1) for m in map(_UNKNOWN_OPTION.search, lines) if m]
 
 
 # --------------------------------------------------------------------------
@@ -183,6 +194,13 @@ def judge(cfg, lines, rc=None, timed_out=False, stderr_text="",
         if hit:
             extra.append(Case("FAIL", "forbid", f"/{rx.pattern}/ matched at "
                               f"log line {hit}: {lines[hit - 1].strip()}"))
+
+    unknown = unknown_options(lines)
+    if unknown:
+        extra.append(Case("FAIL", "cmdline", "unknown kernel option(s) "
+                          + ", ".join(f"'{u}'" for u in unknown)
+                          + ": the run did something else than asked "
+                          "(cmdline.unknown=ignore to go on)"))
 
     if not crashes and not timed_out and not oversize and \
             any(p.truncated for p in problems):

@@ -344,6 +344,22 @@ class VerdictTest(unittest.TestCase):
         self.assertEqual(statuses(v)["exit-status"], "FAIL")
         self.assertNotIn("exit-status", statuses(judge_fixture("not-ok.log", rc=1)))
 
+    def test_unknown_option_fails_the_run(self):
+        # The kernel says each unknown option again before its exit status
+        # (1 for them); cmdline.unknown=ignore makes the line say so.
+        lines = fixture("good.log")
+        end = ["# cmdline: unknown option 'tortue': the run fails "
+               "(cmdline.unknown=ignore to go on)", "# rcukern: exit status 1"]
+        v = judge.judge(qemu_configs.Config(name="typo"), lines + end, rc=1)
+        self.assertFalse(v.passed)
+        self.assertEqual(statuses(v)["cmdline"], "FAIL")
+        self.assertNotIn("exit-status", statuses(v))     # one reason, not two
+        self.assertIn("unknown kernel option(s) 'tortue'", text_of(v))
+        ignored = ["# cmdline: unknown option 'tortue' was ignored "
+                   "(cmdline.unknown=ignore)", "# rcukern: exit status 0"]
+        v = judge.judge(qemu_configs.Config(name="typo"), lines + ignored, rc=0)
+        self.assertTrue(v.passed)
+
     def test_timeout_fails_and_shows_the_last_lines(self):
         v = judge_fixture("good.log", rc=124, timed_out=True,
                           stderr_text="qemu-system-x86_64: terminating on signal 15")

@@ -14,12 +14,17 @@
  *    nested call's poll, not from an IPI.
  *  - del_timer_sync() while the handler runs on CPU 1 and re-arms: on
  *    return the timer is neither pending nor running.
+ *  - A thread that sleeps on a CPU going down is woken while that CPU
+ *    is held just after its switch away (->on_cpu clear), runs on
+ *    another CPU and exits: its task struct is dropped once there, and
+ *    not again by the held CPU, so its joiner's handle stays good.
  * The windows are widened by test-build switches (CONFIG_SANITIZE); every
  * wait is bounded.
  */
 #include "kernel/ktap.h"
 #include "tests/kernel/test_helpers.h"
 #include "kernel/sched.h"
+#include "kernel/cpu.h"
 #include "kernel/smp.h"
 #include "kernel/time.h"
 #include "kernel/wait.h"
@@ -377,9 +382,109 @@ static void del_timer_sync_rearming_handler(void)
 	del_timer_sync(&rearm.t);
 }
 
+/* ---- a thread dies elsewhere while its old CPU finishes its switch ---- */
+
+#ifdef CONFIG_SANITIZE
+static struct {
+	struct task *victim;
+	int cpu;		/* the CPU going down */
+	int sleep;		/* the victim may go to sleep now */
+	int held;		/* cpu holds in the victim's switch away */
+	int woken;		/* the victim was woken while cpu held */
+	int released;		/* it died elsewhere; cpu went on */
+} fin;
+
+/* Spins on fin.cpu (preemptibly: the grace period and the parking of
+ * cpu_down() need the CPU) until cpu_down() is past its hooks, then
+ * sleeps there once and exits wherever it is woken. */
+static int fin_victim(void *unused)
+{
+	(void)unused;
+	if (!SPIN_UNTIL(READ_ONCE(fin.sleep), 30000))
+		return -1;
+	set_current_state(TASK_UNINTERRUPTIBLE);
+	schedule();
+	__set_current_state(TASK_RUNNING);
+	return 7;
+}
+
+static void fin_hook(enum sched_inject_point where, struct task *t, int cpu)
+{
+	if (cpu != READ_ONCE(fin.cpu))
+		return;
+	switch (where) {
+	case SCHED_INJECT_DYING_BEGIN:
+		/* The victim sleeps on cpu, which holds in its switch away. */
+		WRITE_ONCE(fin.sleep, 1);
+		SPIN_UNTIL(READ_ONCE(fin.held), 30000);
+		break;
+	case SCHED_INJECT_DYING:
+		/* The run queue is dying and the victim neither queued nor
+		 * on its CPU: the wake-up moves it to another CPU. */
+		if (READ_ONCE(fin.held))
+			WRITE_ONCE(fin.woken, wake_up_process(fin.victim));
+		break;
+	case SCHED_INJECT_FINISH:
+		/* Its sleep, not a preemption (which leaves it queued). */
+		if (t != READ_ONCE(fin.victim) || READ_ONCE(t->on_rq) || READ_ONCE(fin.held))
+			return;
+		WRITE_ONCE(fin.held, 1);
+		/* Until it has run elsewhere, exited and been switched out
+		 * there: an NMI or a host that stops this vCPU, made long. */
+		SPIN_UNTIL(READ_ONCE(t->state) == TASK_DEAD &&
+			   !smp_load_acquire(&t->on_cpu), 30000);
+		WRITE_ONCE(fin.released, 1);
+		break;
+	}
+}
+#endif
+
+static void dead_thread_dropped_once_across_cpu_down(void)
+{
+#ifdef CONFIG_SANITIZE
+	struct task *t;
+	int cpu = 1, ret, usage;
+
+	if (num_online_cpus() < 2 || !cpu_online(cpu)) {
+		ktap_skip("needs CPU 1 online and another");
+		return;
+	}
+	memset(&fin, 0, sizeof(fin));
+	t = kthread_create_on_cpu(fin_victim, NULL, cpu, "finvictim");
+	KTAP_ASSERT(t);
+	t->bound_cpu = -1;	/* created there, free to move */
+	WRITE_ONCE(fin.victim, t);
+	WRITE_ONCE(fin.cpu, cpu);
+	__atomic_store_n(&sched_inject_hook, fin_hook, __ATOMIC_RELEASE);
+	wake_up_process(t);
+	ret = cpu_down(cpu);
+	__atomic_store_n(&sched_inject_hook, NULL, __ATOMIC_RELEASE);
+	KTAP_EXPECT_EQ(ret, 0);
+	KTAP_EXPECT(READ_ONCE(fin.held));
+	KTAP_EXPECT(READ_ONCE(fin.woken));
+	KTAP_EXPECT(READ_ONCE(fin.released));
+	if (!READ_ONCE(fin.woken))
+		wake_up_process(t);	/* the window was not opened: end it */
+	/* The joiner's handle is all that is left. */
+	usage = atomic_read(&t->usage);
+	if (usage != 1) {
+		ktap_fail("the exited thread's task struct has usage %#x, not 1 "
+			  "(0x6b6b6b6b: freed under its joiner)", usage);
+		/* leaked: joining freed memory would only spread the damage */
+	} else {
+		KTAP_EXPECT_EQ(kthread_join(t), 7);
+	}
+	if (!cpu_online(cpu))
+		KTAP_EXPECT_EQ(cpu_up(cpu), 0);
+#else
+	ktap_skip("needs the test build (sched_inject_hook)");
+#endif
+}
+
 KTAP_SUITE(core_races,
 	   KTAP_CASE(kthread_stop_from_wait_event),
 	   KTAP_CASE(polled_call_sees_irq_context),
 	   KTAP_CASE(nested_call_from_ipi_during_expedited_gp),
 	   KTAP_CASE(nested_call_from_timer_during_expedited_gp),
-	   KTAP_CASE(del_timer_sync_rearming_handler));
+	   KTAP_CASE(del_timer_sync_rearming_handler),
+	   KTAP_CASE(dead_thread_dropped_once_across_cpu_down));
