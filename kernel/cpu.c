@@ -38,6 +38,7 @@
 #include "kernel/string.h"
 #include "kernel/tick_sched.h"
 #include "kernel/time.h"
+#include "kernel/trace.h"
 #include "kernel/wait.h"
 #include "rcu/rcupdate.h"
 #include "asm/irqflags.h"
@@ -180,6 +181,7 @@ static int cpuhp_offline_step(int i, int cpu)
 
 	if (!ret && cpuhp_states[i].offline)
 		ret = cpuhp_states[i].offline(cpu);
+	trace_cpuhp("down", cpuhp_states[i].name, cpu, ret);
 	if (ret)
 		pr_warn("cpuhp: %s: CPU %d offline step failed (%d)\n",
 			cpuhp_states[i].name, cpu, ret);
@@ -214,6 +216,7 @@ __noreturn void cpuhp_play_dead(void)
 	int cpu = smp_processor_id();
 
 	smp_call_function_drain();	/* senders that saw it online (step 2) */
+	trace_cpuhp("down", "play_dead", cpu, 0);
 	rcu_report_dead(cpu);
 	arch_cpu_stop_timer();
 	tick_handover_do_timer();	/* its ticks are over: jiffies go on elsewhere */
@@ -241,6 +244,7 @@ int cpu_down(int cpu)
 		goto out;
 	}
 	t0 = ktime_get_ns();
+	trace_cpuhp("down", "begin", cpu, 0);
 	reinit_completion(&cpuhp_dead);
 	cpumask_clear_cpu(cpu, &cpu_online_mask);
 	smp_mb();
@@ -272,6 +276,7 @@ int cpu_down(int cpu)
 	timers_migrate_cpu(cpu);
 	rcu_migrate_callbacks(cpu);
 	account(true, ktime_get_ns() - t0);
+	trace_cpuhp("down", "done", cpu, 0);
 out:
 	cpu_hotplug_done();
 	return ret;
@@ -293,14 +298,17 @@ int cpu_up(int cpu)
 		goto out;
 	}
 	t0 = ktime_get_ns();
+	trace_cpuhp("up", "begin", cpu, 0);
 	sched_cpu_up_prepare(cpu);
 	ret = arch_cpu_up(cpu);
+	trace_cpuhp("up", "arch_cpu_up", cpu, ret);
 	if (ret)
 		goto out;
 	for (i = 0; i < READ_ONCE(cpuhp_nr_states); i++)
 		if (cpuhp_states[i].online && cpuhp_states[i].online(cpu))
 			pr_warn("cpuhp: %s: CPU %d online step failed\n", cpuhp_states[i].name, cpu);
 	account(false, ktime_get_ns() - t0);
+	trace_cpuhp("up", "done", cpu, 0);
 out:
 	cpu_hotplug_done();
 	return ret;

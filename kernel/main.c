@@ -27,6 +27,7 @@
 #include "rcu/rcupdate.h"
 #include "rcu/torture.h"
 #include "kernel/profile.h"
+#include "kernel/trace.h"
 
 #define MB2_BOOTLOADER_MAGIC 0x36d76289
 /* The boot information lies in low memory, identity-mapped by the early
@@ -78,6 +79,7 @@ void kmain(unsigned long magic, unsigned long info_phys)
 	rcu_init();		/* the node tree; CPU 0 reports from now on */
 	x86_platform_init();	/* ACPI, APICs, TSC, this CPU's tick; irqs on */
 	smp_boot_cpus();	/* the APs, the TSC sync check, the CPU table */
+	trace_init();		/* trace=: a buffer per CPU online */
 	rcu_late_init();	/* the grace-period and callback kthreads */
 	cpu_offline_boot();	/* cpu.offline=LIST */
 

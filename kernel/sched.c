@@ -25,6 +25,7 @@
 #include "kernel/string.h"
 #include "kernel/vmstack.h"
 #include "kernel/time.h"
+#include "kernel/trace.h"
 #include "kernel/cmdline.h"
 #include "rcu/rcupdate.h"
 #include "asm/cpu.h"
@@ -246,6 +247,7 @@ static void __schedule(bool preempt)
 			prev->nr_preempted++;
 		next->on_cpu = 1;
 		arch_spin_unlock(&rq->lock);
+		trace_sched_switch(prev->name, prev, prev->state, next->name, next);
 
 		prev->preempt_count = preempt_count();
 		preempt_count_set(next->preempt_count);
@@ -456,6 +458,7 @@ int wake_up_state(struct task *t, unsigned int state)
 			enqueue(rq, t, false);
 			check_preempt(rq, cpu, t);
 		}
+		trace_sched_wakeup(t->name, t, cpu);
 		ret = 1;
 	}
 	arch_spin_unlock(&rq->lock);

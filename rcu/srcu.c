@@ -115,12 +115,14 @@ static void srcu_gp_advance(struct srcu_struct *ss)
 				return;
 			smp_mb();	/* the callers' updates before the scans */
 			WRITE_ONCE(ss->srcu_gp_seq, ss->srcu_gp_seq + 1);
+			trace_srcu_grace_period(ss->name, ss->srcu_gp_seq, "start", ss->srcu_idx & 1);
 			/* fall through */
 		case 1:
 			if (!srcu_readers_active_idx_check(ss, (ss->srcu_idx & 1) ^ 1))
 				return;
 			smp_mb();	/* D: scan 1 before the flip */
 			WRITE_ONCE(ss->srcu_idx, ss->srcu_idx + 1);
+			trace_srcu_grace_period(ss->name, ss->srcu_gp_seq, "flip", ss->srcu_idx & 1);
 			smp_mb();	/* E: the flip before scan 2 */
 			WRITE_ONCE(ss->srcu_gp_seq, ss->srcu_gp_seq + 1);
 			/* fall through */
@@ -128,6 +130,7 @@ static void srcu_gp_advance(struct srcu_struct *ss)
 			if (!srcu_readers_active_idx_check(ss, (ss->srcu_idx & 1) ^ 1))
 				return;
 			smp_mb();	/* the readers' sections before the end */
+			trace_srcu_grace_period(ss->name, ss->srcu_gp_seq, "end", ss->srcu_idx & 1);
 			rcu_seq_end(&ss->srcu_gp_seq);
 			break;
 		default:

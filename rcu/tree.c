@@ -304,6 +304,7 @@ void rcu_report_qs_rnp(unsigned long mask, struct rcu_node *rnp,
 			return;		/* already reported, or a stale GP */
 		}
 		WRITE_ONCE(rnp->qsmask, rnp->qsmask & ~mask);
+		trace_rcu_quiescent_state_report("rcu_sched", gps, mask, rnp->qsmask, rnp->grplo, rnp->level);
 		/* A leaf with preempted readers reports when the last leaves. */
 		if (rnp->qsmask || rcu_preempt_blocked_readers_cgp(rnp) || !rnp->parent) {
 			bool done = !rnp->qsmask && !rcu_preempt_blocked_readers_cgp(rnp);
@@ -623,6 +624,7 @@ static bool rcu_gp_init(void)
 	/* Start: readers that began before this store may hold old data. */
 	rcu_seq_start(&rcu_state.gp_seq);
 	gps = rcu_state.gp_seq;
+	trace_rcu_grace_period("rcu_sched", gps, "start");
 	rcu_stall_window_hold(gps);			/* test build only */
 	if (rcu_inject(RCU_INJECT_STALL_ORDER))
 		rcu_stall_gp_start();
@@ -697,6 +699,7 @@ static bool rcu_gp_init(void)
 		}
 	}
 	rcu_ofl_window_gp_inited(gps);
+	trace_rcu_grace_period("rcu_sched", gps, "init");
 	return true;
 }
 
@@ -768,6 +771,7 @@ static void rcu_gp_fqs_loop(void)
 {
 	struct rcu_node *root = rcu_get_root();
 	bool first = true;
+	unsigned long pass = 0;
 
 	for (;;) {
 		unsigned long j = first ? jiffies_till_first_fqs : jiffies_till_next_fqs;
@@ -777,6 +781,7 @@ static void rcu_gp_fqs_loop(void)
 				   j ? j : 1);
 		if (rcu_gp_qs_done(root))
 			break;
+		trace_rcu_grace_period_fqs("rcu_sched", rcu_state.gp_seq, ++pass);
 		force_qs_rnp(first);
 		rcu_preempt_boost_check();
 		first = false;
@@ -799,6 +804,7 @@ static void rcu_gp_cleanup(void)
 	int cpu;
 
 	rcu_stats_gp_cleanup();
+	trace_rcu_grace_period("rcu_sched", rcu_state.gp_seq, "cleanup");
 
 	/*
 	 * Taking every node's lock orders this kthread after every QS report
@@ -818,6 +824,7 @@ static void rcu_gp_cleanup(void)
 
 	spin_lock_irqsave(&root->lock, flags);
 	/* The release pairs with rcu_seq_done()'s acquire (contract (1)). */
+	trace_rcu_grace_period("rcu_sched", rcu_state.gp_seq, "end");
 	rcu_seq_end(&rcu_state.gp_seq);
 	if (ULONG_CMP_LT(rcu_state.gp_seq, rcu_state.gp_seq_needed))
 		WRITE_ONCE(rcu_state.gp_flags, rcu_state.gp_flags | RCU_GP_FLAG_INIT);
@@ -904,6 +911,7 @@ void call_rcu_sched(struct rcu_head *head, rcu_callback_t func)
 	rdp->n_cbs_queued++;
 	rcu_accelerate_cbs(rdp);
 	n = rcu_segcblist_n_cbs(&rdp->cblist);
+	trace_rcu_callback("rcu_sched", head, func, n);
 	/* A flood: drain without a batch limit and hurry the GP along. */
 	if (n > qhimark && rdp->blimit != LONG_MAX_BLIMIT) {
 		rdp->blimit = LONG_MAX_BLIMIT;
@@ -937,14 +945,17 @@ static void rcu_do_batch(struct rcu_data *rdp)
 		spin_unlock_irqrestore(&rdp->lock, flags);
 		if (!n)
 			return;
+		trace_rcu_batch_start("rcu_sched", n, lim);
 		/* Run as Linux's softirq would: no preemption inside a callback. */
 		local_bh_disable();
 		for (rhp = done.head; rhp; rhp = next) {
 			next = rhp->next;
 			debug_rcu_head_unqueue(rhp);
+			trace_rcu_invoke_callback("rcu_sched", rhp, rhp->func);
 			rhp->func(rhp);
 		}
 		local_bh_enable();
+		trace_rcu_batch_end("rcu_sched", n);
 		/*
 		 * Only now are they no longer waiting: rcu_barrier_sched() must
 		 * find them in ->len until here, or it would skip this CPU and

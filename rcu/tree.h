@@ -27,6 +27,7 @@
 #include "kernel/sched.h"
 #include "kernel/wait.h"
 #include "kernel/time.h"
+#include "kernel/trace.h"
 
 #define RCU_FANOUT_LEAF		16
 #define RCU_FANOUT		16

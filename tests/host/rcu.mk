@@ -9,7 +9,7 @@ RCU_BUILD ?= build
 RCU_SHIM = $(RCU_ROOT)/tests/host/rcu/shim
 RCU_KSRC = $(sort $(wildcard $(RCU_ROOT)/rcu/*.c)) \
 	$(RCU_ROOT)/kernel/wait.c $(RCU_ROOT)/kernel/spinlock.c $(RCU_ROOT)/kernel/cmdline.c \
-	$(RCU_ROOT)/kernel/cpu.c $(RCU_ROOT)/kernel/mutex.c
+	$(RCU_ROOT)/kernel/cpu.c $(RCU_ROOT)/kernel/mutex.c $(RCU_ROOT)/kernel/trace.c
 RCU_SHIM_SRC = $(RCU_SHIM)/cpu.c $(RCU_SHIM)/misc.c
 RCU_DEPS = $(RCU_KSRC) $(RCU_SHIM_SRC) $(wildcard $(RCU_SHIM)/*.h $(RCU_SHIM)/*/*.h) \
 	$(wildcard $(RCU_ROOT)/rcu/*.h) $(wildcard $(RCU_ROOT)/kernel/*.h) $(RCU_SHIM)/percpu.ld \
