@@ -45,7 +45,8 @@ KCFLAGS += -DCONFIG_RCU_STATS=1
 endif
 ifeq ($(SANITIZE),1)
 KCFLAGS += -fsanitize=undefined -fno-sanitize=float-divide-by-zero,float-cast-overflow \
-	-fstack-protector-strong -mstack-protector-guard=global -DCONFIG_SANITIZE=1
+	-fstack-protector-strong -mstack-protector-guard=global -DCONFIG_SANITIZE=1 \
+	-DCONFIG_JITTER=1
 else
 KCFLAGS += -fno-stack-protector
 endif

@@ -30,6 +30,7 @@
 #include "kernel/cpu.h"
 #include "kernel/atomic.h"
 #include "kernel/cmdline.h"
+#include "kernel/jitter.h"
 #include "kernel/mutex.h"
 #include "kernel/printk.h"
 #include "kernel/sched.h"
@@ -212,7 +213,9 @@ __noreturn void cpuhp_play_dead(void)
 	int cpu = smp_processor_id();
 
 	smp_call_function_drain();	/* senders that saw it online (step 2) */
+	jitter_site(JITTER_HOTPLUG);
 	rcu_report_dead(cpu);
+	jitter_site(JITTER_HOTPLUG);
 	arch_cpu_stop_timer();
 	complete(&cpuhp_dead);
 	arch_cpu_play_dead();
@@ -239,11 +242,15 @@ int cpu_down(int cpu)
 	}
 	t0 = ktime_get_ns();
 	reinit_completion(&cpuhp_dead);
+	/* Test build: a random delay before each step (kernel/jitter.h). */
+	jitter_site(JITTER_HOTPLUG);
 	cpumask_clear_cpu(cpu, &cpu_online_mask);
 	smp_mb();
+	jitter_site(JITTER_HOTPLUG);
 	synchronize_sched();
 	nr = READ_ONCE(cpuhp_nr_states);
 	for (i = nr - 1; i >= 0; i--) {
+		jitter_site(JITTER_HOTPLUG);
 		ret = cpuhp_offline_step(i, cpu);
 		if (ret) {
 			cpuhp_back_out(cpu, i + 1, nr);
@@ -256,6 +263,7 @@ int cpu_down(int cpu)
 		cpuhp_back_out(cpu, 0, nr);
 		goto out;
 	}
+	jitter_site(JITTER_HOTPLUG);
 	sched_cpu_dying_begin(cpu);
 	if (!wait_for_completion_timeout(&cpuhp_dead, msecs_to_jiffies(cpuhp_timeout_ms))) {
 		pr_err("cpuhp: CPU %d did not stop within %u ms (a thread bound to it "
@@ -264,7 +272,9 @@ int cpu_down(int cpu)
 		ret = -ETIMEDOUT;
 		goto out;	/* it may still die later; it is not online either way */
 	}
+	jitter_site(JITTER_HOTPLUG);
 	timers_migrate_cpu(cpu);
+	jitter_site(JITTER_HOTPLUG);
 	rcu_migrate_callbacks(cpu);
 	account(true, ktime_get_ns() - t0);
 out:
@@ -288,13 +298,17 @@ int cpu_up(int cpu)
 		goto out;
 	}
 	t0 = ktime_get_ns();
+	jitter_site(JITTER_HOTPLUG);
 	sched_cpu_up_prepare(cpu);
+	jitter_site(JITTER_HOTPLUG);
 	ret = arch_cpu_up(cpu);
 	if (ret)
 		goto out;
-	for (i = 0; i < READ_ONCE(cpuhp_nr_states); i++)
+	for (i = 0; i < READ_ONCE(cpuhp_nr_states); i++) {
+		jitter_site(JITTER_HOTPLUG);
 		if (cpuhp_states[i].online && cpuhp_states[i].online(cpu))
 			pr_warn("cpuhp: %s: CPU %d online step failed\n", cpuhp_states[i].name, cpu);
+	}
 	account(false, ktime_get_ns() - t0);
 out:
 	cpu_hotplug_done();
