@@ -49,10 +49,17 @@ static unsigned int rnd(unsigned int n)
 	return (unsigned int)(rng % n);
 }
 
-/* The reference's rcu_seq_snap(): the same formula without the wrap. */
+/*
+ * The reference's rcu_seq_snap(), from what it means rather than from
+ * its formula: the end of the first grace period that starts after now,
+ * i.e. the next one's end when idle, the one after the running one's
+ * otherwise.
+ */
 static u128 ref_snap(u128 s)
 {
-	return (s + 2 * RCU_SEQ_STATE_MASK + 1) & ~(u128)RCU_SEQ_STATE_MASK;
+	u128 ctr = s & ~(u128)RCU_SEQ_STATE_MASK;
+
+	return ctr + (RCU_SEQ_STATE_MASK + 1) * ((s & RCU_SEQ_STATE_MASK) ? 2 : 1);
 }
 
 static const char *what;
