@@ -468,6 +468,7 @@ int wake_up_state(struct task *t, unsigned int state)
 
 int wake_up_process(struct task *t)
 {
+	jitter_site(JITTER_WAKE);
 	return wake_up_state(t, TASK_NORMAL);
 }
 

@@ -31,6 +31,7 @@
 #include "rcu/debug_head.h"
 #include "kernel/printk.h"
 #include "kernel/cmdline.h"
+#include "kernel/jitter.h"
 #include "kernel/slab.h"
 #include "kernel/cpu.h"
 
@@ -630,6 +631,8 @@ static bool rcu_gp_init(void)
 		rcu_stall_gp_start();
 	spin_unlock_irqrestore(&root->lock, flags);
 	smp_mb();	/* order the start before any CPU's view of qsmask below */
+	/* Test build: Linux's gp_preinit_delay, "races with CPU hotplug". */
+	jitter_site(JITTER_GP_PHASE);
 
 	/*
 	 * First pass, leaves up: each leaf takes the CPUs online now, each
@@ -649,6 +652,7 @@ static bool rcu_gp_init(void)
 
 		rnp = &rcu_state.node[i];
 		leaf = rnp->level == rcu_state.num_levels - 1;
+		jitter_site(JITTER_GP_INIT);	/* test build: Linux's gp_init_delay */
 		local_irq_save(flags);
 		if (leaf && !rcu_ofl_trylock()) {
 			rcu_ofl_window_gp_blocked(gps);
@@ -676,6 +680,7 @@ static bool rcu_gp_init(void)
 	rcu_for_each_node_breadth_first(rnp) {
 		unsigned long gone;
 
+		jitter_site(JITTER_GP_INIT);
 		spin_lock_irqsave(&rnp->lock, flags);
 		WRITE_ONCE(rnp->qsmask, rnp->qsmaskinit);
 		WRITE_ONCE(rnp->gp_seq, gps);
@@ -812,6 +817,7 @@ static void rcu_gp_cleanup(void)
 	 * a CPU never sees the GP over globally while its leaf says running.
 	 */
 	rcu_for_each_node_breadth_first(rnp) {
+		jitter_site(JITTER_GP_PHASE);	/* test build: gp_cleanup_delay */
 		spin_lock_irqsave(&rnp->lock, flags);
 		WARN_ON_ONCE(rnp->qsmask);
 		WRITE_ONCE(rnp->gp_seq, new_gp_seq);
@@ -885,7 +891,9 @@ static int rcu_gp_kthread(void *unused)
 				   kthread_should_stop(), HZ);
 		if (!rcu_gp_init())
 			continue;
+		jitter_site(JITTER_GP_PHASE);	/* test build: kernel/jitter.h */
 		rcu_gp_fqs_loop();
+		jitter_site(JITTER_GP_PHASE);
 		rcu_gp_cleanup();
 	}
 	return 0;
@@ -1080,6 +1088,7 @@ void rcu_barrier_sched(void)
 		if (!per_cpu(rcu_data_ready, cpu) ||
 		    (rcu_inject(RCU_INJECT_BARRIER_ONLINE) && !cpu_online(cpu)))
 			continue;
+		jitter_site(JITTER_BARRIER_WALK);	/* test build: a slow walk */
 		spin_lock_irqsave(&rdp->lock, flags);
 		if (rcu_segcblist_n_cbs(&rdp->cblist)) {
 			atomic_inc(&rcu_state.barrier_cpu_count);
