@@ -54,7 +54,7 @@ core_param(rcu.geometry_cpus, rcu_geometry_cpus, uint,
 	   "CPUs the rcu_node tree is built for (0: NR_CPUS)");
 static unsigned int jiffies_till_first_fqs = 3;
 core_param(rcu.jiffies_till_first_fqs, jiffies_till_first_fqs, uint,
-	   "ticks before the first scan for idle CPUs in a grace period");
+	   "ticks from the scan for idle CPUs at a grace period's start to the next");
 static unsigned int jiffies_till_next_fqs = 3;
 core_param(rcu.jiffies_till_next_fqs, jiffies_till_next_fqs, uint,
 	   "ticks between later scans");
@@ -194,14 +194,59 @@ bool rcu_is_watching(void)
  * between the two lines sees "not idle, nested" and leaves the counter
  * alone.
  */
+static void rcu_eqs_enter(struct rcu_data *rdp)
+{
+	WRITE_ONCE(rdp->dynticks_nmi_nesting, 0);
+	WARN_ON_ONCE(rcu_dynticks_in_eqs(atomic_inc_return(&rdp->dynticks)) == false);
+}
+
+/* Idle exit: odd again; the full barrier orders it before later readers. */
+static void rcu_eqs_exit(struct rcu_data *rdp)
+{
+	WARN_ON_ONCE(rcu_dynticks_in_eqs(atomic_inc_return(&rdp->dynticks)));
+	WRITE_ONCE(rdp->dynticks_nmi_nesting, DYNTICK_IRQ_NONIDLE);
+}
+
+static void rcu_report_qs_here(struct rcu_data *rdp);
+
+/*
+ * Irqs off: the grace period this CPU's leaf runs still waits for it.
+ * Read locklessly; rcu_report_qs_here() rechecks under the leaf lock.
+ */
+static bool rcu_gp_waits_here(struct rcu_data *rdp)
+{
+	struct rcu_node *rnp = rdp->mynode;
+
+	return (READ_ONCE(rnp->qsmask) & rdp->grpmask) &&
+	       rcu_seq_state(READ_ONCE(rnp->gp_seq));
+}
+
+/*
+ * The check after the increment is the idle shortcut's other half (the
+ * first is rcu_gp_fqs_loop()'s scan at a grace period's start).  A
+ * grace period whose scan read this counter before the increment (odd:
+ * this CPU was still busy, or in an irq from idle) would otherwise
+ * notice this CPU only at its next timed scan, and its tick may be
+ * stopped meanwhile.  The increment is a full barrier before the read of
+ * qsmask here, as the scan's counter read is one after rcu_gp_init() set
+ * the bit: so the scan saw the counter even, or this sees the bit (or
+ * both).  The idle task is in no reader, so this is a QS seen after the
+ * grace period started (contract (3)); it is reported outside the EQS,
+ * as from any other task context.  tests/model checks the pair (the
+ * assert at the halt: no CPU halts awaited by a GP that has scanned it).
+ */
 void rcu_idle_enter(void)
 {
 	struct rcu_data *rdp = this_cpu_ptr(&rcu_data);
 
 	if (!this_cpu_read(rcu_data_ready))
 		return;
-	WRITE_ONCE(rdp->dynticks_nmi_nesting, 0);
-	WARN_ON_ONCE(rcu_dynticks_in_eqs(atomic_inc_return(&rdp->dynticks)) == false);
+	rcu_eqs_enter(rdp);
+	if (unlikely(rcu_gp_waits_here(rdp))) {
+		rcu_eqs_exit(rdp);
+		rcu_report_qs_here(rdp);
+		rcu_eqs_enter(rdp);
+	}
 }
 
 /*
@@ -218,15 +263,11 @@ bool rcu_needs_cpu(void)
 	return READ_ONCE(this_cpu_ptr(&rcu_data)->cblist.len) != 0;
 }
 
-/* Idle exit: odd again; the full barrier orders it before later readers. */
 void rcu_idle_exit(void)
 {
-	struct rcu_data *rdp = this_cpu_ptr(&rcu_data);
-
 	if (!this_cpu_read(rcu_data_ready))
 		return;
-	WARN_ON_ONCE(rcu_dynticks_in_eqs(atomic_inc_return(&rdp->dynticks)));
-	WRITE_ONCE(rdp->dynticks_nmi_nesting, DYNTICK_IRQ_NONIDLE);
+	rcu_eqs_exit(this_cpu_ptr(&rcu_data));
 }
 
 /*
@@ -368,6 +409,22 @@ static void note_gp_changes(struct rcu_data *rdp)
 	spin_lock_irqsave(&rnp->lock, flags);
 	__note_gp_changes(rnp, rdp);
 	spin_unlock_irqrestore(&rnp->lock, flags);
+}
+
+/*
+ * This CPU, irqs off, is at a quiescent state in task context: the task
+ * on it is inside no reader of either flavour.  Note the grace period
+ * its leaf runs and report for it, as a tick would
+ * (rcu_sched_clock_irq()).  For the idle loop on its way into the
+ * extended QS (rcu_idle_enter()), which must not wait for a tick that
+ * its tickless CPU may never take.
+ */
+static void rcu_report_qs_here(struct rcu_data *rdp)
+{
+	note_gp_changes(rdp);
+	rcu_qs(rdp);
+	if (rdp->core_needs_qs && !READ_ONCE(rdp->cpu_no_qs))
+		rcu_report_qs_rdp(rdp);
 }
 
 /*
@@ -772,24 +829,40 @@ static bool rcu_gp_qs_done(struct rcu_node *root)
 	return done;
 }
 
+/*
+ * The wait for every CPU's QS.  The first scan comes at once, not
+ * jiffies_till_first_fqs into the grace period as in Linux: a CPU idle
+ * (in its EQS) at the start has nothing to wait for, and with tickless
+ * idle no tick of its own would report it, so every grace period with an
+ * idle CPU lasted until a timed scan (3 ticks).  A CPU that enters idle
+ * after the scan, this kthread's own as it waits below, reports itself
+ * (rcu_idle_enter()); so with the other CPUs idle a grace period ends
+ * as soon as the caller's CPU and this one have gone idle.  The kthread
+ * does not report its own CPU here: with every grace period that short,
+ * it would run them back to back on its CPU under a call_rcu() flood
+ * and starve the flooding task there (20805 grace periods in one
+ * call_rcu_flood run where there had been 24, at a sixth of the rate).
+ * The timed scans (the first jiffies_till_first_fqs after this one) are
+ * for the CPUs that were busy: their ticks report them, or the scans
+ * find them idle since or make them reschedule (force_qs_rnp()).
+ */
 static void rcu_gp_fqs_loop(void)
 {
 	struct rcu_node *root = rcu_get_root();
-	bool first = true;
-	unsigned long pass = 0;
+	int scans = 0;
 
 	for (;;) {
-		unsigned long j = first ? jiffies_till_first_fqs : jiffies_till_next_fqs;
+		unsigned long j = scans == 1 ? jiffies_till_first_fqs : jiffies_till_next_fqs;
 
-		wait_event_timeout(rcu_state.gp_wq, rcu_gp_qs_done(root) ||
-				   (READ_ONCE(rcu_state.gp_flags) & RCU_GP_FLAG_FQS),
-				   j ? j : 1);
+		if (scans)
+			wait_event_timeout(rcu_state.gp_wq, rcu_gp_qs_done(root) ||
+					   (READ_ONCE(rcu_state.gp_flags) & RCU_GP_FLAG_FQS),
+					   j ? j : 1);
 		if (rcu_gp_qs_done(root))
 			break;
-		trace_rcu_grace_period_fqs("rcu_sched", rcu_state.gp_seq, ++pass);
-		force_qs_rnp(first);
+		trace_rcu_grace_period_fqs("rcu_sched", rcu_state.gp_seq, scans + 1);
+		force_qs_rnp(scans++ == 0);
 		rcu_preempt_boost_check();
-		first = false;
 		if (READ_ONCE(rcu_state.gp_flags) & RCU_GP_FLAG_FQS) {
 			unsigned long flags;
 
