@@ -442,6 +442,89 @@ void rcu_note_context_switch(bool preempt)
 	rcu_sched_exp_qs(false);
 }
 
+#ifdef CONFIG_SANITIZE
+/* Test build: rcu_barrier_window_arm() (rcu/tree.h). */
+static struct {
+	int cpu;		/* armed for this CPU; -1: none */
+	int target;		/* where cpu's callbacks moved; -1: nowhere yet */
+	bool waiting;		/* a barrier sleeps in front of cpu */
+	bool release;
+} rcu_barrier_window = { .cpu = -1, .target = -1 };
+
+void rcu_barrier_window_arm(int cpu)
+{
+	WRITE_ONCE(rcu_barrier_window.waiting, false);
+	WRITE_ONCE(rcu_barrier_window.release, false);
+	WRITE_ONCE(rcu_barrier_window.target, -1);
+	smp_store_release(&rcu_barrier_window.cpu, cpu);
+}
+
+bool rcu_barrier_window_waiting(void)
+{
+	return smp_load_acquire(&rcu_barrier_window.waiting);
+}
+
+void rcu_barrier_window_release(void)
+{
+	smp_store_release(&rcu_barrier_window.release, true);
+}
+
+void rcu_barrier_window_close(void)
+{
+	int cpu = xchg(&rcu_barrier_window.cpu, -1), target = xchg(&rcu_barrier_window.target, -1);
+
+	/* Their rcuc kthreads would look again within a second anyway. */
+	if (cpu >= 0 && per_cpu_ptr(&rcu_data, cpu)->cb_kthread)
+		wake_up(&per_cpu_ptr(&rcu_data, cpu)->cb_wq);
+	if (target >= 0 && per_cpu_ptr(&rcu_data, target)->cb_kthread)
+		wake_up(&per_cpu_ptr(&rcu_data, target)->cb_wq);
+}
+
+/* cpu's rcuc kthread is to leave its callbacks queued. */
+static bool rcu_barrier_window_holds_cbs(int cpu)
+{
+	return READ_ONCE(rcu_barrier_window.cpu) == cpu ||
+	       READ_ONCE(rcu_barrier_window.target) == cpu;
+}
+
+/* rcu_migrate_callbacks() moved dead's callbacks to this CPU. */
+static void rcu_barrier_window_moved(int dead)
+{
+	if (READ_ONCE(rcu_barrier_window.cpu) == dead)
+		WRITE_ONCE(rcu_barrier_window.target, smp_processor_id());
+}
+
+/* rcu_barrier_sched(), about to deal with cpu: sleep there if armed. */
+static void rcu_barrier_window_wait(int cpu)
+{
+	int ms = 0;
+
+	if (smp_load_acquire(&rcu_barrier_window.cpu) != cpu ||
+	    READ_ONCE(rcu_barrier_window.release))
+		return;
+	smp_store_release(&rcu_barrier_window.waiting, true);
+	while (!smp_load_acquire(&rcu_barrier_window.release) && ms < 30000) {
+		schedule_timeout_uninterruptible(msecs_to_jiffies(10));
+		ms += 10;
+	}
+	WRITE_ONCE(rcu_barrier_window.release, true);
+	WRITE_ONCE(rcu_barrier_window.waiting, false);
+}
+
+/* rcu_barrier_sched() has dealt with every CPU: if it is about to wait
+ * for callbacks, those held must run; if not, the test closes. */
+static void rcu_barrier_window_loop_done(bool will_wait)
+{
+	if (will_wait && READ_ONCE(rcu_barrier_window.release))
+		rcu_barrier_window_close();
+}
+#else
+static inline bool rcu_barrier_window_holds_cbs(int cpu) { (void)cpu; return false; }
+static inline void rcu_barrier_window_moved(int dead) { (void)dead; }
+static inline void rcu_barrier_window_wait(int cpu) { (void)cpu; }
+static inline void rcu_barrier_window_loop_done(bool will_wait) { (void)will_wait; }
+#endif
+
 /*
  * A hint, read without rdp->lock (the rcuc kthread rechecks under it):
  * some callback may run now.  It must turn on when the *oldest* waiting
@@ -452,7 +535,7 @@ void rcu_note_context_switch(bool preempt)
  */
 static bool rcu_cbs_ready_lockless(struct rcu_data *rdp)
 {
-	if (!READ_ONCE(rdp->cblist.len))
+	if (!READ_ONCE(rdp->cblist.len) || rcu_barrier_window_holds_cbs(rdp->cpu))
 		return false;
 	if (READ_ONCE(rdp->cblist.tails[RCU_DONE_TAIL]) != &rdp->cblist.head)
 		return true;
@@ -1013,6 +1096,8 @@ static void rcu_do_batch(struct rcu_data *rdp)
 		unsigned long flags;
 		long n, lim;
 
+		if (rcu_barrier_window_holds_cbs(rdp->cpu))	/* test build only */
+			return;
 		rcu_cblist_init(&done);
 		spin_lock_irqsave(&rdp->lock, flags);
 		/* Acquire of gp_seq: these callbacks follow their GP's reports. */
@@ -1136,44 +1221,81 @@ static void rcu_barrier_callback(struct rcu_head *head)
 }
 
 /*
- * Queue one callback at the tail of every CPU's list (remote lists are
- * reached through their locks) and wait for all: each list runs in order,
- * so every callback queued before this call has run when it returns.  A
- * CPU whose ->len is 0 has none queued and none being invoked (the count
- * is given back only after invocation, under the same lock), so it can be
- * skipped.
+ * barrier_lock held (irqs off): if the barrier in progress has not dealt
+ * with rdp's CPU yet, queue its callback at the tail of rdp's list (if
+ * the list is not empty: an empty one has nothing to wait for, neither
+ * queued nor being invoked, since ->len counts callbacks until they have
+ * run) and note that it has.  Called for each CPU by the barrier, and by
+ * rcu_migrate_callbacks() for the dead CPU before its callbacks move, so
+ * that a barrier which has already passed the CPU they move to still
+ * finds them: its callback moves with them, behind them.
+ */
+static void rcu_barrier_entrain(struct rcu_data *rdp)
+{
+	unsigned long gseq = READ_ONCE(rcu_state.barrier_sequence);
+	unsigned long lseq = READ_ONCE(rdp->barrier_seq_snap);
+
+	if (rcu_seq_state(lseq) || !rcu_seq_state(gseq) ||
+	    rcu_seq_ctr(gseq) != rcu_seq_ctr(lseq))
+		return;		/* no barrier, or this one has been here */
+	spin_lock(&rdp->lock);
+	if (rcu_segcblist_n_cbs(&rdp->cblist)) {
+		atomic_inc(&rcu_state.barrier_cpu_count);
+		rdp->barrier_head.func = rcu_barrier_callback;
+		rcu_segcblist_enqueue(&rdp->cblist, &rdp->barrier_head);
+		rcu_accelerate_cbs(rdp);	/* its GP: the newest of the list */
+	}
+	spin_unlock(&rdp->lock);
+	smp_store_release(&rdp->barrier_seq_snap, gseq);
+}
+
+/*
+ * Queue one callback at the tail of every CPU's list that has any (remote
+ * lists are reached through their locks) and wait for all: each list runs
+ * in order, so every callback queued before this call has run when it
+ * returns.  Offline CPUs too: a departed CPU's callbacks wait there until
+ * rcu_migrate_callbacks() moves them, the barrier's with them.  Callbacks
+ * that move while the barrier is under way, from a CPU it has not dealt
+ * with yet to one it has, are found by rcu_barrier_entrain() from the
+ * migration (barrier_sequence says a barrier is running, the dead CPU's
+ * snapshot that it has not been there).
  */
 void rcu_barrier_sched(void)
 {
+	unsigned long flags, gseq;
 	int cpu;
 
 	if (rcu_misuse_check("rcu_barrier_sched"))
 		return;
 	rcu_mutex_lock(&rcu_state.barrier_mutex);
+	spin_lock_irqsave(&rcu_state.barrier_lock, flags);
+	rcu_seq_start(&rcu_state.barrier_sequence);
 	init_completion(&rcu_state.barrier_completion);
 	atomic_set(&rcu_state.barrier_cpu_count, 1);
-	/* Offline CPUs too: a departed CPU's callbacks wait there until
-	 * rcu_migrate_callbacks() moves them, the barrier's with them. */
+	spin_unlock_irqrestore(&rcu_state.barrier_lock, flags);
 	for (cpu = 0; cpu < rcu_state.ncpus; cpu++) {
 		struct rcu_data *rdp = per_cpu_ptr(&rcu_data, cpu);
-		unsigned long flags;
 
 		if (!per_cpu(rcu_data_ready, cpu) ||
 		    (rcu_inject(RCU_INJECT_BARRIER_ONLINE) && !cpu_online(cpu)))
 			continue;
 		jitter_site(JITTER_BARRIER_WALK);	/* test build: a slow walk */
-		spin_lock_irqsave(&rdp->lock, flags);
-		if (rcu_segcblist_n_cbs(&rdp->cblist)) {
-			atomic_inc(&rcu_state.barrier_cpu_count);
-			rdp->barrier_head.func = rcu_barrier_callback;
-			rcu_segcblist_enqueue(&rdp->cblist, &rdp->barrier_head);
-			rcu_accelerate_cbs(rdp);
-		}
-		spin_unlock_irqrestore(&rdp->lock, flags);
+		rcu_barrier_window_wait(cpu);	/* test build only */
+		spin_lock_irqsave(&rcu_state.barrier_lock, flags);
+		rcu_barrier_entrain(rdp);
+		spin_unlock_irqrestore(&rcu_state.barrier_lock, flags);
 	}
+	rcu_barrier_window_loop_done(atomic_read(&rcu_state.barrier_cpu_count) > 1);
 	if (atomic_dec_and_test(&rcu_state.barrier_cpu_count))
 		complete(&rcu_state.barrier_completion);
 	wait_for_completion(&rcu_state.barrier_completion);
+	/* Every CPU's snapshot is now the idle value of the next barrier. */
+	spin_lock_irqsave(&rcu_state.barrier_lock, flags);
+	rcu_seq_end(&rcu_state.barrier_sequence);
+	gseq = rcu_state.barrier_sequence;
+	for (cpu = 0; cpu < rcu_state.ncpus; cpu++)
+		WRITE_ONCE(per_cpu_ptr(&rcu_data, cpu)->barrier_seq_snap, gseq);
+	spin_unlock_irqrestore(&rcu_state.barrier_lock, flags);
 	rcu_mutex_unlock(&rcu_state.barrier_mutex);
 }
 
@@ -1345,7 +1467,13 @@ void rcu_report_dead(int cpu)
  * Once cpu is dead (its rcuc kthread parked, so nothing of its list is
  * being invoked): its callbacks join this CPU's, each keeping its place
  * and its grace period (rcu_segcblist_merge()).  rcu_barrier_sched()'s
- * callback, if it was queued there, moves with them in order.
+ * callback, if it was queued there, moves with them in order.  A barrier
+ * under way that has not come to cpu yet would find its list empty when
+ * it does, and may already have passed this CPU (or queued its callback
+ * here, which the merge can put ahead of the moved ones when their grace
+ * periods are equal): rcu_barrier_entrain() queues the barrier's callback
+ * behind cpu's first, all under barrier_lock, so that the barrier either
+ * dealt with cpu before or does so now.
  */
 void rcu_migrate_callbacks(int cpu)
 {
@@ -1355,12 +1483,14 @@ void rcu_migrate_callbacks(int cpu)
 
 	if (!per_cpu(rcu_data_ready, cpu))
 		return;
-	local_irq_save(flags);
+	spin_lock_irqsave(&rcu_state.barrier_lock, flags);
 	my = this_cpu_ptr(&rcu_data);
 	if (WARN_ON_ONCE(my == rdp)) {
-		local_irq_restore(flags);
+		spin_unlock_irqrestore(&rcu_state.barrier_lock, flags);
 		return;
 	}
+	if (!rcu_inject(RCU_INJECT_BARRIER_MIGRATE))
+		rcu_barrier_entrain(rdp);	/* a barrier yet to come here */
 	spin_lock(&my->lock);
 	spin_lock(&rdp->lock);
 	n = rcu_segcblist_n_cbs(&rdp->cblist);
@@ -1372,10 +1502,11 @@ void rcu_migrate_callbacks(int cpu)
 		rcu_accelerate_cbs(rdp);	/* now empty: nothing waiting */
 		rcu_accelerate_cbs(my);
 		WRITE_ONCE(rcu_state.n_cbs_migrated, rcu_state.n_cbs_migrated + n);
+		rcu_barrier_window_moved(cpu);	/* test build only */
 	}
 	spin_unlock(&rdp->lock);
 	spin_unlock(&my->lock);
-	local_irq_restore(flags);
+	spin_unlock_irqrestore(&rcu_state.barrier_lock, flags);
 	if (n && my->cb_kthread)
 		wake_up(&my->cb_wq);
 }
@@ -1413,6 +1544,7 @@ void rcu_init(void)
 	rcu_init_geometry(rcu_geometry_cpus ? (int)MIN(rcu_geometry_cpus, NR_CPUS) : NR_CPUS);
 	init_waitqueue_head(&rcu_state.gp_wq);
 	rcu_mutex_init(&rcu_state.barrier_mutex);
+	spin_lock_init(&rcu_state.barrier_lock);
 	init_completion(&rcu_state.barrier_completion);
 	rcu_exp_init();
 	rcu_init_percpu(0);
