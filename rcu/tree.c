@@ -232,8 +232,11 @@ static bool rcu_gp_waits_here(struct rcu_data *rdp)
  * the bit: so the scan saw the counter even, or this sees the bit (or
  * both).  The idle task is in no reader, so this is a QS seen after the
  * grace period started (contract (3)); it is reported outside the EQS,
- * as from any other task context.  tests/model checks the pair (the
- * assert at the halt: no CPU halts awaited by a GP that has scanned it).
+ * as from any other task context, and that report may end the grace
+ * period and let the next one begin and scan this CPU while it is out:
+ * hence the loop (each turn is a grace period that has started).
+ * tests/model checks both halves (the assert at the halt: no CPU halts
+ * awaited by a grace period whose scan read its counter at task level).
  */
 void rcu_idle_enter(void)
 {
@@ -242,7 +245,7 @@ void rcu_idle_enter(void)
 	if (!this_cpu_read(rcu_data_ready))
 		return;
 	rcu_eqs_enter(rdp);
-	if (unlikely(rcu_gp_waits_here(rdp))) {
+	while (unlikely(rcu_gp_waits_here(rdp))) {
 		rcu_eqs_exit(rdp);
 		rcu_report_qs_here(rdp);
 		rcu_eqs_enter(rdp);
