@@ -7,7 +7,7 @@
 RCU_ROOT ?= ../..
 RCU_BUILD ?= build
 RCU_SHIM = $(RCU_ROOT)/tests/host/rcu/shim
-RCU_KSRC = $(sort $(wildcard $(RCU_ROOT)/rcu/*.c)) \
+RCU_KSRC = $(filter-out %/rcu/kvfree.c,$(sort $(wildcard $(RCU_ROOT)/rcu/*.c))) \
 	$(RCU_ROOT)/kernel/wait.c $(RCU_ROOT)/kernel/spinlock.c $(RCU_ROOT)/kernel/cmdline.c \
 	$(RCU_ROOT)/kernel/cpu.c $(RCU_ROOT)/kernel/mutex.c
 RCU_SHIM_SRC = $(RCU_SHIM)/cpu.c $(RCU_SHIM)/misc.c
@@ -171,3 +171,10 @@ $(RCU_BUILD)/rcu_srcu_regress_sanitize: rcu/srcu_regress.c $(RCU_DEPS)
 $(RCU_BUILD)/rcu_srcu_regress_inject: $(RCU_BUILD)/rcu_srcu_regress_sanitize
 	@printf '#!/bin/sh\n%s 2 rcu.inject=srcu_accel > $@.out 2>&1; rc=$$?\ncat $@.out\ngrep -q "^not ok srcu stranded callback" $@.out && grep -q "^ok srcu two structs" $@.out && [ $$rc -ne 0 ] || { echo "not ok: rcu.inject=srcu_accel was not caught"; exit 1; }\necho "ok: rcu.inject=srcu_accel caught"\n' $< > $@
 	@chmod +x $@
+
+# The polled-cookie arithmetic (rcu/rcu.h), plain and full, across the
+# counter's wrap; each check also run against an accept-one-GP-early
+# mutant, which it must catch.
+HOST_TESTS += $(RCU_BUILD)/rcu_cookies
+$(RCU_BUILD)/rcu_cookies: rcu/cookies.c ktest.h $(wildcard $(RCU_ROOT)/rcu/*.h)
+	$(call host_cc,$(RCU_CFLAGS) -I. $(HOST_ASAN),$<)
