@@ -25,6 +25,7 @@
 #include "asm/irq.h"
 #include "asm/smp.h"
 #include "rcu/rcupdate.h"
+#include "rcu/kvfree.h"
 #include "rcu/torture.h"
 #include "kernel/profile.h"
 
@@ -79,6 +80,7 @@ void kmain(unsigned long magic, unsigned long info_phys)
 	x86_platform_init();	/* ACPI, APICs, TSC, this CPU's tick; irqs on */
 	smp_boot_cpus();	/* the APs, the TSC sync check, the CPU table */
 	rcu_late_init();	/* the grace-period and callback kthreads */
+	kfree_rcu_init_late();	/* kfree_rcu()'s per-CPU batches (rcu/kvfree.c) */
 	cpu_offline_boot();	/* cpu.offline=LIST */
 
 	if (rcu_torture_cmdline_type()) {

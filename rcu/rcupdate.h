@@ -288,6 +288,44 @@ static inline void start_poll_synchronize_rcu_expedited_full(struct rcu_gp_oldst
 #endif /* CONFIG_PREEMPT_RCU */
 
 /*
+ * ---- the poor man's garbage collector: kfree_rcu() (rcu/kvfree.c) ----
+ *
+ *  - kfree_rcu(ptr, rhf): kfree(ptr) after a grace period; rhf is the
+ *    name of ptr's struct rcu_head field.  Never sleeps, never waits:
+ *    legal in any context but NMI (irqs off, irq handlers, inside any
+ *    reader).  kfree_rcu(NULL, rhf) does nothing.  The grace period is
+ *    call_rcu()'s, which waits for every rcu_read_lock() reader (either
+ *    build) and every RCU-sched reader (preemption, irqs or bh off,
+ *    rcu_read_lock_sched()): one call serves objects read under either.
+ *    Not for SRCU readers (use call_srcu()).
+ *  - kvfree_rcu_mightsleep(ptr): the same for an object without an
+ *    rcu_head.  It may sleep: when no page of pointers can be had it
+ *    waits in synchronize_rcu() and frees the object itself.  Only where
+ *    sleeping is legal (not inside any reader, irqs and preemption on);
+ *    from atomic context it is reported (WARN) and never sleeps: it
+ *    queues the object if a page has room, else leaks it (counted in
+ *    kfree_rcu_stats.leaked), since freeing it at once could be a use
+ *    after free.
+ *  - kvfree_rcu_barrier(): returns once every object handed to either of
+ *    the above before the call has been freed.  Sleeps: only where
+ *    synchronize_rcu() is legal.
+ * Objects are gathered per CPU into pages of pointers; each batch waits
+ * for one grace period (one call_rcu() per batch, not per object) and is
+ * freed in bulk.  Handing an object in twice while it is still queued
+ * is a bug: the test build reports it (ODEBUG, rcu/debug_head.c) and
+ * frees the object once.
+ */
+void kvfree_call_rcu(struct rcu_head *head, void *ptr);
+void kvfree_rcu_barrier(void);
+#define kfree_rcu(ptr, rhf) do {					\
+		typeof(ptr) ___p = (ptr);				\
+									\
+		if (___p)						\
+			kvfree_call_rcu(&___p->rhf, (void *)___p);	\
+	} while (0)
+#define kvfree_rcu_mightsleep(ptr) kvfree_call_rcu(NULL, (void *)(ptr))
+
+/*
  * Quick Quiz 1, for measurement only: rcu_read_lock() as a kernel built
  * without preemption (CONFIG_PREEMPT=n) compiles it, which is to say
  * nothing at all.  There only a context switch ends a reader; here a tick
