@@ -2,7 +2,7 @@
 latency by CPU count, normal against expedited, bars min..max) and the
 table of grace-period latency beside the Linux peer's rcuscale."""
 
-from .common import LINUX_LABEL, NO_PEER, fmt, md_table
+from .common import LINUX_LABEL, fmt, md_table, no_peer
 from .plot import Plot
 
 
@@ -68,7 +68,7 @@ def gp_table(rows):
             "being the RCU-sched flavour. At one CPU rcukern takes the "
             "shortcut (blocking is a grace period); the Linux figure is what "
             "its rcuscale measured there."]
-    return out + ([] if lin else ["", NO_PEER])
+    return out + ([] if lin else ["", no_peer()])
 
 
 GP_RATIO_GOAL = 20
