@@ -105,7 +105,21 @@ class ReportTest(unittest.TestCase):
         self.assertGreater(want, 0)
         with open(os.path.join(self.out, "data", "timeline-rwlock-old.dat")) as f:
             self.assertEqual(len(f.read().splitlines()), 1 + want)   # + header
-        self.assertIn("blue saw the old value", md)
+        self.assertIn("orange saw the old value", md)
+        # A legend in every panel, and a short section drawn at least
+        # 0.4% of its panel's span wide.
+        self.assertEqual(gp.count("keyentry"), 2 * 4)
+        self.assertIn("title 'saw the old value'".replace("'", '"'), gp)
+        from report.timeline import TimelinePlot
+        rows, _ = report.read_log(
+            "# bench name=timeline type=rcu-sched who=updater start_ns=0 commit_ns=100 end_ns=800000000 saw=update\n"
+            "# bench name=timeline type=rcu-sched who=reader1 start_ns=1000 end_ns=3000 saw=old\n")
+        data = os.path.join(self.tmp.name, "tl-data")
+        os.makedirs(data)
+        TimelinePlot(rows, "x").script("png", data)
+        with open(os.path.join(data, "timeline-rcu-sched-old.dat")) as f:
+            x0, y, dx, _ = map(float, f.read().splitlines()[1].split())
+        self.assertAlmostEqual(dx, 800 * 0.004, places=3)    # ms: 3.2, not 0.002
 
     def test_platform_labels(self):
         self.assertEqual(report.platform_label(["hardware Intel i7-8650U"]),
@@ -188,6 +202,42 @@ class ReportTest(unittest.TestCase):
         self.assertIn("| 4 | busy | 3x | 6.1x | none | - (expedited must IPI the busy CPUs) |", text)
         self.assertIn("| 2 | idle | 12x | 6.1x | >= 20x | NOT met |", text)
         self.assertIn("reported, not asserted", text)
+
+    @unittest.skipUnless(shutil.which("gnuplot"), "gnuplot is not installed")
+    def test_a_plot_without_its_points_is_skipped_with_the_reason(self):
+        # Only cs_ns=0 rows: no critical-section-length curve to draw.  The
+        # cslen figures are skipped, the report and stderr say why, and a
+        # PNG of an earlier log is not left beside the report.
+        log = os.path.join(self.tmp.name, "zero.log")
+        with open(log, "w") as f:
+            for t in ("rcu-sched", "rwlock", "refcnt"):
+                for c in (1, 4):
+                    f.write(f"# bench name=readside type={t} cpus={c} cs_ns=0 "
+                            "ns_per_op=5 stddev=0.1 runs=3\n")
+            f.write("# bench name=gp type=normal cpus=4 n=3 min_ns=9 mean_ns=10 max_ns=20\n")
+        os.makedirs(self.out)
+        stale = os.path.join(self.out, "readside-cslen.png")
+        open(stale, "w").close()
+        p = subprocess.run([sys.executable, os.path.join(ROOT, "tools", "report.py"),
+                            log, "--out", self.out, "--paper-data", self.paper,
+                            "--peer", "none"], capture_output=True, text=True, timeout=300)
+        self.assertEqual(p.returncode, 0, p.stderr)
+        with open(os.path.join(self.out, "report.md")) as f:
+            md = f.read()
+        for name in ("readside-cslen", "refcnt-cslen"):
+            self.assertIn(f"report: {name}.png not drawn: the log has one "
+                          "critical-section length", p.stderr)
+            self.assertIn(f"- {name}.png (", md)
+            self.assertFalse(os.path.exists(os.path.join(self.out, name + ".png")))
+        self.assertIn("not drawn: the log has one critical-section length of "
+                      "rcukern's to draw a curve of", md)
+        # The CPU-count figures share one log2 axis with a margin, so that a
+        # log of one CPU count (gp: 4) is not drawn on the border.
+        for name in ("readside-cpus", "refcnt-cpus", "gp-latency"):
+            with open(os.path.join(self.out, name + ".gp")) as f:
+                gp = f.read()
+            self.assertIn("set logscale x 2\nset xrange [0.7:", gp, name)
+        self.assertTrue(os.path.isfile(os.path.join(self.out, "gp-latency.png")))
 
     def test_harness_row_and_less_gaps(self):
         # The gross time less the host gaps, and the harness alone as a

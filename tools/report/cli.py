@@ -124,9 +124,12 @@ def main(argv=None):
     if args.paper_data and not paper:
         print(f"report: no paper data in {args.paper_data}", file=sys.stderr)
     sources = [os.path.relpath(p) for p in logs]
-    path, drawn = write_report(rows, platforms, sources, args.out, paper,
-                               gnuplot, ran, builds)
+    path, drawn, plots = write_report(rows, platforms, sources, args.out, paper,
+                                      gnuplot, ran, builds)
     made = sorted(n for n, e in (drawn or {}).items() if e is None)
+    for p in plots:
+        if getattr(p, "skip", None):
+            print(f"report: {p.name}.png not drawn: {p.skip}", file=sys.stderr)
     if args.summary:
         print("\n".join(summary_lines(rows, platforms, paper, ran, builds)))
     print(f"report: {path}: {len(rows)} row(s), "

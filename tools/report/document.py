@@ -104,8 +104,12 @@ def write_report(rows, platforms, sources, out_dir, paper_dir,
                   "every number.")
     else:
         for p in plots:
+            if getattr(p, "skip", None):
+                md.append(f"- {p.name}.png ({p.title}): not drawn: {p.skip}.")
+                continue
             if p.name not in drawn:
-                md.append(f"- {p.title}: nothing to draw (no rows).")
+                md.append(f"- {p.name}.png ({p.title}): not drawn: the log "
+                          "has no rows for it.")
                 continue
             if drawn[p.name]:
                 md.append(f"- {p.title}: gnuplot failed: {drawn[p.name]}")
@@ -121,7 +125,7 @@ def write_report(rows, platforms, sources, out_dir, paper_dir,
     path = os.path.join(out_dir, "report.md")
     with open(path, "w") as f:
         f.write("\n".join(md) + "\n")
-    return path, drawn
+    return path, drawn, plots
 
 
 def summary_lines(rows, platforms, paper_dir, ran_qemu=False, builds=()):

@@ -7,23 +7,26 @@ from .plot import Plot
 
 
 def figures(rows, ours, paper):
-    plots = []
-    p = Plot("gp-latency", "Grace-period latency: synchronize_sched() vs "
-             "expedited (bars: min..max; no 2007 data)", "CPUs",
-             "ns per grace period (log)")
+    """One series per grace-period type and load: the median (the mean in
+    rows without one), bars min..max; a row with the other CPUs busy is
+    dashed beside its idle twin instead of replacing it."""
+    p = Plot("gp-latency", "Grace-period latency: normal vs expedited "
+             "(median, bars: min..max; no 2007 data)", "CPUs",
+             "ns per grace period (log)", xaxis="cpus")
+    p.dodge = True
     gp = {}
     for r in rows:
         if r.get("name") != "gp":
             continue
-        x, y = r.num("cpus"), r.num("mean_ns")
+        x, y = r.num("cpus"), r.num("median_ns", r.num("mean_ns"))
         if x is None or y is None:
             continue
-        gp.setdefault(r.get("type", "?"), {})[x] = \
+        gp.setdefault((r.get("type", "?"), r.get("load", "idle")), {})[x] = \
             (x, y, r.num("min_ns", y), r.num("max_ns", y))
-    for t in sorted(gp):
-        p.add(f"{ours}: {t}", sorted(gp[t].values()), bars="range", kind=t)
-    plots.append(p)
-    return plots
+    for t, load in sorted(gp, key=lambda k: (k[1] != "idle", k)):
+        p.add(f"{ours}: {t}" + ("" if load == "idle" else f", load={load}"),
+              sorted(gp[(t, load)].values()), bars="range", kind=t, alt=load != "idle")
+    return [p]
 
 
 # Grace-period latency: (what, our gp type, Linux model and type).
