@@ -136,6 +136,7 @@ static inline void __arch_spin_unlock(arch_spinlock_t *l)
 
 	/* Release: everything in the critical section is visible first. */
 	__atomic_store_n(&l->owner, (u16)(o + 1), __ATOMIC_RELEASE);
+	jitter_site(JITTER_LOCK_RELEASE);	/* test build only */
 }
 
 #ifdef CONFIG_LOCKDEP

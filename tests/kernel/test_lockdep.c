@@ -62,7 +62,7 @@ static void lockdep_abba_across_cpus(void)
 	spin_unlock(&ld_b);
 	spin_unlock(&ld_a);
 	KTAP_EXPECT_EQ(atomic_read(&lockdep_reports), r0);
-	ktap_expect_warnings(1);
+	ktap_expect_warnings(1, "an AB-BA lockdep report");
 	t = start_on(abba_b_then_a, NULL, cpu, PRIO_NORMAL, "ld-abba");
 	KTAP_ASSERT(t);
 	kthread_join(t);
@@ -92,7 +92,7 @@ static void lockdep_irq_lock_taken_with_irqs_on(void)
 	spin_lock(&ld_tick_lock);	/* irqs on: HARDIRQ-ON-W */
 	spin_unlock(&ld_tick_lock);
 	KTAP_EXPECT_EQ(atomic_read(&lockdep_reports), r0);
-	ktap_expect_warnings(1);
+	ktap_expect_warnings(1, "an inconsistent-lock-state report");
 	ld_timer_ran = false;
 	timer_setup(&ld_timer, ld_timer_fn, 0);
 	ld_timer.expires = jiffies + 1;
@@ -142,17 +142,17 @@ static void rcu_lockdep_dereference_outside_reader(void)
 	KTAP_EXPECT_EQ(n, 1);
 
 	/* Outside: each form reports once. */
-	ktap_expect_warnings(1);
+	ktap_expect_warnings(1, "suspicious RCU usage: rcu_dereference()");
 	p = rcu_dereference(ld_ptr);
 	expect_one(r0, w0, "suspicious RCU usage");
 	KTAP_EXPECT_EQ(p->v, 7);
-	ktap_expect_warnings(1);
+	ktap_expect_warnings(1, "suspicious RCU usage: rcu_dereference_protected()");
 	p = rcu_dereference_protected(ld_ptr, lockdep_is_held(&ld_a));
 	expect_one(r0 + 1, w0 + 1, "suspicious RCU usage");
-	ktap_expect_warnings(1);
+	ktap_expect_warnings(1, "suspicious RCU usage: srcu_dereference()");
 	p = srcu_dereference(ld_ptr, &ld_srcu);
 	expect_one(r0 + 2, w0 + 2, "suspicious RCU usage");
-	ktap_expect_warnings(1);
+	ktap_expect_warnings(1, "suspicious RCU usage: RCU list walk");
 	list_for_each_entry_rcu(p, &ld_list, list, lockdep_is_held(&ld_b))
 		n++;
 	expect_one(r0 + 3, w0 + 3, "suspicious RCU usage");
@@ -173,7 +173,7 @@ static void lockdep_synchronize_sched_under_spinlock(void)
 	int m0 = atomic_read(&rcu_misuse_reports);
 	unsigned long w0 = READ_ONCE(warn_count);
 
-	ktap_expect_warnings(1);
+	ktap_expect_warnings(1, "synchronize_sched() under a spinlock");
 	spin_lock(&ld_sync_lock);
 	KTAP_EXPECT_EQ(lockdep_depth(), 1);	/* the report lists it */
 	synchronize_sched();
@@ -196,7 +196,7 @@ static void rcu_node_bit_of_offline_cpu(void)
 	}
 	KTAP_ASSERT(cpu_down(cpu) == 0);
 	rnp = per_cpu_ptr(&rcu_data, cpu)->mynode;
-	ktap_expect_warnings(1);
+	ktap_expect_warnings(1, "an rcu_node bit of an offline CPU");
 	KTAP_EXPECT(rcu_inject_offline_qsmask(cpu));
 	/* The next grace period's first pass reports it and drops the bit:
 	 * without the check it would never end (no QS from a dead CPU).  A
