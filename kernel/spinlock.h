@@ -140,8 +140,9 @@ static inline void __arch_spin_unlock(arch_spinlock_t *l)
 }
 
 #ifdef CONFIG_LOCKDEP
-/* The API: the bare lock, with the validator's hooks around it. */
-static inline void arch_spin_lock(arch_spinlock_t *l)
+/* The API: the bare lock, with the validator's hooks around it (always
+ * inline, so that the hooks' return address is the caller's site). */
+static inline __attribute__((always_inline)) void arch_spin_lock(arch_spinlock_t *l)
 {
 	lockdep_lock_acquire(&l->dep_map, 0, false, false, NULL);
 	__arch_spin_lock(l);
@@ -152,13 +153,13 @@ static inline void arch_spin_lock(arch_spinlock_t *l)
  * order): the inner one is told apart by its subclass, as Linux's
  * spin_lock_nested().
  */
-static inline void arch_spin_lock_nested(arch_spinlock_t *l, unsigned int subclass)
+static inline __attribute__((always_inline)) void arch_spin_lock_nested(arch_spinlock_t *l, unsigned int subclass)
 {
 	lockdep_lock_acquire(&l->dep_map, subclass, false, false, NULL);
 	__arch_spin_lock(l);
 }
 
-static inline bool arch_spin_trylock(arch_spinlock_t *l)
+static inline __attribute__((always_inline)) bool arch_spin_trylock(arch_spinlock_t *l)
 {
 	if (!__arch_spin_trylock(l))
 		return false;
@@ -166,7 +167,7 @@ static inline bool arch_spin_trylock(arch_spinlock_t *l)
 	return true;
 }
 
-static inline void arch_spin_unlock(arch_spinlock_t *l)
+static inline __attribute__((always_inline)) void arch_spin_unlock(arch_spinlock_t *l)
 {
 	lockdep_lock_release(&l->dep_map);
 	__arch_spin_unlock(l);

@@ -1361,6 +1361,13 @@ static unsigned int clamp_fanout(unsigned int f)
 	return f < 2 ? 2 : f > 64 ? 64 : f;
 }
 
+/* The rcu_node lock classes, one per tree level (kernel/lockdep.h). */
+static struct lock_class_key rcu_node_class[RCU_MAX_LEVELS] __attribute__((unused));
+static const char *const rcu_node_class_name[] __attribute__((unused)) = {
+	"rcu_node_0", "rcu_node_1", "rcu_node_2", "rcu_node_3",
+	"rcu_node_4", "rcu_node_5", "rcu_node_6",
+};
+
 /* Build the tree breadth-first: root at node[0], leaves last. */
 static void rcu_init_geometry(int ncpus)
 {
@@ -1396,6 +1403,10 @@ static void rcu_init_geometry(int ncpus)
 			struct rcu_node *rnp = &rcu_state.node[rcu_state.level_first[l] + i];
 
 			spin_lock_init(&rnp->lock);
+			/* Lockdep: one class per level, so a parent's lock
+			 * taken under its child's is an order, not recursion. */
+			lockdep_set_class_and_name(&rnp->lock, &rcu_node_class[l],
+						   rcu_node_class_name[l]);
 			rcu_preempt_init_node(rnp);
 			rnp->level = l;
 			rnp->grplo = i * span;
