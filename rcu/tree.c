@@ -346,6 +346,7 @@ void rcu_report_qs_rnp(unsigned long mask, struct rcu_node *rnp,
 	int depth = 1;		/* node locks this report took (statistics) */
 
 	for (;;) {
+		lockdep_assert_held(&rnp->lock);
 		if (!(rnp->qsmask & mask) || rnp->gp_seq != gps) {
 			spin_unlock_irqrestore(&rnp->lock, flags);
 			return;		/* already reported, or a stale GP */
@@ -559,6 +560,8 @@ void rcu_sched_clock_irq(int user)
 	struct rcu_data *rdp = this_cpu_ptr(&rcu_data);
 	bool qs = user || preempt_count() - HARDIRQ_OFFSET == 0;
 
+	lockdep_assert_irqs_disabled();
+
 	if (!this_cpu_read(rcu_data_ready))
 		return;
 	WRITE_ONCE(rdp->ticks_this_gp, rdp->ticks_this_gp + 1);
@@ -617,6 +620,8 @@ static void rcu_force_quiescent_state(void)
 static void rcu_accelerate_cbs(struct rcu_data *rdp)
 {
 	unsigned long seq;
+
+	lockdep_assert_held(&rdp->lock);
 
 	rcu_segcblist_accelerate(&rdp->cblist, rcu_seq_snap(&rcu_state.gp_seq));
 	if (rcu_segcblist_nextgp(&rdp->cblist, &seq)) {
