@@ -8,6 +8,7 @@
 #include "kernel/sched.h"
 #include "kernel/slab.h"
 #include "kernel/smp.h"
+#include "kernel/trace.h"
 #include "kernel/wait.h"
 #include "asm/irqflags.h"
 
@@ -144,6 +145,7 @@ bool ktap_run_case(const struct ktap_case *c, unsigned int timeout_ms)
 	if (!wait_for_completion_timeout(&r->done, msecs_to_jiffies(timeout_ms))) {
 		printk(KERN_ERR "ktap: case %s still running after %u ms; abandoned\n",
 		       c->name, timeout_ms);
+		trace_dump("timeout");
 		return false;
 	}
 	kthread_join(t);

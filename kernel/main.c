@@ -20,6 +20,7 @@
 #include "kernel/spinlock.h"
 #include "kernel/timer.h"
 #include "kernel/cpu.h"
+#include "kernel/jitter.h"
 #include "asm/pgtable.h"
 #include "asm/desc.h"
 #include "asm/irq.h"
@@ -27,6 +28,7 @@
 #include "rcu/rcupdate.h"
 #include "rcu/torture.h"
 #include "kernel/profile.h"
+#include "kernel/trace.h"
 
 #define MB2_BOOTLOADER_MAGIC 0x36d76289
 /* The boot information lies in low memory, identity-mapped by the early
@@ -91,7 +93,9 @@ void kmain(unsigned long magic, unsigned long info_phys)
 	sched_init();		/* kmain becomes a task; CPU 0's idle; preempt= */
 	rcu_init();		/* the node tree; CPU 0 reports from now on */
 	x86_platform_init();	/* ACPI, APICs, TSC, this CPU's tick; irqs on */
+	jitter_init();		/* jitter= (test build): needs the TSC's rate */
 	smp_boot_cpus();	/* the APs, the TSC sync check, the CPU table */
+	trace_init();		/* trace=: a buffer per CPU online */
 	rcu_late_init();	/* the grace-period and callback kthreads */
 	cpu_offline_boot();	/* cpu.offline=LIST */
 

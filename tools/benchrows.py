@@ -8,7 +8,9 @@ clean_lines() turns serial bytes into text lines: terminal escapes (GRUB,
 firmware), CRs and other control characters removed.  A row is a KTAP
 diagnostic `# bench name=NAME key=value ...` (the shape docs/design.md
 fixes); a `# platform: ...` line says what ran them, a `# build: ...`
-line which build of the kernel (benchmark or test).
+line which build of the kernel (benchmark or test).  A trace dump's
+lines (kernel/trace.c, tools/trace.py) start with `T: `; trace_line()
+tells them apart, so that the judge reads past them.
 Only the Python standard library is used.
 """
 
@@ -19,6 +21,14 @@ BENCH = re.compile(r"#\s*bench\s+(name=\S+(?:.*\S)?)")
 PLATFORM = re.compile(r"#\s*platform:\s*(.*\S)")
 # The kernel's "# build: benchmark|test (...), ..." line at boot.
 BUILD = re.compile(r"^\s*#\s*build:\s*(.*\S)")
+
+
+TRACE_PREFIX = "T: "
+
+
+def trace_line(line):
+    """Whether a (clean) log line is part of a trace dump."""
+    return line.startswith(TRACE_PREFIX)
 
 
 def bench_rows(lines):
