@@ -23,10 +23,12 @@
  *     it says it is dead, and halts with irqs off for good.
  *  6. Here, once it is dead: its timers and RCU callbacks (in order,
  *     their grace-period tags kept) move to this CPU.
- * cpu_up(cpu): the run queue may run again, the arch starts cpu with
- * INIT-SIPI-SIPI through the trampoline and waits until it is online
- * (rcu_cpu_starting() came first, before cpu can run a reader), then the
- * online hooks unpark its kthreads.
+ * cpu_up(cpu): the arch starts cpu with INIT-SIPI-SIPI through the
+ * trampoline and waits until it is online (rcu_cpu_starting() came
+ * first, before cpu can run a reader), then the online hooks unpark its
+ * kthreads.  cpu itself lets its run queue run again, once it runs: if
+ * it never comes back, the queue stays dying, and threads that last ran
+ * there still move away when woken.
  */
 #include "kernel/cpu.h"
 #include "kernel/atomic.h"
@@ -293,8 +295,9 @@ int cpu_up(int cpu)
 		goto out;
 	}
 	t0 = ktime_get_ns();
-	sched_cpu_up_prepare(cpu);
-	ret = arch_cpu_up(cpu);
+	ret = cpuhp_injected_failure("bringup");
+	if (!ret)
+		ret = arch_cpu_up(cpu);
 	if (ret)
 		goto out;
 	for (i = 0; i < READ_ONCE(cpuhp_nr_states); i++)
