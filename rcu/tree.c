@@ -31,6 +31,7 @@
 #include "rcu/debug_head.h"
 #include "kernel/printk.h"
 #include "kernel/cmdline.h"
+#include "kernel/jitter.h"
 #include "kernel/slab.h"
 #include "kernel/cpu.h"
 
@@ -53,7 +54,7 @@ core_param(rcu.geometry_cpus, rcu_geometry_cpus, uint,
 	   "CPUs the rcu_node tree is built for (0: NR_CPUS)");
 static unsigned int jiffies_till_first_fqs = 3;
 core_param(rcu.jiffies_till_first_fqs, jiffies_till_first_fqs, uint,
-	   "ticks before the first scan for idle CPUs in a grace period");
+	   "ticks from the scan for idle CPUs at a grace period's start to the next");
 static unsigned int jiffies_till_next_fqs = 3;
 core_param(rcu.jiffies_till_next_fqs, jiffies_till_next_fqs, uint,
 	   "ticks between later scans");
@@ -193,14 +194,62 @@ bool rcu_is_watching(void)
  * between the two lines sees "not idle, nested" and leaves the counter
  * alone.
  */
+static void rcu_eqs_enter(struct rcu_data *rdp)
+{
+	WRITE_ONCE(rdp->dynticks_nmi_nesting, 0);
+	WARN_ON_ONCE(rcu_dynticks_in_eqs(atomic_inc_return(&rdp->dynticks)) == false);
+}
+
+/* Idle exit: odd again; the full barrier orders it before later readers. */
+static void rcu_eqs_exit(struct rcu_data *rdp)
+{
+	WARN_ON_ONCE(rcu_dynticks_in_eqs(atomic_inc_return(&rdp->dynticks)));
+	WRITE_ONCE(rdp->dynticks_nmi_nesting, DYNTICK_IRQ_NONIDLE);
+}
+
+static void rcu_report_qs_here(struct rcu_data *rdp);
+
+/*
+ * Irqs off: the grace period this CPU's leaf runs still waits for it.
+ * Read locklessly; rcu_report_qs_here() rechecks under the leaf lock.
+ */
+static bool rcu_gp_waits_here(struct rcu_data *rdp)
+{
+	struct rcu_node *rnp = rdp->mynode;
+
+	return (READ_ONCE(rnp->qsmask) & rdp->grpmask) &&
+	       rcu_seq_state(READ_ONCE(rnp->gp_seq));
+}
+
+/*
+ * The check after the increment is the idle shortcut's other half (the
+ * first is rcu_gp_fqs_loop()'s scan at a grace period's start).  A
+ * grace period whose scan read this counter before the increment (odd:
+ * this CPU was still busy, or in an irq from idle) would otherwise
+ * notice this CPU only at its next timed scan, and its tick may be
+ * stopped meanwhile.  The increment is a full barrier before the read of
+ * qsmask here, as the scan's counter read is one after rcu_gp_init() set
+ * the bit: so the scan saw the counter even, or this sees the bit (or
+ * both).  The idle task is in no reader, so this is a QS seen after the
+ * grace period started (contract (3)); it is reported outside the EQS,
+ * as from any other task context, and that report may end the grace
+ * period and let the next one begin and scan this CPU while it is out:
+ * hence the loop (each turn is a grace period that has started).
+ * tests/model checks both halves (the assert at the halt: no CPU halts
+ * awaited by a grace period whose scan read its counter at task level).
+ */
 void rcu_idle_enter(void)
 {
 	struct rcu_data *rdp = this_cpu_ptr(&rcu_data);
 
 	if (!this_cpu_read(rcu_data_ready))
 		return;
-	WRITE_ONCE(rdp->dynticks_nmi_nesting, 0);
-	WARN_ON_ONCE(rcu_dynticks_in_eqs(atomic_inc_return(&rdp->dynticks)) == false);
+	rcu_eqs_enter(rdp);
+	while (unlikely(rcu_gp_waits_here(rdp))) {
+		rcu_eqs_exit(rdp);
+		rcu_report_qs_here(rdp);
+		rcu_eqs_enter(rdp);
+	}
 }
 
 /*
@@ -217,15 +266,11 @@ bool rcu_needs_cpu(void)
 	return READ_ONCE(this_cpu_ptr(&rcu_data)->cblist.len) != 0;
 }
 
-/* Idle exit: odd again; the full barrier orders it before later readers. */
 void rcu_idle_exit(void)
 {
-	struct rcu_data *rdp = this_cpu_ptr(&rcu_data);
-
 	if (!this_cpu_read(rcu_data_ready))
 		return;
-	WARN_ON_ONCE(rcu_dynticks_in_eqs(atomic_inc_return(&rdp->dynticks)));
-	WRITE_ONCE(rdp->dynticks_nmi_nesting, DYNTICK_IRQ_NONIDLE);
+	rcu_eqs_exit(this_cpu_ptr(&rcu_data));
 }
 
 /*
@@ -304,6 +349,7 @@ void rcu_report_qs_rnp(unsigned long mask, struct rcu_node *rnp,
 			return;		/* already reported, or a stale GP */
 		}
 		WRITE_ONCE(rnp->qsmask, rnp->qsmask & ~mask);
+		trace_rcu_quiescent_state_report("rcu_sched", gps, mask, rnp->qsmask, rnp->grplo, rnp->level);
 		/* A leaf with preempted readers reports when the last leaves. */
 		if (rnp->qsmask || rcu_preempt_blocked_readers_cgp(rnp) || !rnp->parent) {
 			bool done = !rnp->qsmask && !rcu_preempt_blocked_readers_cgp(rnp);
@@ -366,6 +412,22 @@ static void note_gp_changes(struct rcu_data *rdp)
 	spin_lock_irqsave(&rnp->lock, flags);
 	__note_gp_changes(rnp, rdp);
 	spin_unlock_irqrestore(&rnp->lock, flags);
+}
+
+/*
+ * This CPU, irqs off, is at a quiescent state in task context: the task
+ * on it is inside no reader of either flavour.  Note the grace period
+ * its leaf runs and report for it, as a tick would
+ * (rcu_sched_clock_irq()).  For the idle loop on its way into the
+ * extended QS (rcu_idle_enter()), which must not wait for a tick that
+ * its tickless CPU may never take.
+ */
+static void rcu_report_qs_here(struct rcu_data *rdp)
+{
+	note_gp_changes(rdp);
+	rcu_qs(rdp);
+	if (rdp->core_needs_qs && !READ_ONCE(rdp->cpu_no_qs))
+		rcu_report_qs_rdp(rdp);
 }
 
 /*
@@ -706,11 +768,14 @@ static bool rcu_gp_init(void)
 	/* Start: readers that began before this store may hold old data. */
 	rcu_seq_start(&rcu_state.gp_seq);
 	gps = rcu_state.gp_seq;
+	trace_rcu_grace_period("rcu_sched", gps, "start");
 	rcu_stall_window_hold(gps);			/* test build only */
 	if (rcu_inject(RCU_INJECT_STALL_ORDER))
 		rcu_stall_gp_start();
 	spin_unlock_irqrestore(&root->lock, flags);
 	smp_mb();	/* order the start before any CPU's view of qsmask below */
+	/* Test build: Linux's gp_preinit_delay, "races with CPU hotplug". */
+	jitter_site(JITTER_GP_PHASE);
 
 	/*
 	 * First pass, leaves up: each leaf takes the CPUs online now, each
@@ -730,6 +795,7 @@ static bool rcu_gp_init(void)
 
 		rnp = &rcu_state.node[i];
 		leaf = rnp->level == rcu_state.num_levels - 1;
+		jitter_site(JITTER_GP_INIT);	/* test build: Linux's gp_init_delay */
 		local_irq_save(flags);
 		if (leaf && !rcu_ofl_trylock()) {
 			rcu_ofl_window_gp_blocked(gps);
@@ -757,6 +823,7 @@ static bool rcu_gp_init(void)
 	rcu_for_each_node_breadth_first(rnp) {
 		unsigned long gone;
 
+		jitter_site(JITTER_GP_INIT);
 		spin_lock_irqsave(&rnp->lock, flags);
 		WRITE_ONCE(rnp->qsmask, rnp->qsmaskinit);
 		WRITE_ONCE(rnp->gp_seq, gps);
@@ -780,6 +847,7 @@ static bool rcu_gp_init(void)
 		}
 	}
 	rcu_ofl_window_gp_inited(gps);
+	trace_rcu_grace_period("rcu_sched", gps, "init");
 	return true;
 }
 
@@ -847,22 +915,40 @@ static bool rcu_gp_qs_done(struct rcu_node *root)
 	return done;
 }
 
+/*
+ * The wait for every CPU's QS.  The first scan comes at once, not
+ * jiffies_till_first_fqs into the grace period as in Linux: a CPU idle
+ * (in its EQS) at the start has nothing to wait for, and with tickless
+ * idle no tick of its own would report it, so every grace period with an
+ * idle CPU lasted until a timed scan (3 ticks).  A CPU that enters idle
+ * after the scan, this kthread's own as it waits below, reports itself
+ * (rcu_idle_enter()); so with the other CPUs idle a grace period ends
+ * as soon as the caller's CPU and this one have gone idle.  The kthread
+ * does not report its own CPU here: with every grace period that short,
+ * it would run them back to back on its CPU under a call_rcu() flood
+ * and starve the flooding task there (20805 grace periods in one
+ * call_rcu_flood run where there had been 24, at a sixth of the rate).
+ * The timed scans (the first jiffies_till_first_fqs after this one) are
+ * for the CPUs that were busy: their ticks report them, or the scans
+ * find them idle since or make them reschedule (force_qs_rnp()).
+ */
 static void rcu_gp_fqs_loop(void)
 {
 	struct rcu_node *root = rcu_get_root();
-	bool first = true;
+	int scans = 0;
 
 	for (;;) {
-		unsigned long j = first ? jiffies_till_first_fqs : jiffies_till_next_fqs;
+		unsigned long j = scans == 1 ? jiffies_till_first_fqs : jiffies_till_next_fqs;
 
-		wait_event_timeout(rcu_state.gp_wq, rcu_gp_qs_done(root) ||
-				   (READ_ONCE(rcu_state.gp_flags) & RCU_GP_FLAG_FQS),
-				   j ? j : 1);
+		if (scans)
+			wait_event_timeout(rcu_state.gp_wq, rcu_gp_qs_done(root) ||
+					   (READ_ONCE(rcu_state.gp_flags) & RCU_GP_FLAG_FQS),
+					   j ? j : 1);
 		if (rcu_gp_qs_done(root))
 			break;
-		force_qs_rnp(first);
+		trace_rcu_grace_period_fqs("rcu_sched", rcu_state.gp_seq, scans + 1);
+		force_qs_rnp(scans++ == 0);
 		rcu_preempt_boost_check();
-		first = false;
 		if (READ_ONCE(rcu_state.gp_flags) & RCU_GP_FLAG_FQS) {
 			unsigned long flags;
 
@@ -882,6 +968,7 @@ static void rcu_gp_cleanup(void)
 	int cpu;
 
 	rcu_stats_gp_cleanup();
+	trace_rcu_grace_period("rcu_sched", rcu_state.gp_seq, "cleanup");
 
 	/*
 	 * Taking every node's lock orders this kthread after every QS report
@@ -889,6 +976,7 @@ static void rcu_gp_cleanup(void)
 	 * a CPU never sees the GP over globally while its leaf says running.
 	 */
 	rcu_for_each_node_breadth_first(rnp) {
+		jitter_site(JITTER_GP_PHASE);	/* test build: gp_cleanup_delay */
 		spin_lock_irqsave(&rnp->lock, flags);
 		WARN_ON_ONCE(rnp->qsmask);
 		WRITE_ONCE(rnp->gp_seq, new_gp_seq);
@@ -901,6 +989,7 @@ static void rcu_gp_cleanup(void)
 
 	spin_lock_irqsave(&root->lock, flags);
 	/* The release pairs with rcu_seq_done()'s acquire (contract (1)). */
+	trace_rcu_grace_period("rcu_sched", rcu_state.gp_seq, "end");
 	rcu_seq_end(&rcu_state.gp_seq);
 	if (ULONG_CMP_LT(rcu_state.gp_seq, rcu_state.gp_seq_needed))
 		WRITE_ONCE(rcu_state.gp_flags, rcu_state.gp_flags | RCU_GP_FLAG_INIT);
@@ -961,7 +1050,9 @@ static int rcu_gp_kthread(void *unused)
 				   kthread_should_stop(), HZ);
 		if (!rcu_gp_init())
 			continue;
+		jitter_site(JITTER_GP_PHASE);	/* test build: kernel/jitter.h */
 		rcu_gp_fqs_loop();
+		jitter_site(JITTER_GP_PHASE);
 		rcu_gp_cleanup();
 	}
 	return 0;
@@ -987,6 +1078,7 @@ void call_rcu_sched(struct rcu_head *head, rcu_callback_t func)
 	rdp->n_cbs_queued++;
 	rcu_accelerate_cbs(rdp);
 	n = rcu_segcblist_n_cbs(&rdp->cblist);
+	trace_rcu_callback("rcu_sched", head, func, n);
 	/* A flood: drain without a batch limit and hurry the GP along. */
 	if (n > qhimark && rdp->blimit != LONG_MAX_BLIMIT) {
 		rdp->blimit = LONG_MAX_BLIMIT;
@@ -1022,14 +1114,17 @@ static void rcu_do_batch(struct rcu_data *rdp)
 		spin_unlock_irqrestore(&rdp->lock, flags);
 		if (!n)
 			return;
+		trace_rcu_batch_start("rcu_sched", n, lim);
 		/* Run as Linux's softirq would: no preemption inside a callback. */
 		local_bh_disable();
 		for (rhp = done.head; rhp; rhp = next) {
 			next = rhp->next;
 			debug_rcu_head_unqueue(rhp);
+			trace_rcu_invoke_callback("rcu_sched", rhp, rhp->func);
 			rhp->func(rhp);
 		}
 		local_bh_enable();
+		trace_rcu_batch_end("rcu_sched", n);
 		/*
 		 * Only now are they no longer waiting: rcu_barrier_sched() must
 		 * find them in ->len until here, or it would skip this CPU and
@@ -1108,7 +1203,7 @@ unsigned long start_poll_synchronize_sched(void)
 
 bool poll_state_synchronize_sched(unsigned long oldstate)
 {
-	if (rcu_seq_done(&rcu_state.gp_seq, oldstate)) {
+	if (rcu_poll_seq_done(&rcu_state.gp_seq, oldstate)) {
 		smp_mb();	/* the caller's frees follow the GP (contract (1)) */
 		return true;
 	}
@@ -1187,6 +1282,7 @@ void rcu_barrier_sched(void)
 		if (!per_cpu(rcu_data_ready, cpu) ||
 		    (rcu_inject(RCU_INJECT_BARRIER_ONLINE) && !cpu_online(cpu)))
 			continue;
+		jitter_site(JITTER_BARRIER_WALK);	/* test build: a slow walk */
 		rcu_barrier_window_wait(cpu);	/* test build only */
 		spin_lock_irqsave(&rcu_state.barrier_lock, flags);
 		rcu_barrier_entrain(rdp);
@@ -1469,6 +1565,7 @@ void rcu_late_init(void)
 	rcu_spawn_cb_kthreads();
 	cpuhp_setup_state("rcu", rcu_cpu_online_hook, rcu_cpu_offline_hook);
 	srcu_init_late();	/* call_srcu()'s kthread (rcu/srcu.c) */
+	rcu_poll_init_late();	/* rcu_exp_poll (rcu/poll.c) */
 	smp_mb();
 	WRITE_ONCE(rcu_state.scheduler_active, true);
 	pr_info("rcu: RCU-sched: %d levels, %d nodes, fanout leaf %u / %u, %d CPUs online\n",

@@ -27,6 +27,7 @@
 #include "kernel/sched.h"
 #include "kernel/wait.h"
 #include "kernel/time.h"
+#include "kernel/trace.h"
 
 #define RCU_FANOUT_LEAF		16
 #define RCU_FANOUT		16
@@ -329,6 +330,12 @@ bool rcu_barrier_window_waiting(void);
 void rcu_barrier_window_release(void);
 void rcu_barrier_window_close(void);
 #endif
+
+/* poll.c: a polled cookie s against the sequence *sp (both halves of a
+ * full cookie, and the plain cookie); the rcu_exp_poll kthread. */
+bool rcu_poll_seq_done(unsigned long *sp, unsigned long s);
+void rcu_poll_init_late(void);
+extern atomic_long_t rcu_exp_poll_gps;
 
 /* expedited.c */
 void rcu_exp_init(void);

@@ -145,7 +145,7 @@ static void srcu_qq3_misuse_reported(void)
 	KTAP_EXPECT(srcu_read_lock_held(&srcu_test_a));
 	KTAP_EXPECT(!srcu_read_lock_held(&srcu_test_b));
 	/* Would wait for this very reader: reported, returns. */
-	ktap_expect_warnings(3);
+	ktap_expect_warnings(3, "synchronize_srcu() and its expedited form inside a reader of the same srcu_struct, and later once more");
 	synchronize_srcu(&srcu_test_a);
 	synchronize_srcu_expedited(&srcu_test_a);
 	KTAP_EXPECT_EQ(atomic_read(&srcu_misuse_reports) - misuse0, 2);
@@ -246,7 +246,7 @@ static void srcu_held_record_vs_irq_reader(void)
 	KTAP_EXPECT(!srcu_read_lock_held(&srcu_test_b));
 	legal_wait_waits(&srcu_test_b, "B");
 	misuse0 = atomic_read(&srcu_misuse_reports);
-	ktap_expect_warnings(1);
+	ktap_expect_warnings(1, "synchronize_srcu(A) inside a reader of A");
 	synchronize_srcu(&srcu_test_a);		/* the misuse: reported, returns */
 	KTAP_EXPECT_EQ(atomic_read(&srcu_misuse_reports) - misuse0, 1);
 	srcu_read_unlock(&srcu_test_a, ia);
@@ -284,7 +284,7 @@ static void srcu_held_record_overflow(void)
 	idx[0] = srcu_read_lock(&srcu_test_a);
 	KTAP_EXPECT(srcu_read_lock_held(&srcu_test_a));
 	misuse0 = atomic_read(&srcu_misuse_reports);
-	ktap_expect_warnings(1);
+	ktap_expect_warnings(1, "synchronize_srcu(A) inside a reader of A, the record trusted again");
 	synchronize_srcu(&srcu_test_a);
 	KTAP_EXPECT_EQ(atomic_read(&srcu_misuse_reports) - misuse0, 1);
 	srcu_read_unlock(&srcu_test_a, idx[0]);
