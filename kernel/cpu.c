@@ -18,8 +18,9 @@
  *     (kernel/sched.c), and cpu's idle task takes over.
  *  5. The idle task plays dead (cpuhp_play_dead()): the calls still
  *     queued, rcu_report_dead() (RCU stops waiting for cpu; a grace
- *     period in progress gets its QS), its LAPIC timer stops, it says it
- *     is dead, and halts with irqs off for good.
+ *     period in progress gets its QS), its LAPIC timer stops, it gives
+ *     the jiffies duty up if it holds it (the next CPU to tick takes it),
+ *     it says it is dead, and halts with irqs off for good.
  *  6. Here, once it is dead: its timers and RCU callbacks (in order,
  *     their grace-period tags kept) move to this CPU.
  * cpu_up(cpu): the run queue may run again, the arch starts cpu with
@@ -36,7 +37,9 @@
 #include "kernel/sched.h"
 #include "kernel/smp.h"
 #include "kernel/string.h"
+#include "kernel/tick_sched.h"
 #include "kernel/time.h"
+#include "kernel/trace.h"
 #include "kernel/wait.h"
 #include "rcu/rcupdate.h"
 #include "asm/irqflags.h"
@@ -179,6 +182,7 @@ static int cpuhp_offline_step(int i, int cpu)
 
 	if (!ret && cpuhp_states[i].offline)
 		ret = cpuhp_states[i].offline(cpu);
+	trace_cpuhp("down", cpuhp_states[i].name, cpu, ret);
 	if (ret)
 		pr_warn("cpuhp: %s: CPU %d offline step failed (%d)\n",
 			cpuhp_states[i].name, cpu, ret);
@@ -213,10 +217,12 @@ __noreturn void cpuhp_play_dead(void)
 	int cpu = smp_processor_id();
 
 	smp_call_function_drain();	/* senders that saw it online (step 2) */
+	trace_cpuhp("down", "play_dead", cpu, 0);
 	jitter_site(JITTER_HOTPLUG);
 	rcu_report_dead(cpu);
 	jitter_site(JITTER_HOTPLUG);
 	arch_cpu_stop_timer();
+	tick_handover_do_timer();	/* its ticks are over: jiffies go on elsewhere */
 	complete(&cpuhp_dead);
 	arch_cpu_play_dead();
 }
@@ -241,6 +247,7 @@ int cpu_down(int cpu)
 		goto out;
 	}
 	t0 = ktime_get_ns();
+	trace_cpuhp("down", "begin", cpu, 0);
 	reinit_completion(&cpuhp_dead);
 	/* Test build: a random delay before each step (kernel/jitter.h). */
 	jitter_site(JITTER_HOTPLUG);
@@ -272,11 +279,14 @@ int cpu_down(int cpu)
 		ret = -ETIMEDOUT;
 		goto out;	/* it may still die later; it is not online either way */
 	}
+	/* It gave the jiffies duty up as it died (cpuhp_play_dead()). */
+	WARN_ON_ONCE(READ_ONCE(tick_do_timer_cpu) == cpu);
 	jitter_site(JITTER_HOTPLUG);
 	timers_migrate_cpu(cpu);
 	jitter_site(JITTER_HOTPLUG);
 	rcu_migrate_callbacks(cpu);
 	account(true, ktime_get_ns() - t0);
+	trace_cpuhp("down", "done", cpu, 0);
 out:
 	cpu_hotplug_done();
 	return ret;
@@ -298,10 +308,12 @@ int cpu_up(int cpu)
 		goto out;
 	}
 	t0 = ktime_get_ns();
+	trace_cpuhp("up", "begin", cpu, 0);
 	jitter_site(JITTER_HOTPLUG);
 	sched_cpu_up_prepare(cpu);
 	jitter_site(JITTER_HOTPLUG);
 	ret = arch_cpu_up(cpu);
+	trace_cpuhp("up", "arch_cpu_up", cpu, ret);
 	if (ret)
 		goto out;
 	for (i = 0; i < READ_ONCE(cpuhp_nr_states); i++) {
@@ -310,6 +322,7 @@ int cpu_up(int cpu)
 			pr_warn("cpuhp: %s: CPU %d online step failed\n", cpuhp_states[i].name, cpu);
 	}
 	account(false, ktime_get_ns() - t0);
+	trace_cpuhp("up", "done", cpu, 0);
 out:
 	cpu_hotplug_done();
 	return ret;

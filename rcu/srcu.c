@@ -117,6 +117,7 @@ static void srcu_gp_advance(struct srcu_struct *ss)
 				return;
 			smp_mb();	/* the callers' updates before the scans */
 			WRITE_ONCE(ss->srcu_gp_seq, ss->srcu_gp_seq + 1);
+			trace_srcu_grace_period(ss->name, ss->srcu_gp_seq, "start", ss->srcu_idx & 1);
 			/* fall through */
 		case 1:
 			jitter_site(JITTER_SRCU);	/* test build: kernel/jitter.h */
@@ -125,6 +126,7 @@ static void srcu_gp_advance(struct srcu_struct *ss)
 			smp_mb();	/* D: scan 1 before the flip */
 			jitter_site(JITTER_SRCU);
 			WRITE_ONCE(ss->srcu_idx, ss->srcu_idx + 1);
+			trace_srcu_grace_period(ss->name, ss->srcu_gp_seq, "flip", ss->srcu_idx & 1);
 			smp_mb();	/* E: the flip before scan 2 */
 			jitter_site(JITTER_SRCU);
 			WRITE_ONCE(ss->srcu_gp_seq, ss->srcu_gp_seq + 1);
@@ -134,6 +136,7 @@ static void srcu_gp_advance(struct srcu_struct *ss)
 			if (!srcu_readers_active_idx_check(ss, (ss->srcu_idx & 1) ^ 1))
 				return;
 			smp_mb();	/* the readers' sections before the end */
+			trace_srcu_grace_period(ss->name, ss->srcu_gp_seq, "end", ss->srcu_idx & 1);
 			rcu_seq_end(&ss->srcu_gp_seq);
 			break;
 		default:

@@ -8,7 +8,8 @@ RUNNER_ROOT ?= ../..
 RUNNER_BUILD ?= build
 RUNNER_PYTHON ?= python3
 RUNNER_SRCS = $(wildcard $(RUNNER_ROOT)/tests/*.py) \
-	$(RUNNER_ROOT)/tools/report.py $(RUNNER_ROOT)/tools/benchrows.py \
+	$(RUNNER_ROOT)/tools/report.py $(wildcard $(RUNNER_ROOT)/tools/report/*.py) \
+	$(RUNNER_ROOT)/tools/benchrows.py \
 	$(RUNNER_ROOT)/tests/qemu-configs $(wildcard $(RUNNER_ROOT)/tests/runner-fixtures/*)
 
 HOST_TESTS += $(RUNNER_BUILD)/runner_test
