@@ -31,6 +31,7 @@
 #include "rcu/debug_head.h"
 #include "kernel/printk.h"
 #include "kernel/cmdline.h"
+#include "kernel/jitter.h"
 #include "kernel/slab.h"
 #include "kernel/cpu.h"
 
@@ -348,6 +349,7 @@ void rcu_report_qs_rnp(unsigned long mask, struct rcu_node *rnp,
 			return;		/* already reported, or a stale GP */
 		}
 		WRITE_ONCE(rnp->qsmask, rnp->qsmask & ~mask);
+		trace_rcu_quiescent_state_report("rcu_sched", gps, mask, rnp->qsmask, rnp->grplo, rnp->level);
 		/* A leaf with preempted readers reports when the last leaves. */
 		if (rnp->qsmask || rcu_preempt_blocked_readers_cgp(rnp) || !rnp->parent) {
 			bool done = !rnp->qsmask && !rcu_preempt_blocked_readers_cgp(rnp);
@@ -443,6 +445,89 @@ void rcu_note_context_switch(bool preempt)
 	rcu_sched_exp_qs(false);
 }
 
+#ifdef CONFIG_SANITIZE
+/* Test build: rcu_barrier_window_arm() (rcu/tree.h). */
+static struct {
+	int cpu;		/* armed for this CPU; -1: none */
+	int target;		/* where cpu's callbacks moved; -1: nowhere yet */
+	bool waiting;		/* a barrier sleeps in front of cpu */
+	bool release;
+} rcu_barrier_window = { .cpu = -1, .target = -1 };
+
+void rcu_barrier_window_arm(int cpu)
+{
+	WRITE_ONCE(rcu_barrier_window.waiting, false);
+	WRITE_ONCE(rcu_barrier_window.release, false);
+	WRITE_ONCE(rcu_barrier_window.target, -1);
+	smp_store_release(&rcu_barrier_window.cpu, cpu);
+}
+
+bool rcu_barrier_window_waiting(void)
+{
+	return smp_load_acquire(&rcu_barrier_window.waiting);
+}
+
+void rcu_barrier_window_release(void)
+{
+	smp_store_release(&rcu_barrier_window.release, true);
+}
+
+void rcu_barrier_window_close(void)
+{
+	int cpu = xchg(&rcu_barrier_window.cpu, -1), target = xchg(&rcu_barrier_window.target, -1);
+
+	/* Their rcuc kthreads would look again within a second anyway. */
+	if (cpu >= 0 && per_cpu_ptr(&rcu_data, cpu)->cb_kthread)
+		wake_up(&per_cpu_ptr(&rcu_data, cpu)->cb_wq);
+	if (target >= 0 && per_cpu_ptr(&rcu_data, target)->cb_kthread)
+		wake_up(&per_cpu_ptr(&rcu_data, target)->cb_wq);
+}
+
+/* cpu's rcuc kthread is to leave its callbacks queued. */
+static bool rcu_barrier_window_holds_cbs(int cpu)
+{
+	return READ_ONCE(rcu_barrier_window.cpu) == cpu ||
+	       READ_ONCE(rcu_barrier_window.target) == cpu;
+}
+
+/* rcu_migrate_callbacks() moved dead's callbacks to this CPU. */
+static void rcu_barrier_window_moved(int dead)
+{
+	if (READ_ONCE(rcu_barrier_window.cpu) == dead)
+		WRITE_ONCE(rcu_barrier_window.target, smp_processor_id());
+}
+
+/* rcu_barrier_sched(), about to deal with cpu: sleep there if armed. */
+static void rcu_barrier_window_wait(int cpu)
+{
+	int ms = 0;
+
+	if (smp_load_acquire(&rcu_barrier_window.cpu) != cpu ||
+	    READ_ONCE(rcu_barrier_window.release))
+		return;
+	smp_store_release(&rcu_barrier_window.waiting, true);
+	while (!smp_load_acquire(&rcu_barrier_window.release) && ms < 30000) {
+		schedule_timeout_uninterruptible(msecs_to_jiffies(10));
+		ms += 10;
+	}
+	WRITE_ONCE(rcu_barrier_window.release, true);
+	WRITE_ONCE(rcu_barrier_window.waiting, false);
+}
+
+/* rcu_barrier_sched() has dealt with every CPU: if it is about to wait
+ * for callbacks, those held must run; if not, the test closes. */
+static void rcu_barrier_window_loop_done(bool will_wait)
+{
+	if (will_wait && READ_ONCE(rcu_barrier_window.release))
+		rcu_barrier_window_close();
+}
+#else
+static inline bool rcu_barrier_window_holds_cbs(int cpu) { (void)cpu; return false; }
+static inline void rcu_barrier_window_moved(int dead) { (void)dead; }
+static inline void rcu_barrier_window_wait(int cpu) { (void)cpu; }
+static inline void rcu_barrier_window_loop_done(bool will_wait) { (void)will_wait; }
+#endif
+
 /*
  * A hint, read without rdp->lock (the rcuc kthread rechecks under it):
  * some callback may run now.  It must turn on when the *oldest* waiting
@@ -453,7 +538,7 @@ void rcu_note_context_switch(bool preempt)
  */
 static bool rcu_cbs_ready_lockless(struct rcu_data *rdp)
 {
-	if (!READ_ONCE(rdp->cblist.len))
+	if (!READ_ONCE(rdp->cblist.len) || rcu_barrier_window_holds_cbs(rdp->cpu))
 		return false;
 	if (READ_ONCE(rdp->cblist.tails[RCU_DONE_TAIL]) != &rdp->cblist.head)
 		return true;
@@ -683,11 +768,14 @@ static bool rcu_gp_init(void)
 	/* Start: readers that began before this store may hold old data. */
 	rcu_seq_start(&rcu_state.gp_seq);
 	gps = rcu_state.gp_seq;
+	trace_rcu_grace_period("rcu_sched", gps, "start");
 	rcu_stall_window_hold(gps);			/* test build only */
 	if (rcu_inject(RCU_INJECT_STALL_ORDER))
 		rcu_stall_gp_start();
 	spin_unlock_irqrestore(&root->lock, flags);
 	smp_mb();	/* order the start before any CPU's view of qsmask below */
+	/* Test build: Linux's gp_preinit_delay, "races with CPU hotplug". */
+	jitter_site(JITTER_GP_PHASE);
 
 	/*
 	 * First pass, leaves up: each leaf takes the CPUs online now, each
@@ -707,6 +795,7 @@ static bool rcu_gp_init(void)
 
 		rnp = &rcu_state.node[i];
 		leaf = rnp->level == rcu_state.num_levels - 1;
+		jitter_site(JITTER_GP_INIT);	/* test build: Linux's gp_init_delay */
 		local_irq_save(flags);
 		if (leaf && !rcu_ofl_trylock()) {
 			rcu_ofl_window_gp_blocked(gps);
@@ -734,6 +823,7 @@ static bool rcu_gp_init(void)
 	rcu_for_each_node_breadth_first(rnp) {
 		unsigned long gone;
 
+		jitter_site(JITTER_GP_INIT);
 		spin_lock_irqsave(&rnp->lock, flags);
 		WRITE_ONCE(rnp->qsmask, rnp->qsmaskinit);
 		WRITE_ONCE(rnp->gp_seq, gps);
@@ -757,6 +847,7 @@ static bool rcu_gp_init(void)
 		}
 	}
 	rcu_ofl_window_gp_inited(gps);
+	trace_rcu_grace_period("rcu_sched", gps, "init");
 	return true;
 }
 
@@ -855,6 +946,7 @@ static void rcu_gp_fqs_loop(void)
 					   j ? j : 1);
 		if (rcu_gp_qs_done(root))
 			break;
+		trace_rcu_grace_period_fqs("rcu_sched", rcu_state.gp_seq, scans + 1);
 		force_qs_rnp(scans++ == 0);
 		rcu_preempt_boost_check();
 		if (READ_ONCE(rcu_state.gp_flags) & RCU_GP_FLAG_FQS) {
@@ -876,6 +968,7 @@ static void rcu_gp_cleanup(void)
 	int cpu;
 
 	rcu_stats_gp_cleanup();
+	trace_rcu_grace_period("rcu_sched", rcu_state.gp_seq, "cleanup");
 
 	/*
 	 * Taking every node's lock orders this kthread after every QS report
@@ -883,6 +976,7 @@ static void rcu_gp_cleanup(void)
 	 * a CPU never sees the GP over globally while its leaf says running.
 	 */
 	rcu_for_each_node_breadth_first(rnp) {
+		jitter_site(JITTER_GP_PHASE);	/* test build: gp_cleanup_delay */
 		spin_lock_irqsave(&rnp->lock, flags);
 		WARN_ON_ONCE(rnp->qsmask);
 		WRITE_ONCE(rnp->gp_seq, new_gp_seq);
@@ -895,6 +989,7 @@ static void rcu_gp_cleanup(void)
 
 	spin_lock_irqsave(&root->lock, flags);
 	/* The release pairs with rcu_seq_done()'s acquire (contract (1)). */
+	trace_rcu_grace_period("rcu_sched", rcu_state.gp_seq, "end");
 	rcu_seq_end(&rcu_state.gp_seq);
 	if (ULONG_CMP_LT(rcu_state.gp_seq, rcu_state.gp_seq_needed))
 		WRITE_ONCE(rcu_state.gp_flags, rcu_state.gp_flags | RCU_GP_FLAG_INIT);
@@ -955,7 +1050,9 @@ static int rcu_gp_kthread(void *unused)
 				   kthread_should_stop(), HZ);
 		if (!rcu_gp_init())
 			continue;
+		jitter_site(JITTER_GP_PHASE);	/* test build: kernel/jitter.h */
 		rcu_gp_fqs_loop();
+		jitter_site(JITTER_GP_PHASE);
 		rcu_gp_cleanup();
 	}
 	return 0;
@@ -981,6 +1078,7 @@ void call_rcu_sched(struct rcu_head *head, rcu_callback_t func)
 	rdp->n_cbs_queued++;
 	rcu_accelerate_cbs(rdp);
 	n = rcu_segcblist_n_cbs(&rdp->cblist);
+	trace_rcu_callback("rcu_sched", head, func, n);
 	/* A flood: drain without a batch limit and hurry the GP along. */
 	if (n > qhimark && rdp->blimit != LONG_MAX_BLIMIT) {
 		rdp->blimit = LONG_MAX_BLIMIT;
@@ -1001,6 +1099,8 @@ static void rcu_do_batch(struct rcu_data *rdp)
 		unsigned long flags;
 		long n, lim;
 
+		if (rcu_barrier_window_holds_cbs(rdp->cpu))	/* test build only */
+			return;
 		rcu_cblist_init(&done);
 		spin_lock_irqsave(&rdp->lock, flags);
 		/* Acquire of gp_seq: these callbacks follow their GP's reports. */
@@ -1014,14 +1114,17 @@ static void rcu_do_batch(struct rcu_data *rdp)
 		spin_unlock_irqrestore(&rdp->lock, flags);
 		if (!n)
 			return;
+		trace_rcu_batch_start("rcu_sched", n, lim);
 		/* Run as Linux's softirq would: no preemption inside a callback. */
 		local_bh_disable();
 		for (rhp = done.head; rhp; rhp = next) {
 			next = rhp->next;
 			debug_rcu_head_unqueue(rhp);
+			trace_rcu_invoke_callback("rcu_sched", rhp, rhp->func);
 			rhp->func(rhp);
 		}
 		local_bh_enable();
+		trace_rcu_batch_end("rcu_sched", n);
 		/*
 		 * Only now are they no longer waiting: rcu_barrier_sched() must
 		 * find them in ->len until here, or it would skip this CPU and
@@ -1100,7 +1203,7 @@ unsigned long start_poll_synchronize_sched(void)
 
 bool poll_state_synchronize_sched(unsigned long oldstate)
 {
-	if (rcu_seq_done(&rcu_state.gp_seq, oldstate)) {
+	if (rcu_poll_seq_done(&rcu_state.gp_seq, oldstate)) {
 		smp_mb();	/* the caller's frees follow the GP (contract (1)) */
 		return true;
 	}
@@ -1121,43 +1224,81 @@ static void rcu_barrier_callback(struct rcu_head *head)
 }
 
 /*
- * Queue one callback at the tail of every CPU's list (remote lists are
- * reached through their locks) and wait for all: each list runs in order,
- * so every callback queued before this call has run when it returns.  A
- * CPU whose ->len is 0 has none queued and none being invoked (the count
- * is given back only after invocation, under the same lock), so it can be
- * skipped.
+ * barrier_lock held (irqs off): if the barrier in progress has not dealt
+ * with rdp's CPU yet, queue its callback at the tail of rdp's list (if
+ * the list is not empty: an empty one has nothing to wait for, neither
+ * queued nor being invoked, since ->len counts callbacks until they have
+ * run) and note that it has.  Called for each CPU by the barrier, and by
+ * rcu_migrate_callbacks() for the dead CPU before its callbacks move, so
+ * that a barrier which has already passed the CPU they move to still
+ * finds them: its callback moves with them, behind them.
+ */
+static void rcu_barrier_entrain(struct rcu_data *rdp)
+{
+	unsigned long gseq = READ_ONCE(rcu_state.barrier_sequence);
+	unsigned long lseq = READ_ONCE(rdp->barrier_seq_snap);
+
+	if (rcu_seq_state(lseq) || !rcu_seq_state(gseq) ||
+	    rcu_seq_ctr(gseq) != rcu_seq_ctr(lseq))
+		return;		/* no barrier, or this one has been here */
+	spin_lock(&rdp->lock);
+	if (rcu_segcblist_n_cbs(&rdp->cblist)) {
+		atomic_inc(&rcu_state.barrier_cpu_count);
+		rdp->barrier_head.func = rcu_barrier_callback;
+		rcu_segcblist_enqueue(&rdp->cblist, &rdp->barrier_head);
+		rcu_accelerate_cbs(rdp);	/* its GP: the newest of the list */
+	}
+	spin_unlock(&rdp->lock);
+	smp_store_release(&rdp->barrier_seq_snap, gseq);
+}
+
+/*
+ * Queue one callback at the tail of every CPU's list that has any (remote
+ * lists are reached through their locks) and wait for all: each list runs
+ * in order, so every callback queued before this call has run when it
+ * returns.  Offline CPUs too: a departed CPU's callbacks wait there until
+ * rcu_migrate_callbacks() moves them, the barrier's with them.  Callbacks
+ * that move while the barrier is under way, from a CPU it has not dealt
+ * with yet to one it has, are found by rcu_barrier_entrain() from the
+ * migration (barrier_sequence says a barrier is running, the dead CPU's
+ * snapshot that it has not been there).
  */
 void rcu_barrier_sched(void)
 {
+	unsigned long flags, gseq;
 	int cpu;
 
 	if (rcu_misuse_check("rcu_barrier_sched"))
 		return;
 	rcu_mutex_lock(&rcu_state.barrier_mutex);
+	spin_lock_irqsave(&rcu_state.barrier_lock, flags);
+	rcu_seq_start(&rcu_state.barrier_sequence);
 	init_completion(&rcu_state.barrier_completion);
 	atomic_set(&rcu_state.barrier_cpu_count, 1);
-	/* Offline CPUs too: a departed CPU's callbacks wait there until
-	 * rcu_migrate_callbacks() moves them, the barrier's with them. */
+	spin_unlock_irqrestore(&rcu_state.barrier_lock, flags);
 	for (cpu = 0; cpu < rcu_state.ncpus; cpu++) {
 		struct rcu_data *rdp = per_cpu_ptr(&rcu_data, cpu);
-		unsigned long flags;
 
 		if (!per_cpu(rcu_data_ready, cpu) ||
 		    (rcu_inject(RCU_INJECT_BARRIER_ONLINE) && !cpu_online(cpu)))
 			continue;
-		spin_lock_irqsave(&rdp->lock, flags);
-		if (rcu_segcblist_n_cbs(&rdp->cblist)) {
-			atomic_inc(&rcu_state.barrier_cpu_count);
-			rdp->barrier_head.func = rcu_barrier_callback;
-			rcu_segcblist_enqueue(&rdp->cblist, &rdp->barrier_head);
-			rcu_accelerate_cbs(rdp);
-		}
-		spin_unlock_irqrestore(&rdp->lock, flags);
+		jitter_site(JITTER_BARRIER_WALK);	/* test build: a slow walk */
+		rcu_barrier_window_wait(cpu);	/* test build only */
+		spin_lock_irqsave(&rcu_state.barrier_lock, flags);
+		rcu_barrier_entrain(rdp);
+		spin_unlock_irqrestore(&rcu_state.barrier_lock, flags);
 	}
+	rcu_barrier_window_loop_done(atomic_read(&rcu_state.barrier_cpu_count) > 1);
 	if (atomic_dec_and_test(&rcu_state.barrier_cpu_count))
 		complete(&rcu_state.barrier_completion);
 	wait_for_completion(&rcu_state.barrier_completion);
+	/* Every CPU's snapshot is now the idle value of the next barrier. */
+	spin_lock_irqsave(&rcu_state.barrier_lock, flags);
+	rcu_seq_end(&rcu_state.barrier_sequence);
+	gseq = rcu_state.barrier_sequence;
+	for (cpu = 0; cpu < rcu_state.ncpus; cpu++)
+		WRITE_ONCE(per_cpu_ptr(&rcu_data, cpu)->barrier_seq_snap, gseq);
+	spin_unlock_irqrestore(&rcu_state.barrier_lock, flags);
 	rcu_mutex_unlock(&rcu_state.barrier_mutex);
 }
 
@@ -1329,7 +1470,13 @@ void rcu_report_dead(int cpu)
  * Once cpu is dead (its rcuc kthread parked, so nothing of its list is
  * being invoked): its callbacks join this CPU's, each keeping its place
  * and its grace period (rcu_segcblist_merge()).  rcu_barrier_sched()'s
- * callback, if it was queued there, moves with them in order.
+ * callback, if it was queued there, moves with them in order.  A barrier
+ * under way that has not come to cpu yet would find its list empty when
+ * it does, and may already have passed this CPU (or queued its callback
+ * here, which the merge can put ahead of the moved ones when their grace
+ * periods are equal): rcu_barrier_entrain() queues the barrier's callback
+ * behind cpu's first, all under barrier_lock, so that the barrier either
+ * dealt with cpu before or does so now.
  */
 void rcu_migrate_callbacks(int cpu)
 {
@@ -1339,12 +1486,14 @@ void rcu_migrate_callbacks(int cpu)
 
 	if (!per_cpu(rcu_data_ready, cpu))
 		return;
-	local_irq_save(flags);
+	spin_lock_irqsave(&rcu_state.barrier_lock, flags);
 	my = this_cpu_ptr(&rcu_data);
 	if (WARN_ON_ONCE(my == rdp)) {
-		local_irq_restore(flags);
+		spin_unlock_irqrestore(&rcu_state.barrier_lock, flags);
 		return;
 	}
+	if (!rcu_inject(RCU_INJECT_BARRIER_MIGRATE))
+		rcu_barrier_entrain(rdp);	/* a barrier yet to come here */
 	spin_lock(&my->lock);
 	spin_lock(&rdp->lock);
 	n = rcu_segcblist_n_cbs(&rdp->cblist);
@@ -1356,10 +1505,11 @@ void rcu_migrate_callbacks(int cpu)
 		rcu_accelerate_cbs(rdp);	/* now empty: nothing waiting */
 		rcu_accelerate_cbs(my);
 		WRITE_ONCE(rcu_state.n_cbs_migrated, rcu_state.n_cbs_migrated + n);
+		rcu_barrier_window_moved(cpu);	/* test build only */
 	}
 	spin_unlock(&rdp->lock);
 	spin_unlock(&my->lock);
-	local_irq_restore(flags);
+	spin_unlock_irqrestore(&rcu_state.barrier_lock, flags);
 	if (n && my->cb_kthread)
 		wake_up(&my->cb_wq);
 }
@@ -1397,6 +1547,7 @@ void rcu_init(void)
 	rcu_init_geometry(rcu_geometry_cpus ? (int)MIN(rcu_geometry_cpus, NR_CPUS) : NR_CPUS);
 	init_waitqueue_head(&rcu_state.gp_wq);
 	rcu_mutex_init(&rcu_state.barrier_mutex);
+	spin_lock_init(&rcu_state.barrier_lock);
 	init_completion(&rcu_state.barrier_completion);
 	rcu_exp_init();
 	rcu_init_percpu(0);
@@ -1414,6 +1565,7 @@ void rcu_late_init(void)
 	rcu_spawn_cb_kthreads();
 	cpuhp_setup_state("rcu", rcu_cpu_online_hook, rcu_cpu_offline_hook);
 	srcu_init_late();	/* call_srcu()'s kthread (rcu/srcu.c) */
+	rcu_poll_init_late();	/* rcu_exp_poll (rcu/poll.c) */
 	smp_mb();
 	WRITE_ONCE(rcu_state.scheduler_active, true);
 	pr_info("rcu: RCU-sched: %d levels, %d nodes, fanout leaf %u / %u, %d CPUs online\n",
