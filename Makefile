@@ -4,7 +4,8 @@
 #   make test       host unit tests, then QEMU runs judged from KTAP
 #   make bench      the paper's full benchmark sweeps (long; ONLY=name,name: some
 #                   of tests/bench-configs), then the report from their rows
-#   make report     build/report/report.md with tables and plots (LOG=file: from a saved log)
+#   make report     build/report/report.md with tables and plots (LOG="a.log b.txt": from
+#                   saved logs, one or several; adds build/bench-logs/peer.txt when there)
 #   make verify     long host torture and model checking, then the QEMU runs
 #                   of tests/verify-configs (logs in build/verify-logs)
 #   make fuzz       libFuzzer targets over the parsers
