@@ -17,6 +17,18 @@ static const char *const type_names[] = {
 	[KPARAM_charp] = "string",
 };
 
+/* The unknown options of the command line, said again when the run ends
+ * (cmdline_unknown_report(), from system_exit()): at boot the one line
+ * naming a typo sits above the whole option table and is easily missed,
+ * and the run then does something else than was asked. */
+#define UNKNOWN_KEPT 8
+static const char *unknown_names[UNKNOWN_KEPT];	/* into the parsed string */
+static unsigned int nr_unknown;
+
+static char *unknown_policy = "fail";
+core_param(cmdline.unknown, unknown_policy, charp,
+	   "an unknown option: fail (said again at the end, the run exits 1) or ignore (said again, the run's status stands)");
+
 static bool is_space(char c)
 {
 	return c == ' ' || c == '\t' || c == '\n' || c == '\r';
@@ -189,8 +201,9 @@ void cmdline_help(void)
 	cmdline_print_table(__start___param, __stop___param);
 }
 
-int cmdline_parse(char *s, const struct kernel_param *start,
-		  const struct kernel_param *stop)
+/* keep: remember the unknown names for cmdline_unknown_report(). */
+static int parse(char *s, const struct kernel_param *start,
+		 const struct kernel_param *stop, bool keep)
 {
 	int errors = 0;
 	bool listed = false;
@@ -257,6 +270,9 @@ int cmdline_parse(char *s, const struct kernel_param *start,
 				cmdline_print_table(start, stop);
 				listed = true;
 			}
+			if (keep && nr_unknown < UNKNOWN_KEPT)
+				unknown_names[nr_unknown] = name;
+			nr_unknown += keep;
 			errors++;
 			continue;
 		}
@@ -264,4 +280,39 @@ int cmdline_parse(char *s, const struct kernel_param *start,
 			errors++;
 	}
 	return errors;
+}
+
+int cmdline_parse(char *s, const struct kernel_param *start,
+		  const struct kernel_param *stop)
+{
+	return parse(s, start, stop, false);
+}
+
+int cmdline_parse_kernel(char *cmdline)
+{
+	nr_unknown = 0;
+	return parse(cmdline, __start___param, __stop___param, true);
+}
+
+bool cmdline_unknown_report(void)
+{
+	bool ignore = !strcmp(unknown_policy, "ignore");
+
+	if (!nr_unknown)
+		return false;
+	if (!ignore && strcmp(unknown_policy, "fail"))
+		printk_raw("# cmdline: cmdline.unknown=%s is not fail or ignore; using fail\n",
+			   unknown_policy);
+	for (unsigned int i = 0; i < nr_unknown && i < UNKNOWN_KEPT; i++) {
+		if (ignore)
+			printk_raw("# cmdline: unknown option '%s' was ignored (cmdline.unknown=ignore)\n",
+				   unknown_names[i]);
+		else
+			printk_raw("# cmdline: unknown option '%s': the run fails (cmdline.unknown=ignore to go on)\n",
+				   unknown_names[i]);
+	}
+	if (nr_unknown > UNKNOWN_KEPT)
+		printk_raw("# cmdline: and %u more unknown options (listed at boot)\n",
+			   nr_unknown - UNKNOWN_KEPT);
+	return !ignore;
 }

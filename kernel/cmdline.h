@@ -58,6 +58,16 @@ extern const struct kernel_param __start___param[], __stop___param[];
  * tokens is returned. */
 int cmdline_parse(char *cmdline, const struct kernel_param *start,
 		  const struct kernel_param *stop);
+/* The kernel's own command line (kmain()): cmdline_parse() on the whole
+ * table, keeping the unknown names (pointers into the string) for
+ * cmdline_unknown_report(). */
+int cmdline_parse_kernel(char *cmdline);
+
+/* Says again each unknown option of cmdline_parse_kernel(), for the
+ * end of the run (system_exit()), and returns true when the run must fail
+ * for them: `cmdline.unknown=fail`, the default; `cmdline.unknown=ignore`
+ * lets the run's own status stand.  False, silent, when there were none. */
+bool cmdline_unknown_report(void);
 
 /* Prints every option the kernel has, its type, current value and help. */
 void cmdline_help(void);

@@ -20,6 +20,7 @@
 #include "kernel/spinlock.h"
 #include "kernel/timer.h"
 #include "kernel/cpu.h"
+#include "kernel/jitter.h"
 #include "asm/pgtable.h"
 #include "asm/desc.h"
 #include "asm/irq.h"
@@ -28,6 +29,7 @@
 #include "rcu/kvfree.h"
 #include "rcu/torture.h"
 #include "kernel/profile.h"
+#include "kernel/trace.h"
 
 #define MB2_BOOTLOADER_MAGIC 0x36d76289
 /* The boot information lies in low memory, identity-mapped by the early
@@ -72,13 +74,15 @@ void kmain(unsigned long magic, unsigned long info_phys)
 	printk(KERN_INFO "boot: loader '%s', memory %lu MiB usable, command line '%s'\n",
 	       boot_info.loader_name[0] ? boot_info.loader_name : "?",
 	       (unsigned long)(pmm_usable_bytes() >> 20), boot_info.cmdline);
-	cmdline_parse(boot_info.cmdline, __start___param, __stop___param);
+	cmdline_parse_kernel(boot_info.cmdline);
 	spin_lock_setup(arch_under_hypervisor());	/* before any other CPU runs */
 	timers_init();		/* the per-CPU timer bases, before anyone sleeps */
 	sched_init();		/* kmain becomes a task; CPU 0's idle; preempt= */
 	rcu_init();		/* the node tree; CPU 0 reports from now on */
 	x86_platform_init();	/* ACPI, APICs, TSC, this CPU's tick; irqs on */
+	jitter_init();		/* jitter= (test build): needs the TSC's rate */
 	smp_boot_cpus();	/* the APs, the TSC sync check, the CPU table */
+	trace_init();		/* trace=: a buffer per CPU online */
 	rcu_late_init();	/* the grace-period and callback kthreads */
 	kfree_rcu_init_late();	/* kfree_rcu()'s per-CPU batches (rcu/kvfree.c) */
 	cpu_offline_boot();	/* cpu.offline=LIST */

@@ -25,6 +25,7 @@
 #include "kernel/string.h"
 #include "kernel/vmstack.h"
 #include "kernel/time.h"
+#include "kernel/trace.h"
 #include "kernel/cmdline.h"
 #include "rcu/rcupdate.h"
 #include "asm/cpu.h"
@@ -159,10 +160,33 @@ static void __schedule_bug(struct task *prev)
 	atomic_inc(&sched_atomic_bugs);
 }
 
+#ifdef CONFIG_SANITIZE
+void (*sched_inject_hook)(enum sched_inject_point where, struct task *t, int cpu);
+#define sched_inject(where, t, cpu) do {				\
+	void (*__hook)(enum sched_inject_point, struct task *, int) =	\
+		__atomic_load_n(&sched_inject_hook, __ATOMIC_ACQUIRE);	\
+	if (__hook)							\
+		__hook((where), (t), (cpu));				\
+} while (0)
+#else
+#define sched_inject(where, t, cpu) do { } while (0)
+#endif
+
+/*
+ * Once ->on_cpu is clear prev may run on another CPU (a wake-up that
+ * moves it off a CPU going down waits for nothing else), exit there and
+ * be freed: nothing of prev is touched after the store.  Its state is
+ * read before it (Linux's prev_state): a task dead by then can no longer
+ * be woken, so its running reference is ours to drop; one that was not
+ * may die elsewhere, and that CPU drops it.
+ */
 static void finish_task_switch(struct task *prev)
 {
+	long prev_state = READ_ONCE(prev->state);
+
 	smp_store_release(&prev->on_cpu, 0);
-	if (unlikely(READ_ONCE(prev->state) == TASK_DEAD))
+	sched_inject(SCHED_INJECT_FINISH, prev, smp_processor_id());
+	if (unlikely(prev_state == TASK_DEAD))
 		put_task_struct(prev);	/* the running reference; off its stack now */
 }
 
@@ -223,6 +247,7 @@ static void __schedule(bool preempt)
 			prev->nr_preempted++;
 		next->on_cpu = 1;
 		arch_spin_unlock(&rq->lock);
+		trace_sched_switch(prev->name, prev, prev->state, next->name, next);
 
 		prev->preempt_count = preempt_count();
 		preempt_count_set(next->preempt_count);
@@ -433,6 +458,7 @@ int wake_up_state(struct task *t, unsigned int state)
 			enqueue(rq, t, false);
 			check_preempt(rq, cpu, t);
 		}
+		trace_sched_wakeup(t->name, t, cpu);
 		ret = 1;
 	}
 	arch_spin_unlock(&rq->lock);
@@ -442,6 +468,7 @@ int wake_up_state(struct task *t, unsigned int state)
 
 int wake_up_process(struct task *t)
 {
+	jitter_site(JITTER_WAKE);
 	return wake_up_state(t, TASK_NORMAL);
 }
 
@@ -740,11 +767,15 @@ static __noreturn void idle_loop(void)
 			tick_nohz_idle_stop_tick();
 			stat_inc(rcu_idle_enters);
 			rcu_idle_enter();
-			stat_inc(idle_halts);
-			t0 = get_cycles();
-			arch_cpu_idle();
-			local_irq_disable();
-			stat_add(idle_halt_cycles, get_cycles() - t0);
+			/* Its QS report may have ended a grace period and
+			 * woken the GP kthread here: no halt then. */
+			if (likely(!need_resched())) {
+				stat_inc(idle_halts);
+				t0 = get_cycles();
+				arch_cpu_idle();
+				local_irq_disable();
+				stat_add(idle_halt_cycles, get_cycles() - t0);
+			}
 			rcu_idle_exit();
 			stat_inc(rcu_idle_exits);
 		}
@@ -873,11 +904,13 @@ void sched_cpu_dying_begin(int cpu)
 	struct rq *rq = cpu_rq(cpu);
 	unsigned long flags;
 
+	sched_inject(SCHED_INJECT_DYING_BEGIN, NULL, cpu);
 	local_irq_save(flags);
 	arch_spin_lock(&rq->lock);
 	rq->dying = true;
 	arch_spin_unlock(&rq->lock);
 	local_irq_restore(flags);
+	sched_inject(SCHED_INJECT_DYING, NULL, cpu);
 	__atomic_store_n(&per_cpu(sched_need_resched, cpu), true, __ATOMIC_RELEASE);
 	arch_send_reschedule(cpu);	/* it is no longer online: no smp_send_reschedule() */
 }

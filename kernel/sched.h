@@ -192,6 +192,18 @@ void resched_cpu(int cpu);
  * load and its store of ->state until the task stores a state other than
  * the one read and TASK_RUNNING (200 ms at most). */
 extern struct task *sched_inject_wake_stall;
+
+/* Test build: a hook the tests set to hold a CPU inside the switch or
+ * CPU hotplug (NULL: none), called at these points. */
+enum sched_inject_point {
+	SCHED_INJECT_DYING_BEGIN,	/* cpu_down(): cpu's run queue is about to be
+					 * marked dying (t NULL, the controller) */
+	SCHED_INJECT_DYING,		/* ... it is, cpu not yet kicked (t NULL) */
+	SCHED_INJECT_FINISH,		/* finish_task_switch() on cpu, irqs off: t,
+					 * the task switched out, just had ->on_cpu
+					 * cleared */
+};
+extern void (*sched_inject_hook)(enum sched_inject_point where, struct task *t, int cpu);
 #endif
 
 /* Introspection for tests and reports. */

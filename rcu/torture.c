@@ -59,6 +59,7 @@
 #include "rcu/torture_internal.h"
 #include "rcu/torture_onoff.h"
 #include "kernel/list.h"
+#include "kernel/jitter.h"
 
 #define RCU_TORTURE_POOL	(10 * RCU_TORTURE_PIPE_LEN)
 #define RCU_TORTURE_POISON	0x6b6b6b6bu
@@ -1380,6 +1381,9 @@ int rcu_torture_run(const char *type, unsigned int duration_ms,
 	if (!writer || !res->versions)
 		pr_err("rcu-torture: the writer completed no update: grace periods stuck?\n");
 	res->success = ok && stressors_ok && writer && onoff_ok;
+	if (jitter_delays())	/* jitter= (test build): did it slow anything? */
+		printk(KERN_INFO "rcu-torture: jitter delays: %llu\n",
+		       (unsigned long long)jitter_delays());
 	printk(KERN_INFO "rcu-torture:--- End of test: %s: torture_type=%s gps=%lu\n",
 	       res->success ? "SUCCESS" : "FAILURE", cur_ops->name, res->gps);
 	return res->success ? 0 : 1;

@@ -6,8 +6,8 @@ findings: a time limit, idle=, an oversize log, the hooks' statuses).
 judge() turns a run into cases, PASS|FAIL|SKIP <config>/<path>: the KTAP
 cases (tests/ktap_parser.py), each structural problem, each crash report
 (a panic, Oops, BUG, hard lockup, UBSAN or stack-protector report, whose
-register dump and backtrace are echoed), the hooks, forbid= matches, and
-an exit status or a saved log's end that does not fit.  An expect=fail
+register dump and backtrace are echoed), the hooks, forbid= matches, unknown kernel
+options, and an exit status or a saved log's end that does not fit.  An expect=fail
 configuration gets one case instead: it passes only if the run failed
 the way its require= regexes say.  format_verdict() and summary_line()
 give the lines tests/runner.py prints.
@@ -21,7 +21,7 @@ from dataclasses import dataclass
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.dirname(
     os.path.abspath(__file__))), "tools"))
-from benchrows import bench_rows, platform_lines  # noqa: E402
+from benchrows import bench_rows, platform_lines, trace_line  # noqa: E402
 from ktap_parser import Case, ktap_cases, parse_ktap  # noqa: E402
 from qemu_run import EXIT_FAIL, EXIT_NO_EXIT, EXIT_OK, EXIT_QEMU  # noqa: E402
 
@@ -77,6 +77,17 @@ def crash_dump(lines, first_lineno):
     return out
 
 
+# The kernel's end-of-run line for each unknown option (kernel/cmdline.c,
+# cmdline_unknown_report()); with cmdline.unknown=ignore it says "was
+# ignored" instead and the run is judged as if it were not there.
+_UNKNOWN_OPTION = re.compile(r"# cmdline: unknown option '([^']*)': the run fails")
+
+
+def unknown_options(lines):
+    """The unknown kernel options the kernel said fail the run."""
+    return [m.group(1) for m in map(_UNKNOWN_OPTION.search, lines) if m]
+
+
 # --------------------------------------------------------------------------
 # Whether a saved log finished
 
@@ -130,13 +141,18 @@ def judge(cfg, lines, rc=None, timed_out=False, stderr_text="",
         case = Case("FAIL", "qemu", "QEMU did not start: "
                     + (" / ".join(qemu) or "it gave no reason"))
         return Verdict(cfg.name, [case], [], False, [], [])
+    # A trace dump (`T: ` lines) is neither KTAP nor a crash report, and
+    # may be long: judged without it (blanked, so line numbers hold);
+    # require= still sees it.
+    raw = lines
+    lines = ["" if trace_line(x) else x for x in lines]
     docs = parse_ktap(lines)
     cases, problems = ktap_cases(docs)
     notes = []
     extra = []                  # run-level failures, shown as cases
 
     def tail(n=20):
-        t = lines[-n:]
+        t = [x for x in raw if not trace_line(x)][-n:]
         out = [f"last {len(t)} line(s) of the serial output:"]
         out += ["| " + x for x in t] if t else ["| (nothing at all)"]
         err = [x for x in stderr_text.splitlines() if x.strip()][-5:]
@@ -178,6 +194,13 @@ def judge(cfg, lines, rc=None, timed_out=False, stderr_text="",
         if hit:
             extra.append(Case("FAIL", "forbid", f"/{rx.pattern}/ matched at "
                               f"log line {hit}: {lines[hit - 1].strip()}"))
+
+    unknown = unknown_options(lines)
+    if unknown:
+        extra.append(Case("FAIL", "cmdline", "unknown kernel option(s) "
+                          + ", ".join(f"'{u}'" for u in unknown)
+                          + ": the run did something else than asked "
+                          "(cmdline.unknown=ignore to go on)"))
 
     if not crashes and not timed_out and not oversize and \
             any(p.truncated for p in problems):
@@ -240,7 +263,7 @@ def judge(cfg, lines, rc=None, timed_out=False, stderr_text="",
         why.append("it failed by a reset/triple fault, not by reporting the "
                    "failure and exiting")
     for rx in cfg.require:
-        if not any(rx.search(x) for x in lines):
+        if not any(rx.search(x) for x in raw):
             why.append(f"required /{rx.pattern}/ is not in the log")
     own = [f"seen: {c.status} {cfg.name}/{c.path}"
            + (f": {c.detail}" if c.detail else "") for c in all_cases]

@@ -160,6 +160,34 @@ class ReportTest(unittest.TestCase):
         text = "\n".join(report.goals(rows))
         self.assertIn("| 18.0x (900 / 50 ns) | 18.0x (900 / 50 ns) | 200.0x (1000 / 5 ns) | met (batch median) |", text)
 
+    def test_indistinguishable_is_two_sided(self):
+        # rcu-nonpreempt 0.15 ns faster than the empty loop, each row
+        # spread 0.08 ns: within noise (2 * sqrt(0.08^2 + 0.08^2) = 0.23),
+        # met.  0.5 ns faster or slower: NOT met, either way.
+        def verdict(np_median):
+            rows, _ = report.read_log(
+                "# bench name=readside type=empty cpus=4 cs_ns=0 ns_per_op=2 stddev=0.08 runs=5 median_ns=2.00\n"
+                f"# bench name=readside type=rcu-nonpreempt cpus=4 cs_ns=0 ns_per_op=2 stddev=0.08 runs=5 median_ns={np_median}\n")
+            line = [x for x in report.goals(rows) if "indistinguishable" in x][0]
+            return line.split(" | ")[-2]
+        self.assertEqual(verdict(1.85), "met (median)")
+        self.assertEqual(verdict(2.15), "met (median)")
+        self.assertEqual(verdict(1.5), "NOT met (median)")
+        self.assertEqual(verdict(2.5), "NOT met (median)")
+
+    def test_gp_ratio_goal_is_the_reports(self):
+        # The row has no goal= met= keys: the report states the goal, for
+        # load=idle only.
+        rows, _ = report.read_log(
+            "# bench name=gp_ratio cpus=4 normal_over_expedited=10048.6 of=median min_ratio=2654.5 load=idle\n"
+            "# bench name=gp_ratio cpus=4 normal_over_expedited=3.0 of=median min_ratio=6.1 load=busy\n"
+            "# bench name=gp_ratio cpus=2 normal_over_expedited=12.0 of=median min_ratio=6.1 load=idle\n")
+        text = "\n".join(report.gp_ratio_table(rows))
+        self.assertIn("| 4 | idle | 10049x | 2654x | >= 20x | met |", text)
+        self.assertIn("| 4 | busy | 3x | 6.1x | none | - (expedited must IPI the busy CPUs) |", text)
+        self.assertIn("| 2 | idle | 12x | 6.1x | >= 20x | NOT met |", text)
+        self.assertIn("reported, not asserted", text)
+
     def test_harness_row_and_less_gaps(self):
         # The gross time less the host gaps, and the harness alone as a
         # row of its own, in the matrix and the three-source table.

@@ -7,7 +7,9 @@ plots the rows).
 clean_lines() turns serial bytes into text lines: terminal escapes (GRUB,
 firmware), CRs and other control characters removed.  A row is a KTAP
 diagnostic `# bench name=NAME key=value ...` (the shape docs/design.md
-fixes); a `# platform: ...` line says what ran them.
+fixes); a `# platform: ...` line says what ran them.  A trace dump's
+lines (kernel/trace.c, tools/trace.py) start with `T: `; trace_line()
+tells them apart, so that the judge reads past them.
 Only the Python standard library is used.
 """
 
@@ -16,6 +18,14 @@ import re
 ANSI = re.compile(r"\x1b(\[[0-9;?]*[ -/]*[@-~]|[()][0-9A-Za-z]|[@-Z\\-_])")
 BENCH = re.compile(r"#\s*bench\s+(name=\S+(?:.*\S)?)")
 PLATFORM = re.compile(r"#\s*platform:\s*(.*\S)")
+
+
+TRACE_PREFIX = "T: "
+
+
+def trace_line(line):
+    """Whether a (clean) log line is part of a trace dump."""
+    return line.startswith(TRACE_PREFIX)
 
 
 def bench_rows(lines):

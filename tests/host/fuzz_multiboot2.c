@@ -22,6 +22,15 @@ int printk(const char *fmt, ...)
 	return n;
 }
 
+void printk_raw(const char *fmt, ...)
+{
+	char buf[512];
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(buf, sizeof(buf), fmt, ap);
+	va_end(ap);
+}
+
 static int f_int;
 static unsigned int f_uint;
 static bool f_bool;

@@ -11,7 +11,7 @@ RCU_BUILD ?= build
 RCU_SHIM = $(RCU_ROOT)/tests/host/rcu/shim
 RCU_KSRC = $(filter-out %/rcu/kvfree.c %/rcu/torture_kfree.c,$(sort $(wildcard $(RCU_ROOT)/rcu/*.c))) \
 	$(RCU_ROOT)/kernel/wait.c $(RCU_ROOT)/kernel/spinlock.c $(RCU_ROOT)/kernel/cmdline.c \
-	$(RCU_ROOT)/kernel/cpu.c $(RCU_ROOT)/kernel/mutex.c
+	$(RCU_ROOT)/kernel/cpu.c $(RCU_ROOT)/kernel/mutex.c $(RCU_ROOT)/kernel/trace.c
 RCU_SHIM_SRC = $(RCU_SHIM)/cpu.c $(RCU_SHIM)/misc.c
 RCU_DEPS = $(RCU_KSRC) $(RCU_SHIM_SRC) $(wildcard $(RCU_SHIM)/*.h $(RCU_SHIM)/*/*.h) \
 	$(wildcard $(RCU_ROOT)/rcu/*.h) $(wildcard $(RCU_ROOT)/kernel/*.h) $(RCU_SHIM)/percpu.ld \
@@ -173,6 +173,12 @@ $(RCU_BUILD)/rcu_srcu_regress_sanitize: rcu/srcu_regress.c $(RCU_DEPS)
 $(RCU_BUILD)/rcu_srcu_regress_inject: $(RCU_BUILD)/rcu_srcu_regress_sanitize
 	@printf '#!/bin/sh\n%s 2 rcu.inject=srcu_accel > $@.out 2>&1; rc=$$?\ncat $@.out\ngrep -q "^not ok srcu stranded callback" $@.out && grep -q "^ok srcu two structs" $@.out && [ $$rc -ne 0 ] || { echo "not ok: rcu.inject=srcu_accel was not caught"; exit 1; }\necho "ok: rcu.inject=srcu_accel caught"\n' $< > $@
 	@chmod +x $@
+
+# The pure arithmetic at counter wraps (rcu/rcu.h cookies, rcu/segcblist.c
+# accelerate/advance/merge) against a 128-bit reference, ASan+UBSan.
+HOST_TESTS += $(RCU_BUILD)/rcu_seq_wrap
+$(RCU_BUILD)/rcu_seq_wrap: rcu/seq_wrap.c $(RCU_DEPS)
+	$(call rcu_cc,$(HOST_ASAN))
 
 # The polled-cookie arithmetic (rcu/rcu.h), plain and full, across the
 # counter's wrap; each check also run against an accept-one-GP-early

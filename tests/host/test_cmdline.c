@@ -35,6 +35,10 @@ static void reset(void)
 	test_sel = NULL;
 	label = "default";
 	stall_timeout = 21;
+	/* kernel/cmdline.c's own option may point into a freed copy. */
+	for (const struct kernel_param *p = __start___param; p < __stop___param; p++)
+		if (!strcmp(p->name, "cmdline.unknown"))
+			*(const char **)p->var = "fail";
 	log_clear();
 }
 
@@ -48,9 +52,19 @@ static int parse(const char *s)
 	return cmdline_parse(copy, __start___param, __stop___param);
 }
 
+/* The same as the kernel's own command line (unknown names kept). */
+static int parse_kernel(const char *s)
+{
+	static char *copy;
+	free(copy);
+	copy = strdup(s);
+	return cmdline_parse_kernel(copy);
+}
+
 static void table_is_complete(void)
 {
-	EXPECT_EQ(__stop___param - __start___param, 7);
+	/* Ours and kernel/cmdline.c's own cmdline.unknown. */
+	EXPECT_EQ(__stop___param - __start___param, 8);
 }
 
 static void each_type(void)
@@ -116,6 +130,51 @@ static void unknown_option(void)
 	reset();
 	EXPECT_EQ(parse("h=1 hzz=1 rcu=1"), 3);
 	EXPECT_EQ(hz, 1000);
+}
+
+/* An unknown option is said again when the run ends and fails the run,
+ * unless cmdline.unknown=ignore (anywhere on the line) says to go on. */
+static void unknown_said_again(void)
+{
+	reset();
+	EXPECT_EQ(parse_kernel("hz=100 count=3"), 0);
+	log_clear();
+	EXPECT(!cmdline_unknown_report());
+	EXPECT_EQ(loglen, 0);
+
+	reset();
+	EXPECT_EQ(parse_kernel("tortue=sched hz=100"), 1);
+	log_clear();
+	EXPECT(cmdline_unknown_report());
+	EXPECT(log_has("# cmdline: unknown option 'tortue': the run fails (cmdline.unknown=ignore to go on)\n"));
+
+	reset();
+	EXPECT_EQ(parse_kernel("foo=1 cmdline.unknown=ignore"), 1);
+	log_clear();
+	EXPECT(!cmdline_unknown_report());
+	EXPECT(log_has("# cmdline: unknown option 'foo' was ignored (cmdline.unknown=ignore)\n"));
+
+	reset();
+	EXPECT_EQ(parse_kernel("foo cmdline.unknown=maybe"), 1);
+	log_clear();
+	EXPECT(cmdline_unknown_report());
+	EXPECT(log_has("cmdline.unknown=maybe is not fail or ignore; using fail"));
+
+	reset();
+	EXPECT_EQ(parse_kernel("u1 u2 u3 u4 u5 u6 u7 u8 u9 u10 cmdline.unknown=fail"), 10);
+	log_clear();
+	EXPECT(cmdline_unknown_report());
+	EXPECT(log_has("unknown option 'u8': the run fails"));
+	EXPECT(!log_has("'u9'"));
+	EXPECT(log_has("and 2 more unknown options"));
+
+	/* A table of the caller's own (tests/kernel/test_boot.c) keeps none. */
+	reset();
+	EXPECT_EQ(parse_kernel("hz=1"), 0);
+	EXPECT_EQ(parse("bogus"), 1);
+	log_clear();
+	EXPECT(!cmdline_unknown_report());
+	EXPECT_EQ(loglen, 0);
 }
 
 static void bad_numbers(void)
@@ -231,6 +290,7 @@ int main(void)
 	RUN(limits);
 	RUN(dashes_match_underscores);
 	RUN(unknown_option);
+	RUN(unknown_said_again);
 	RUN(bad_numbers);
 	RUN(overflow);
 	RUN(quotes);

@@ -76,6 +76,15 @@ static int count_str(const char *hay, const char *needle)
 	return n;
 }
 
+/* The case said "# expected: ..." (ktap_expect_alarm()) before the first
+ * `alarm` in log, for whoever reads the console. */
+static bool announced(const char *log, const char *alarm)
+{
+	const char *said = find_str(log, "# expected: "), *a = find_str(log, alarm);
+
+	return said && a && said < a;
+}
+
 static unsigned int marker_seq;
 
 /* Prints a unique marker line and returns it (for log_after()). */
@@ -958,6 +967,7 @@ static void rcu_stall_detected(void)
 	struct task *t;
 
 	log_marker(mark, sizeof(mark), "stall detector");
+	ktap_expect_alarm("an RCU stall report naming CPU %d, and its backtrace", cpu);
 	WRITE_ONCE(rcu_cpu_stall_timeout_ms, STALL_TIMEOUT_MS);
 	c.reports0 = atomic_read(&rcu_stall_reports);
 	t = start_on(rcu_stall_thread, &c, cpu, PRIO_NORMAL, "rcu_stall_test");
@@ -974,6 +984,7 @@ static void rcu_stall_detected(void)
 	log = log_after(mark);
 	KTAP_ASSERT(log);
 	KTAP_EXPECT(find_str(log, "rcu: INFO: rcu_sched detected stalls on CPUs/tasks:"));
+	KTAP_EXPECT(announced(log, "detected stalls"));
 	snprintf(want, sizeof(want), "\t%d-...:", cpu);
 	KTAP_EXPECT(find_str(log, want));
 	/* Its backtrace: by NMI from the CPU that detected the stall, or its
@@ -1084,6 +1095,8 @@ static void exp_stall_one(bool preempt)
 	c.header = header;
 	c.mark = log_marker(mark, sizeof(mark), preempt ? "expedited stall, rcu" :
 			    "expedited stall, sched");
+	ktap_expect_alarm("an expedited %s stall report naming CPU %d, and its backtrace",
+			  name, cpu);
 	reports0 = atomic_read(&rcu_stall_reports);
 	WRITE_ONCE(rcu_cpu_stall_timeout_ms, STALL_TIMEOUT_MS);
 	t = start_on(rcu_exp_stall_thread, &c, cpu, PRIO_NORMAL, "rcu_exp_stall");
@@ -1110,6 +1123,7 @@ static void exp_stall_one(bool preempt)
 		ktap_log("no \"%s\" after the marker: the expedited stall check never reported", header);
 		return;
 	}
+	KTAP_EXPECT(announced(log, header));
 	KTAP_EXPECT(exp_stall_names(p + strlen(header) - 1, cpu, "rcu_exp_stall"));
 	snprintf(want, sizeof(want), " P%s ", "rcu_exp_stall");
 	if (preempt && find_str(p, want))
@@ -1145,7 +1159,7 @@ static void rcu_misuse_reported(void)
 	unsigned long flags;
 
 	log_marker(mark, sizeof(mark), "misuse");
-	ktap_expect_warnings(4);
+	ktap_expect_warnings(4, "synchronize_sched() twice, its expedited form and rcu_barrier_sched() inside an RCU-sched reader");
 	rcu_read_lock_sched();
 	synchronize_sched();
 	synchronize_sched_expedited();
@@ -1162,6 +1176,7 @@ static void rcu_misuse_reported(void)
 	KTAP_EXPECT(find_str(log, "rcu: synchronize_sched_expedited() called inside"));
 	KTAP_EXPECT(find_str(log, "rcu: rcu_barrier_sched() called inside"));
 	KTAP_EXPECT(count_str(log, "Call Trace:") >= 4);
+	KTAP_EXPECT(announced(log, "WARNING: CPU"));
 	KTAP_EXPECT(find_str(log, "rcu_misuse_reported+"));
 	/* Outside a reader they work (at one CPU they return at once). */
 	synchronize_sched();
@@ -1184,6 +1199,9 @@ static void rcu_deref_outside_reader_warns_once(void)
 	rcu_read_unlock_sched();
 	KTAP_EXPECT_EQ(atomic_read(&rcu_deref_warnings), d0);
 	KTAP_EXPECT_EQ(*p, 42);
+	if (d0 == 0)
+		ktap_expect_alarm("a WARNING for rcu_dereference_sched() outside a reader, "
+				  "printed once since boot");
 	p = rcu_dereference_sched(deref_target);	/* outside: warns */
 	p = rcu_dereference_sched(deref_target);	/* again: counted, not printed */
 	KTAP_EXPECT_EQ(*p, 42);
@@ -1280,11 +1298,12 @@ static void bench_gp_round(const char *load, int nn, int ne)
 	me = se.v[se.n / 2];
 	ratio10 = me ? mn * 10 / me : 0;
 	min10 = se.v[0] ? sn.v[0] * 10 / se.v[0] : 0;
+	/* A figure, not a verdict: the report states the goal beside it
+	 * (tools/report/gp_latency.py); under load=busy it is not expected. */
 	ktap_log("bench name=gp_ratio cpus=%d normal_over_expedited=%llu.%llu of=median "
-		 "min_ratio=%llu.%llu goal=20 met=%s%s", num_online_cpus(),
+		 "min_ratio=%llu.%llu%s", num_online_cpus(),
 		 (unsigned long long)(ratio10 / 10), (unsigned long long)(ratio10 % 10),
-		 (unsigned long long)(min10 / 10), (unsigned long long)(min10 % 10),
-		 ratio10 >= 200 ? "yes" : "no", extra);
+		 (unsigned long long)(min10 / 10), (unsigned long long)(min10 % 10), extra);
 }
 
 static void rcu_bench_gp(void)
@@ -1383,7 +1402,8 @@ static void torture_one(const char *type, unsigned int ms, bool must_fail)
 	struct rcu_torture_result r;
 	int ret;
 
-	ktap_expect_warnings(rcu_torture_expected_warnings());	/* object_debug's */
+	ktap_expect_warnings(rcu_torture_expected_warnings(),
+			     "torture.object_debug: a double call and one on freed memory");
 	ret = rcu_torture_run(type, ms, &r);
 
 	torture_report(type, ms, ret, &r);

@@ -1,0 +1,152 @@
+"""tools/report/common.py: what every figure and table of the report
+shares: the rows of a log (Row, read_log), whose numbers they are
+(platform_label), the read-side selections, the order of reader types and
+the Markdown and number formatting."""
+
+import math
+import os
+import sys
+
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+PAPER_LABEL = "2007 Linux, 16-CPU 3GHz x86"
+LINUX_LABEL = "Linux 6.1, same QEMU, same host"
+
+sys.path.insert(0, os.path.join(ROOT, "tools"))
+from benchrows import BENCH, PLATFORM, clean_lines  # noqa: E402
+
+NO_PEER = ("The log has no Linux 6.1 rows: `make peer` builds the peer "
+           "(build/peer) and `make bench` then runs it.")
+
+
+# --------------------------------------------------------------------------
+# Reading rows
+
+class Row(dict):
+    """One benchmark row: key -> value string; .num(key) gives a float."""
+
+    def __init__(self, pairs, source):
+        super().__init__(pairs)
+        self.source = source
+
+    def num(self, key, default=None):
+        try:
+            v = float(self[key])
+        except (KeyError, ValueError):
+            return default
+        return v if math.isfinite(v) else default
+
+
+def parse_row(text, source=""):
+    pairs = []
+    for tok in text.split():
+        key, eq, val = tok.partition("=")
+        if eq and key:
+            pairs.append((key, val))
+    return Row(pairs, source) if pairs and pairs[0][0] == "name" else None
+
+
+def read_log(text, source=""):
+    """Returns (rows, platform lines) of a serial log or a bench.txt, its
+    lines cleaned as the runner cleans them (tools/benchrows.py)."""
+    rows, platforms = [], []
+    for n, line in enumerate(clean_lines(text), 1):
+        m = BENCH.search(line)
+        if m:
+            row = parse_row(m.group(1), f"{source}:{n}")
+            if row is not None:
+                rows.append(row)
+            continue
+        m = PLATFORM.search(line)
+        if m:
+            platforms.append(m.group(1))
+    return rows, platforms
+
+
+def platform_label(platforms, ran_qemu=False):
+    """How our series are labelled in the plots and the report."""
+    words = " ".join(platforms).lower().split()
+    if "hardware" in words:
+        return "rcukern on a real PC"
+    if "qemu" in words:
+        return "rcukern under QEMU KVM" if "kvm" in words else \
+            "rcukern under QEMU TCG"
+    if ran_qemu:
+        return "rcukern under QEMU TCG"
+    return "rcukern (platform not stated in the log)"
+
+
+
+# --------------------------------------------------------------------------
+# Our series
+
+def readside(rows):
+    return [r for r in rows if r.get("name") == "readside"
+            and r.num("cpus") is not None and r.num("ns_per_op") is not None]
+
+
+def series_by(rows, key_fn, x_fn, y_key, sd_key):
+    """{series: [(x, y, sd)]} sorted by x; a repeated x keeps the last row
+    (returned in the duplicate count)."""
+    out, dups = {}, 0
+    for r in rows:
+        k, x, y = key_fn(r), x_fn(r), r.num(y_key)
+        if k is None or x is None or y is None:
+            continue
+        pts = out.setdefault(k, {})
+        dups += x in pts
+        pts[x] = (x, y, r.num(sd_key, 0.0) if sd_key else 0.0)
+    return {k: sorted(v.values()) for k, v in out.items()}, dups
+
+
+def cs_of(r):
+    return r.num("cs_ns", 0.0)
+
+
+def cslen_sweep(rows):
+    """(CPU count, its read-side rows, its label) of the critical-section
+    sweep that the cslen figures draw."""
+    rs = readside(rows)
+    cpus = sweep_cpus(rs)
+    sweep = [r for r in rs if r.num("cpus") == cpus]
+    return cpus, sweep, f"{cpus:g} CPUs" if cpus is not None else "no rows"
+
+
+def sweep_cpus(rows):
+    """The CPU count of the critical-section sweep: the one with the most
+    distinct cs_ns values (ties: the larger count)."""
+    seen = {}
+    for r in rows:
+        seen.setdefault(r.num("cpus"), set()).add(cs_of(r))
+    if not seen:
+        return None
+    return max(seen, key=lambda c: (len(seen[c]), c))
+
+
+
+OUR_TYPES_CPUS = ("rcu-sched", "rcu", "rcu-nonpreempt", "srcu", "rwlock", "rwlock-fair",
+                  "spinlock", "refcnt", "refcnt-percpu", "seqlock", "empty", "harness")
+
+
+def type_order(t):
+    base = t.split(" ")[0]
+    return (OUR_TYPES_CPUS.index(base) if base in OUR_TYPES_CPUS else 99, t)
+
+
+
+def md_table(head, body):
+    esc = lambda s: str(s).replace("|", "\\|")   # noqa: E731
+    out = ["| " + " | ".join(esc(h) for h in head) + " |",
+           "|" + "|".join("---" for _ in head) + "|"]
+    out += ["| " + " | ".join(esc(c) for c in row) + " |" for row in body]
+    return out
+
+
+
+def fmt(v, digits=3):
+    if v is None:
+        return "-"
+    if v == 0:
+        return "0"
+    if 10 ** digits <= abs(v) < 1e6:
+        return f"{v:.0f}"       # 6629, not 6.63e+03
+    return f"{v:.{digits}g}" if abs(v) < 1e6 else f"{v:.3e}"
