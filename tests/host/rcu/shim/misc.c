@@ -240,3 +240,16 @@ void sprint_symbol(char *buf, size_t size, unsigned long addr)
 {
 	snprintf(buf, size, "%#lx", addr);
 }
+
+/* ---- torture.kfree_rcu: the host has no kfree_rcu() ----
+ * rcu/kvfree.c needs the kernel's pages and timers, so it and its
+ * stressor (rcu/torture_kfree.c) are kernel only; torture.c's hooks do
+ * nothing here. */
+#include "rcu/torture_internal.h"
+
+int rcu_torture_kfree_start(void) { return 0; }
+bool rcu_torture_kfree_pending(void) { return false; }
+void rcu_torture_kfree_stop(void) {}
+bool rcu_torture_kfree_report(void) { return true; }
+void *rcu_torture_kfree_read_start(void) { return NULL; }
+void rcu_torture_kfree_read_end(void *obj, int cpu) { (void)obj; (void)cpu; }
