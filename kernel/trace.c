@@ -113,6 +113,12 @@ struct trace_buf {
 } ____cacheline_aligned;
 
 struct trace_buf trace_bufs[NR_CPUS];
+#ifdef CONFIG_SANITIZE
+void (*trace_inject_hook)(unsigned int id, u64 f0);
+static bool trace_inject_split_reserve;
+core_param(trace.inject_split_reserve, trace_inject_split_reserve, bool,
+	   "test build: reserve a trace slot by a load and a store (a bug test=trace catches)");
+#endif
 static bool trace_stop_when_full;
 static bool trace_enabled_any;
 
@@ -143,7 +149,20 @@ void trace_record(unsigned int id, u64 f0, u64 f1, u64 f2, u64 f3, u64 f4, u32 d
 			return;
 		}
 	}
+#ifdef CONFIG_SANITIZE
+	if (unlikely(trace_inject_split_reserve)) {
+		idx = READ_ONCE(bf->head);
+		if (trace_inject_hook)
+			trace_inject_hook(id, f0);
+		WRITE_ONCE(bf->head, idx + 1);
+	} else {
+		idx = __atomic_fetch_add(&bf->head, 1, __ATOMIC_RELAXED);
+		if (trace_inject_hook)
+			trace_inject_hook(id, f0);
+	}
+#else
 	idx = __atomic_fetch_add(&bf->head, 1, __ATOMIC_RELAXED);
+#endif
 	if (trace_stop_when_full && idx > bf->mask)
 		return;		/* counted as lost: head passed the size */
 	ent = &bf->ent[idx & bf->mask];
@@ -281,6 +300,16 @@ static bool read_slot(struct trace_buf *bf, unsigned long idx, struct trace_entr
 	memcpy(out, ent, sizeof(*out));
 	__atomic_thread_fence(__ATOMIC_ACQUIRE);
 	return __atomic_load_n(&ent->seq, __ATOMIC_RELAXED) == s1;
+}
+
+unsigned long trace_cpu_head(int cpu)
+{
+	return __atomic_load_n(&trace_bufs[cpu].head, __ATOMIC_ACQUIRE);
+}
+
+bool trace_peek(int cpu, unsigned long idx, struct trace_entry *out)
+{
+	return trace_bufs[cpu].ent && read_slot(&trace_bufs[cpu], idx, out);
 }
 
 /* Moves c to its next whole record; counts the torn ones skipped. */
