@@ -390,7 +390,7 @@ static void print_event(int cpu, const struct trace_entry *t)
 				      (unsigned long long)v[i]);
 		}
 	}
-	printk_raw("%s\n", line);
+	printk_raw_nolog("%s\n", line);
 }
 
 void trace_dump(const char *reason)
@@ -410,7 +410,7 @@ void trace_dump(const char *reason)
 		WRITE_ONCE(trace_subsys_on[i], false);
 
 	printk(KERN_INFO "trace: dump (%s) begins\n", reason);
-	printk_raw("T: begin reason=%s mode=%s tsc_khz=%llu\n", reason,
+	printk_raw_nolog("T: begin reason=%s mode=%s tsc_khz=%llu\n", reason,
 		   trace_stop_when_full ? "stop" : "overwrite", (unsigned long long)tsc_khz);
 	for (cpu = 0; cpu < NR_CPUS; cpu++) {
 		struct trace_buf *bf = &trace_bufs[cpu];
@@ -429,7 +429,7 @@ void trace_dump(const char *reason)
 			cur[cpu].end = head;
 		}
 		cursor_fill(bf, &cur[cpu], &torn);
-		printk_raw("T: cpu=%d recorded=%lu lost=%lu capped=%lu first_ns=%llu\n", cpu,
+		printk_raw_nolog("T: cpu=%d recorded=%lu lost=%lu capped=%lu first_ns=%llu\n", cpu,
 			   head, l, READ_ONCE(bf->capped),
 			   cur[cpu].have ? (unsigned long long)cycles_to_ktime_ns(cur[cpu].cur.tsc) : 0ull);
 		total += cur[cpu].end - cur[cpu].next;
@@ -439,7 +439,7 @@ void trace_dump(const char *reason)
 	/* trace.dump_max=: the oldest beyond it are skipped, and counted. */
 	skip = total > trace_dump_max ? total - trace_dump_max : 0;
 	if (skip)
-		printk_raw("T: skipped=%lu oldest (trace.dump_max=%u)\n", skip, trace_dump_max);
+		printk_raw_nolog("T: skipped=%lu oldest (trace.dump_max=%u)\n", skip, trace_dump_max);
 	for (;;) {
 		int best = -1;
 
@@ -458,7 +458,7 @@ void trace_dump(const char *reason)
 		cur[best].next++;
 		cursor_fill(&trace_bufs[best], &cur[best], &torn);
 	}
-	printk_raw("T: end printed=%lu lost=%lu capped=%lu torn=%lu skipped=%lu\n", printed,
+	printk_raw_nolog("T: end printed=%lu lost=%lu capped=%lu torn=%lu skipped=%lu\n", printed,
 		   lost, capped, torn, total > trace_dump_max ? total - trace_dump_max : 0ul);
 	printk(KERN_INFO "trace: dump (%s) ends: %lu events printed, %lu lost (overwritten or full), %lu over trace.rate, %lu torn, %lu skipped\n",
 	       reason, printed, lost, capped, torn,
