@@ -18,8 +18,9 @@
  *     (kernel/sched.c), and cpu's idle task takes over.
  *  5. The idle task plays dead (cpuhp_play_dead()): the calls still
  *     queued, rcu_report_dead() (RCU stops waiting for cpu; a grace
- *     period in progress gets its QS), its LAPIC timer stops, it says it
- *     is dead, and halts with irqs off for good.
+ *     period in progress gets its QS), its LAPIC timer stops, it gives
+ *     the jiffies duty up if it holds it (the next CPU to tick takes it),
+ *     it says it is dead, and halts with irqs off for good.
  *  6. Here, once it is dead: its timers and RCU callbacks (in order,
  *     their grace-period tags kept) move to this CPU.
  * cpu_up(cpu): the run queue may run again, the arch starts cpu with
@@ -30,11 +31,13 @@
 #include "kernel/cpu.h"
 #include "kernel/atomic.h"
 #include "kernel/cmdline.h"
+#include "kernel/jitter.h"
 #include "kernel/mutex.h"
 #include "kernel/printk.h"
 #include "kernel/sched.h"
 #include "kernel/smp.h"
 #include "kernel/string.h"
+#include "kernel/tick_sched.h"
 #include "kernel/time.h"
 #include "kernel/trace.h"
 #include "kernel/wait.h"
@@ -215,8 +218,11 @@ __noreturn void cpuhp_play_dead(void)
 
 	smp_call_function_drain();	/* senders that saw it online (step 2) */
 	trace_cpuhp("down", "play_dead", cpu, 0);
+	jitter_site(JITTER_HOTPLUG);
 	rcu_report_dead(cpu);
+	jitter_site(JITTER_HOTPLUG);
 	arch_cpu_stop_timer();
+	tick_handover_do_timer();	/* its ticks are over: jiffies go on elsewhere */
 	complete(&cpuhp_dead);
 	arch_cpu_play_dead();
 }
@@ -243,11 +249,15 @@ int cpu_down(int cpu)
 	t0 = ktime_get_ns();
 	trace_cpuhp("down", "begin", cpu, 0);
 	reinit_completion(&cpuhp_dead);
+	/* Test build: a random delay before each step (kernel/jitter.h). */
+	jitter_site(JITTER_HOTPLUG);
 	cpumask_clear_cpu(cpu, &cpu_online_mask);
 	smp_mb();
+	jitter_site(JITTER_HOTPLUG);
 	synchronize_sched();
 	nr = READ_ONCE(cpuhp_nr_states);
 	for (i = nr - 1; i >= 0; i--) {
+		jitter_site(JITTER_HOTPLUG);
 		ret = cpuhp_offline_step(i, cpu);
 		if (ret) {
 			cpuhp_back_out(cpu, i + 1, nr);
@@ -260,6 +270,7 @@ int cpu_down(int cpu)
 		cpuhp_back_out(cpu, 0, nr);
 		goto out;
 	}
+	jitter_site(JITTER_HOTPLUG);
 	sched_cpu_dying_begin(cpu);
 	if (!wait_for_completion_timeout(&cpuhp_dead, msecs_to_jiffies(cpuhp_timeout_ms))) {
 		pr_err("cpuhp: CPU %d did not stop within %u ms (a thread bound to it "
@@ -268,7 +279,11 @@ int cpu_down(int cpu)
 		ret = -ETIMEDOUT;
 		goto out;	/* it may still die later; it is not online either way */
 	}
+	/* It gave the jiffies duty up as it died (cpuhp_play_dead()). */
+	WARN_ON_ONCE(READ_ONCE(tick_do_timer_cpu) == cpu);
+	jitter_site(JITTER_HOTPLUG);
 	timers_migrate_cpu(cpu);
+	jitter_site(JITTER_HOTPLUG);
 	rcu_migrate_callbacks(cpu);
 	account(true, ktime_get_ns() - t0);
 	trace_cpuhp("down", "done", cpu, 0);
@@ -294,14 +309,18 @@ int cpu_up(int cpu)
 	}
 	t0 = ktime_get_ns();
 	trace_cpuhp("up", "begin", cpu, 0);
+	jitter_site(JITTER_HOTPLUG);
 	sched_cpu_up_prepare(cpu);
+	jitter_site(JITTER_HOTPLUG);
 	ret = arch_cpu_up(cpu);
 	trace_cpuhp("up", "arch_cpu_up", cpu, ret);
 	if (ret)
 		goto out;
-	for (i = 0; i < READ_ONCE(cpuhp_nr_states); i++)
+	for (i = 0; i < READ_ONCE(cpuhp_nr_states); i++) {
+		jitter_site(JITTER_HOTPLUG);
 		if (cpuhp_states[i].online && cpuhp_states[i].online(cpu))
 			pr_warn("cpuhp: %s: CPU %d online step failed\n", cpuhp_states[i].name, cpu);
+	}
 	account(false, ktime_get_ns() - t0);
 	trace_cpuhp("up", "done", cpu, 0);
 out:

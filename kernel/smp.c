@@ -9,6 +9,7 @@
  * empty (otherwise one is already on its way).  The target takes the whole
  * stack at once, runs the calls oldest first, and unlocks each slot after
  * its function returns, which is what a waiting sender waits for. */
+#include "rcu/kvfree.h"
 #include "kernel/smp.h"
 #include "kernel/atomic.h"
 #include "kernel/preempt.h"
@@ -57,6 +58,7 @@ void smp_ap_main(int cpu)
 	bool again = cpu_present(cpu);	/* cpu_up(), not boot */
 
 	rcu_init_percpu(cpu);
+	kfree_rcu_init_percpu(cpu);	/* before anything here can kfree_rcu() */
 	rcu_cpu_starting(cpu);	/* before any reader can run here */
 	/* Publish the CPU only once it can take IPIs: its IDT, LAPIC and
 	 * per-CPU data are ready. */
@@ -202,16 +204,40 @@ int smp_call_function_many(const struct cpumask *mask, smp_call_func_t fn,
 	return ret;
 }
 
+#ifdef CONFIG_SANITIZE
+void (*smp_inject_call_hook)(int cpu);
+
+static void smp_inject_call(int cpu)
+{
+	void (*hook)(int) = __atomic_load_n(&smp_inject_call_hook, __ATOMIC_ACQUIRE);
+
+	if (hook)
+		hook(cpu);
+}
+#else
+static inline void smp_inject_call(int cpu) { (void)cpu; }
+#endif
+
 int smp_call_function_single(int cpu, smp_call_func_t fn, void *info, int wait)
 {
 	unsigned long flags;
 	int ret, me;
 
-	if (cpu < 0 || cpu >= NR_CPUS || !cpu_online(cpu))
+	if (cpu < 0 || cpu >= NR_CPUS)
 		return -EINVAL;
 	if (WARN_ON_ONCE(in_nmi()))
 		return -EINVAL;
+	smp_inject_call(cpu);
+	/* Online is tested with irqs off, an RCU-sched reader, as
+	 * smp_call_function_many() does: cpu_down()'s grace period then
+	 * waits for us, and the CPU runs the call before it dies.  Tested
+	 * before, the CPU could die in between and the call stay queued
+	 * for a dead CPU (its slot locked, its IPIs suppressed once back). */
 	local_irq_save(flags);
+	if (!cpu_online(cpu)) {
+		local_irq_restore(flags);
+		return -EINVAL;
+	}
 	me = smp_processor_id();
 	if (cpu == me) {
 		fn(info);

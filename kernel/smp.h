@@ -68,6 +68,13 @@ typedef void (*smp_call_func_t)(void *info);
  * NMI context (-EINVAL and a warning).
  */
 int smp_call_function_single(int cpu, smp_call_func_t fn, void *info, int wait);
+#ifdef CONFIG_SANITIZE
+/* Test build: a hook the tests set (NULL: none), called by
+ * smp_call_function_single() with irqs as the caller has them, just
+ * before the irqs-off section that tests cpu online and queues the call:
+ * the sender a host or an NMI stops there. */
+extern void (*smp_inject_call_hook)(int cpu);
+#endif
 /* The same on every CPU in mask except this one. */
 int smp_call_function_many(const struct cpumask *mask, smp_call_func_t fn,
 			   void *info, int wait);

@@ -8,7 +8,11 @@
  * when nobody holds it; and a CPU that takes TICK_DUTY_STALE_TICKS ticks
  * of its own while jiffies stands still takes it from the holder,
  * whatever stopped the holder's ticks (a long irqs-off stretch):
- * otherwise every sleep on every CPU would hang on that one CPU.
+ * otherwise every sleep on every CPU would hang on that one CPU.  A CPU
+ * going offline gives the duty up as it dies (Linux's
+ * tick_handover_do_timer()), as a CPU stopping its tick in idle does:
+ * a dead CPU never holds it, and the next CPU to tick takes it at once
+ * rather than after TICK_DUTY_STALE_TICKS of standing jiffies.
  * jiffies_lock orders the holder's update against a takeover, so that
  * one tick never advances jiffies twice.  And a tick advances jiffies
  * only when the TSC says its period has come (Linux's
@@ -101,6 +105,41 @@ static void tick_take_duty_catch_up(int cpu, u64 now)
 	}
 }
 
+/* Under jiffies_lock, by the holder: nobody holds the duty; the CPU
+ * that takes it next counts the periods from here (not the lag a
+ * starved holder left: jiffies read meanwhile are that far behind, and
+ * timers armed from them would fire early if it were made up). */
+static void tick_give_up_duty(void)
+{
+	WRITE_ONCE(tick_do_timer_cpu, TICK_DO_TIMER_NONE);
+	last_jiffies_update = get_cycles();
+}
+
+void tick_handover_do_timer(void)
+{
+	int cpu = smp_processor_id();
+
+	if (READ_ONCE(tick_do_timer_cpu) != cpu)
+		return;
+	arch_spin_lock(&jiffies_lock);
+	if (tick_do_timer_cpu == cpu)
+		tick_give_up_duty();
+	arch_spin_unlock(&jiffies_lock);
+}
+
+#ifdef CONFIG_SANITIZE
+void tick_inject_do_timer_cpu(int cpu)
+{
+	unsigned long flags;
+
+	local_irq_save(flags);
+	arch_spin_lock(&jiffies_lock);
+	WRITE_ONCE(tick_do_timer_cpu, cpu);
+	arch_spin_unlock(&jiffies_lock);
+	local_irq_restore(flags);
+}
+#endif
+
 void tick_sched_do_timer(void)
 {
 	int cpu = smp_processor_id(), holder = READ_ONCE(tick_do_timer_cpu);
@@ -172,18 +211,7 @@ void tick_nohz_idle_stop_tick(void)
 	if (timer_next_expiry(&next))
 		ticks = MIN(ticks, next - j);
 	this_cpu_inc(tick_nohz_stops);
-	if (READ_ONCE(tick_do_timer_cpu) == cpu) {
-		arch_spin_lock(&jiffies_lock);
-		if (tick_do_timer_cpu == cpu) {
-			WRITE_ONCE(tick_do_timer_cpu, TICK_DO_TIMER_NONE);
-			/* The catch-up counts from here: not the lag a
-			 * starved holder left (jiffies read meanwhile are
-			 * that far behind, and timers armed from them
-			 * would fire early if it were made up). */
-			last_jiffies_update = get_cycles();
-		}
-		arch_spin_unlock(&jiffies_lock);
-	}
+	tick_handover_do_timer();
 	trace_tick_stop(ticks);
 	arch_tick_stop(ticks);
 }

@@ -18,6 +18,15 @@ extern unsigned long tick_duty_takeovers;
 
 /* Every CPU's tick, irqs off, before anything that reads jiffies. */
 void tick_sched_do_timer(void);
+/* Irqs off: if this CPU holds the duty, nobody does any more, and the
+ * next CPU to tick takes it.  A CPU stopping its tick, or going offline
+ * (cpuhp_play_dead(): a dead CPU never holds it), calls it. */
+void tick_handover_do_timer(void);
+#ifdef CONFIG_SANITIZE
+/* Test build: cpu holds the duty from now on (until it gives it up or
+ * another CPU takes it over), whatever it is doing. */
+void tick_inject_do_timer_cpu(int cpu);
+#endif
 
 /* ---- tickless idle ---- */
 

@@ -29,6 +29,7 @@
  */
 #include "rcu/srcu.h"
 #include "rcu/tree.h"
+#include "kernel/jitter.h"
 #include "rcu/inject.h"
 #include "rcu/debug_head.h"
 #include "kernel/printk.h"
@@ -102,6 +103,7 @@ static bool srcu_readers_active_idx_check(struct srcu_struct *ss, int idx)
 	unsigned long unlocks = srcu_sum(ss, idx, true);
 
 	smp_mb();	/* A */
+	jitter_site(JITTER_SRCU);	/* test build: readers move mid-scan */
 	return srcu_sum(ss, idx, false) == unlocks;
 }
 
@@ -118,15 +120,19 @@ static void srcu_gp_advance(struct srcu_struct *ss)
 			trace_srcu_grace_period(ss->name, ss->srcu_gp_seq, "start", ss->srcu_idx & 1);
 			/* fall through */
 		case 1:
+			jitter_site(JITTER_SRCU);	/* test build: kernel/jitter.h */
 			if (!srcu_readers_active_idx_check(ss, (ss->srcu_idx & 1) ^ 1))
 				return;
 			smp_mb();	/* D: scan 1 before the flip */
+			jitter_site(JITTER_SRCU);
 			WRITE_ONCE(ss->srcu_idx, ss->srcu_idx + 1);
 			trace_srcu_grace_period(ss->name, ss->srcu_gp_seq, "flip", ss->srcu_idx & 1);
 			smp_mb();	/* E: the flip before scan 2 */
+			jitter_site(JITTER_SRCU);
 			WRITE_ONCE(ss->srcu_gp_seq, ss->srcu_gp_seq + 1);
 			/* fall through */
 		case 2:
+			jitter_site(JITTER_SRCU);
 			if (!srcu_readers_active_idx_check(ss, (ss->srcu_idx & 1) ^ 1))
 				return;
 			smp_mb();	/* the readers' sections before the end */

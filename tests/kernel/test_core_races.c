@@ -18,6 +18,9 @@
  *    is held just after its switch away (->on_cpu clear), runs on
  *    another CPU and exits: its task struct is dropped once there, and
  *    not again by the held CPU, so its joiner's handle stays good.
+ *  - smp_call_function_single() to a CPU that goes down while the
+ *    sender is stopped just before it queues: the call is refused, not
+ *    left for a dead CPU, and calls reach the CPU once it is back.
  * The windows are widened by test-build switches (CONFIG_SANITIZE); every
  * wait is bounded.
  */
@@ -335,12 +338,6 @@ static void rearm_fn(struct timer_list *t)
 	add_timer(t);
 }
 
-static u64 cpu_ticks(int cpu)
-{
-	return sched_stat(cpu, tick_idle) + sched_stat(cpu, tick_qs) +
-	       sched_stat(cpu, tick_atomic);
-}
-
 static void del_timer_sync_rearming_handler(void)
 {
 	int runs;
@@ -481,10 +478,89 @@ static void dead_thread_dropped_once_across_cpu_down(void)
 #endif
 }
 
+/* ---- a cross-CPU call against its target going down ---- */
+
+#ifdef CONFIG_SANITIZE
+static struct {
+	struct task *sender;
+	int cpu;
+	int in_window;	/* the sender holds before queueing */
+	int cpu_dead;	/* cpu_down(cpu) returned */
+	int ret, done;
+} xc;
+static atomic_t xc_ran;	/* static: a call left queued must not hit a stack */
+
+static void xc_count(void *unused)
+{
+	(void)unused;
+	atomic_inc(&xc_ran);
+}
+
+static void xc_hook(int cpu)
+{
+	if (cpu != READ_ONCE(xc.cpu) || current != READ_ONCE(xc.sender))
+		return;
+	WRITE_ONCE(xc.in_window, 1);
+	SPIN_UNTIL(READ_ONCE(xc.cpu_dead), 30000);
+}
+
+static int xc_send(void *unused)
+{
+	(void)unused;
+	WRITE_ONCE(xc.ret, smp_call_function_single(READ_ONCE(xc.cpu), xc_count, NULL, 1));
+	WRITE_ONCE(xc.done, 1);
+	return 0;
+}
+#endif
+
+static void call_single_to_cpu_going_down(void)
+{
+#ifdef CONFIG_SANITIZE
+	struct task *t;
+	int cpu = 1, ret;
+
+	if (num_online_cpus() < 2 || !cpu_online(cpu)) {
+		ktap_skip("needs CPU 1 online and another");
+		return;
+	}
+	memset(&xc, 0, sizeof(xc));
+	atomic_set(&xc_ran, 0);
+	WRITE_ONCE(xc.cpu, cpu);
+	/* The sender runs on this CPU: its call slot for cpu is ours too. */
+	t = kthread_create_on_cpu(xc_send, NULL, smp_processor_id(), "xcsend");
+	KTAP_ASSERT(t);
+	WRITE_ONCE(xc.sender, t);
+	__atomic_store_n(&smp_inject_call_hook, xc_hook, __ATOMIC_RELEASE);
+	wake_up_process(t);
+	KTAP_EXPECT(WAIT_UNTIL(READ_ONCE(xc.in_window), 10000));
+	ret = cpu_down(cpu);
+	WRITE_ONCE(xc.cpu_dead, 1);
+	KTAP_EXPECT_EQ(ret, 0);
+	KTAP_EXPECT(WAIT_UNTIL(READ_ONCE(xc.done), 30000));
+	__atomic_store_n(&smp_inject_call_hook, NULL, __ATOMIC_RELEASE);
+	kthread_join(t);
+	ktap_log("the call to CPU %d, offline before it was queued, returned %d",
+		 cpu, READ_ONCE(xc.ret));
+	KTAP_EXPECT_EQ(READ_ONCE(xc.ret), -EINVAL);
+	KTAP_EXPECT_EQ(atomic_read(&xc_ran), 0);
+	if (!cpu_online(cpu))
+		KTAP_ASSERT(cpu_up(cpu) == 0);
+	/* Back online, it takes calls again (from the same slot). */
+	atomic_set(&xc_ran, 0);
+	ret = smp_call_function_single(cpu, xc_count, NULL, 1);
+	ktap_log("a call to CPU %d once it was back returned %d", cpu, ret);
+	KTAP_EXPECT_EQ(ret, 0);
+	KTAP_EXPECT_EQ(atomic_read(&xc_ran), 1);
+#else
+	ktap_skip("needs the test build (smp_inject_call_hook)");
+#endif
+}
+
 KTAP_SUITE(core_races,
 	   KTAP_CASE(kthread_stop_from_wait_event),
 	   KTAP_CASE(polled_call_sees_irq_context),
 	   KTAP_CASE(nested_call_from_ipi_during_expedited_gp),
 	   KTAP_CASE(nested_call_from_timer_during_expedited_gp),
 	   KTAP_CASE(del_timer_sync_rearming_handler),
-	   KTAP_CASE(dead_thread_dropped_once_across_cpu_down));
+	   KTAP_CASE(dead_thread_dropped_once_across_cpu_down),
+	   KTAP_CASE(call_single_to_cpu_going_down));

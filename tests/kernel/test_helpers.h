@@ -56,6 +56,18 @@ static inline bool test_keep_ticking(int cpu, bool on)
 	return WAIT_UNTIL(!tick_nohz_tick_stopped_cpu(cpu), 10000);
 }
 
+/*
+ * The ticks a CPU has taken.  A spinner bounded by its own CPU's ticks
+ * rather than by time gives up only after that CPU has really run for
+ * so long: a vCPU the host leaves unrun for seconds takes no ticks, so a
+ * loaded host slows such a bound down instead of ending it early.
+ */
+static inline u64 cpu_ticks(int cpu)
+{
+	return sched_stat(cpu, tick_qs) + sched_stat(cpu, tick_atomic) +
+	       sched_stat(cpu, tick_idle);
+}
+
 /* A kthread bound to cpu at priority prio, already woken (NULL if none). */
 static inline struct task *start_on(int (*fn)(void *), void *arg, int cpu, int prio,
 				    const char *name)

@@ -33,18 +33,6 @@ static int test_cpu(void)
 	return nr_cpu_ids > 1 ? 1 : 0;
 }
 
-/*
- * The ticks a CPU has taken.  A spinner bounded by its own CPU's ticks
- * rather than by time gives up only after that CPU has really run for
- * so long: a vCPU the host leaves unrun for seconds takes no ticks, so a
- * loaded host slows such a bound down instead of ending it early.
- */
-static u64 cpu_ticks(int cpu)
-{
-	return sched_stat(cpu, tick_qs) + sched_stat(cpu, tick_atomic) +
-	       sched_stat(cpu, tick_idle);
-}
-
 static void spin_ms(unsigned int ms)
 {
 	u64 end = ktime_get_ns() + (u64)ms * 1000000ull;
@@ -1046,6 +1034,8 @@ static void sched_atomic_bug_reported(void)
 		ktap_skip("provokes BUG reports: boot with sched.provoke_bugs");
 		return;
 	}
+	ktap_expect_alarm("BUG reports: scheduling while atomic, then a sleeping function "
+			  "called from invalid context (with its own scheduling while atomic)");
 	bugs = atomic_read(&sched_atomic_bugs);
 	preempt_disable();
 	schedule();

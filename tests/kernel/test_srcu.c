@@ -145,7 +145,7 @@ static void srcu_qq3_misuse_reported(void)
 	KTAP_EXPECT(srcu_read_lock_held(&srcu_test_a));
 	KTAP_EXPECT(!srcu_read_lock_held(&srcu_test_b));
 	/* Would wait for this very reader: reported, returns. */
-	ktap_expect_warnings(3);
+	ktap_expect_warnings(3, "synchronize_srcu() and its expedited form inside a reader of the same srcu_struct, and later once more");
 	synchronize_srcu(&srcu_test_a);
 	synchronize_srcu_expedited(&srcu_test_a);
 	KTAP_EXPECT_EQ(atomic_read(&srcu_misuse_reports) - misuse0, 2);

@@ -43,6 +43,7 @@
 #include "kernel/printk.h"
 #include "kernel/slab.h"
 #include "kernel/cmdline.h"
+#include "kernel/tick_sched.h"
 #include "rcu/rcupdate.h"
 #include "rcu/tree.h"
 #include "rcu/torture.h"
@@ -749,6 +750,14 @@ void kthread_unpark(struct task *t)
 	WRITE_ONCE(t->should_park, false);
 	smp_store_release(&t->parked, false);	/* after should_park: kthread_parkme() */
 	wake_up_state(t, TASK_PARKED);
+}
+
+/* kernel/tick_sched.c's jiffies duty, which kernel/cpu.c hands over: the
+ * shim's tick thread advances jiffies, so no CPU ever holds it here. */
+int tick_do_timer_cpu = TICK_DO_TIMER_NONE;
+
+void tick_handover_do_timer(void)
+{
 }
 
 void sched_cpu_dying_begin(int cpu)
