@@ -1268,7 +1268,8 @@ int rcu_torture_run(const char *type, unsigned int duration_ms,
 	*res = (struct rcu_torture_result){ 0 };
 	cur_ops = rcu_torture_find(type);
 	if (!cur_ops) {
-		pr_err("rcu-torture: unknown torture type '%s'\n", type);
+		pr_err("rcu-torture: unknown torture type '%s'; the flavours are:\n", type);
+		rcu_torture_list();
 		return -EINVAL;
 	}
 	rcu_torture_reset();
@@ -1402,6 +1403,12 @@ int rcu_torture_run(const char *type, unsigned int duration_ms,
 	printk(KERN_INFO "rcu-torture:--- End of test: %s: torture_type=%s gps=%lu\n",
 	       res->success ? "SUCCESS" : "FAILURE", cur_ops->name, res->gps);
 	return res->success ? 0 : 1;
+}
+
+void rcu_torture_list(void)
+{
+	for (size_t i = 0; i < ARRAY_SIZE(torture_ops); i++)
+		printk(KERN_INFO "rcu-torture:   %s\n", torture_ops[i].name);
 }
 
 const char *rcu_torture_cmdline_type(void)
