@@ -50,7 +50,7 @@ while [[ $# -gt 0 ]]; do
 	--usb) usb=1; shift ;;
 	--list) list=1; shift ;;
 	--) shift; extra=("$@"); break ;;
-	-h|--help) sed -n '2,28p' "$0" | sed 's/^# \{0,1\}//' >&2; exit 0 ;;
+	-h|--help) sed -n '2,29p' "$0" | sed 's/^# \{0,1\}//' >&2; exit 0 ;;
 	*) usage "unknown option '$1' (try --help)" ;;
 	esac
 done
