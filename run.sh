@@ -11,6 +11,7 @@
 #   -c "ARGS"     kernel command line        --uefi    boot with OVMF
 #   --machine M   pc (default) or q35        --kvm     use KVM if it works
 #   --gdb         gdb stub on :1234, paused  --no-build  do not run make
+#                 (it prints the gdb command that loads tools/gdb/rcukern.py)
 #   --display     show a screen (default: none, serial only)
 #   --gfx MODE    the video mode GRUB sets for the kernel: WxHxD (e.g.
 #                 1024x768x16) or text (BIOS); default: the kernel's choice
@@ -49,7 +50,7 @@ while [[ $# -gt 0 ]]; do
 	--usb) usb=1; shift ;;
 	--list) list=1; shift ;;
 	--) shift; extra=("$@"); break ;;
-	-h|--help) sed -n '2,28p' "$0" | sed 's/^# \{0,1\}//' >&2; exit 0 ;;
+	-h|--help) sed -n '2,29p' "$0" | sed 's/^# \{0,1\}//' >&2; exit 0 ;;
 	*) usage "unknown option '$1' (try --help)" ;;
 	esac
 done
@@ -132,7 +133,12 @@ if [[ $uefi == 1 ]]; then
 	[[ -n $fw ]] || { echo "run.sh: OVMF not found (apt-get install ovmf)" >&2; exit 1; }
 	qemu+=(-bios "$fw")
 fi
-[[ $gdb == 1 ]] && qemu+=(-s -S)
+if [[ $gdb == 1 ]]; then	# paused until gdb continues it; tools/gdb/rcukern.py: rk-* commands
+	qemu+=(-s -S)
+	elf=$(dirname "$iso")/kernel.elf
+	echo "run.sh: QEMU waits for gdb on :1234; in another terminal:" >&2
+	echo "  gdb $elf -ex 'target remote :1234' -x tools/gdb/rcukern.py   (rk-dmesg, rk-ps, rk-cpus, rk-rcu, rk-trace FILE)" >&2
+fi
 qemu+=("${extra[@]}")
 
 # The article's scenarios (no test=/torture= on the command line): keep

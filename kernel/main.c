@@ -26,6 +26,7 @@
 #include "asm/irq.h"
 #include "asm/smp.h"
 #include "rcu/rcupdate.h"
+#include "rcu/kvfree.h"
 #include "rcu/torture.h"
 #include "kernel/profile.h"
 #include "kernel/trace.h"
@@ -110,6 +111,7 @@ void kmain(unsigned long magic, unsigned long info_phys)
 	smp_boot_cpus();	/* the APs, the TSC sync check, the CPU table */
 	trace_init();		/* trace=: a buffer per CPU online */
 	rcu_late_init();	/* the grace-period and callback kthreads */
+	kfree_rcu_init_late();	/* kfree_rcu()'s per-CPU batches (rcu/kvfree.c) */
 	cpu_offline_boot();	/* cpu.offline=LIST */
 
 	if (rcu_torture_cmdline_type()) {

@@ -19,7 +19,10 @@
  * poisoned element seen is broken too.  Fake writers wait for grace
  * periods at the same time, so requests overlap.  The writers wait the
  * flavour's way, or (torture.gp_normal/gp_sync/gp_exp/gp_cond/gp_poll)
- * each update picks one of the kinds given at random.
+ * each update picks one of the kinds given at random.  The cond and poll
+ * kinds (and sched-polled) alternate plain and full cookies, the full
+ * ones half the time asking for an expedited grace period, so that
+ * either kind of grace period completes them.
  *
  * The reader shapes covered (keep this list true):
  *  - RCU-sched (sched, sched-expedited, sched-async, sched-polled):
@@ -321,8 +324,50 @@ static unsigned long torture_get_gp_state(void)
 	       get_state_synchronize_sched();
 }
 
+/*
+ * Full cookies (struct rcu_gp_oldstate): every other cond/poll wait uses
+ * one, and every other polled one asks for an expedited grace period
+ * (start_poll_synchronize_*_expedited_full()), which then usually
+ * satisfies it before the normal one: counted in n_full_by_exp.
+ */
+static atomic_t torture_full_pick = ATOMIC_INIT(0);
+static atomic_long_t n_full_cookies, n_full_by_exp;
+
+static void torture_full_done(struct rcu_gp_oldstate *c)
+{
+	bool norm = cur_ops->flavor == TF_RCU ? poll_state_synchronize_rcu(c->rgos_norm) :
+		    poll_state_synchronize_sched(c->rgos_norm);
+
+	atomic_long_inc(&n_full_cookies);
+	if (!norm)
+		atomic_long_inc(&n_full_by_exp);
+}
+
+static bool torture_poll_full(struct rcu_gp_oldstate *c)
+{
+	return cur_ops->flavor == TF_RCU ? poll_state_synchronize_rcu_full(c) :
+	       poll_state_synchronize_sched_full(c);
+}
+
 static void torture_cond_sync(unsigned long cookie)
 {
+	struct rcu_gp_oldstate c;
+
+	if (atomic_inc_return(&torture_full_pick) & 1) {
+		/* The full form, snapshotted here, later than the plain one. */
+		if (cur_ops->flavor == TF_RCU) {
+			get_state_synchronize_rcu_full(&c);
+			cond_synchronize_rcu_full(&c);
+		} else {
+			get_state_synchronize_sched_full(&c);
+			cond_synchronize_sched_full(&c);
+		}
+		/* Counted only if satisfied: with one CPU online the wait is
+		 * synchronize's blocking-is-a-GP shortcut, no grace period. */
+		if (torture_poll_full(&c))
+			torture_full_done(&c);
+		return;
+	}
 	if (cur_ops->flavor == TF_RCU)
 		cond_synchronize_rcu(cookie);
 	else
@@ -331,9 +376,29 @@ static void torture_cond_sync(unsigned long cookie)
 
 static void torture_poll_sync(void)
 {
-	unsigned long cookie = cur_ops->flavor == TF_RCU ? start_poll_synchronize_rcu() :
-			       start_poll_synchronize_sched();
+	unsigned int pick = (unsigned int)atomic_inc_return(&torture_full_pick) % 3;
+	struct rcu_gp_oldstate c;
+	unsigned long cookie;
 
+	if (pick) {
+		if (cur_ops->flavor == TF_RCU) {
+			if (pick == 1)
+				start_poll_synchronize_rcu_full(&c);
+			else
+				start_poll_synchronize_rcu_expedited_full(&c);
+		} else {
+			if (pick == 1)
+				start_poll_synchronize_sched_full(&c);
+			else
+				start_poll_synchronize_sched_expedited_full(&c);
+		}
+		while (!torture_poll_full(&c))
+			schedule_timeout_uninterruptible(1);
+		torture_full_done(&c);
+		return;
+	}
+	cookie = cur_ops->flavor == TF_RCU ? start_poll_synchronize_rcu() :
+		 start_poll_synchronize_sched();
 	while (!(cur_ops->flavor == TF_RCU ? poll_state_synchronize_rcu(cookie) :
 		 poll_state_synchronize_sched(cookie)))
 		schedule_timeout_uninterruptible(1);
@@ -577,6 +642,7 @@ static void rcu_read_preempt_delay(struct torture_random *r)
 struct torture_read_state {
 	unsigned long started;
 	unsigned long gp_cookie, exp_cookie;
+	void *kfree_obj;		/* torture.kfree_rcu's object */
 };
 
 static void rcu_torture_cookies(struct torture_read_state *rs)
@@ -608,6 +674,7 @@ static struct rcu_torture *rcu_torture_read_start(struct torture_read_state *rs)
 	struct rcu_torture *p;
 
 	rcu_torture_cookies(rs);
+	rs->kfree_obj = rcu_torture_kfree_read_start();
 	rs->started = torture_completed();
 	p = cur_ops->flavor == TF_SCHED ? rcu_dereference_sched(rcu_torture_current) :
 	    rcu_dereference_raw(rcu_torture_current);
@@ -644,6 +711,7 @@ static void rcu_torture_read_check(struct rcu_torture *p, const struct torture_r
 		torture_error("reader on CPU %d%s: a full %s grace period ended inside its "
 			      "section (cookie check)\n", cpu, where, gp);
 	}
+	rcu_torture_kfree_read_end(rs->kfree_obj, cpu);
 	atomic_long_inc(&per_cpu(rcu_torture_count, cpu)[pipe]);
 	atomic_long_inc(&per_cpu(rcu_torture_batch, cpu)[completed]);
 }
@@ -1123,6 +1191,8 @@ static void rcu_torture_reset(void)
 	atomic_long_set(&n_rcu_torture_cookie_errors, 0);
 	for (i = 0; i < (int)ARRAY_SIZE(n_gp_used); i++)
 		atomic_long_set(&n_gp_used[i], 0);
+	atomic_long_set(&n_full_cookies, 0);
+	atomic_long_set(&n_full_by_exp, 0);
 	atomic_set(&torture_errors_printed, 0);
 	rcu_torture_current = NULL;
 	rcu_torture_current_version = 0;
@@ -1239,6 +1309,7 @@ int rcu_torture_run(const char *type, unsigned int duration_ms,
 	if (cur_ops->flavor == TF_SCHED)
 		WRITE_ONCE(rcu_torture_nmi_hook, rcu_torture_nmi_read);
 	rcu_torture_cb_start();
+	rcu_torture_kfree_start();
 	rcu_torture_threads_start();
 
 	torture_onoff_start();
@@ -1262,10 +1333,12 @@ int rcu_torture_run(const char *type, unsigned int duration_ms,
 	/* Every stressor that is on does its part at least once. */
 	t_settle = ktime_get_ns();
 	start = jiffies;
-	while ((rcu_torture_cb_pending() || rcu_torture_threads_pending()) &&
+	while ((rcu_torture_cb_pending() || rcu_torture_threads_pending() ||
+		rcu_torture_kfree_pending()) &&
 	       jiffies - start < (unsigned long)TORTURE_STRESSOR_WAIT_S * HZ)
 		msleep(20);
-	if (rcu_torture_cb_pending() || rcu_torture_threads_pending())
+	if (rcu_torture_cb_pending() || rcu_torture_threads_pending() ||
+	    rcu_torture_kfree_pending())
 		pr_err("rcu-torture: a stressor had not done its part once %u s after "
 		       "the run's end; stopping it\n", TORTURE_STRESSOR_WAIT_S);
 	else if (jiffies != start)
@@ -1279,6 +1352,7 @@ int rcu_torture_run(const char *type, unsigned int duration_ms,
 	/* Stressor threads first: shuffle may be restarting readers. */
 	rcu_torture_threads_stop();
 	rcu_torture_cb_stop();
+	rcu_torture_kfree_stop();
 	if (writer)
 		kthread_stop(writer);
 	for (i = 0; i < nfake; i++)
@@ -1305,11 +1379,16 @@ int rcu_torture_run(const char *type, unsigned int duration_ms,
 
 	stressors_ok = rcu_torture_threads_report();
 	stressors_ok = rcu_torture_cb_report() && stressors_ok;
+	stressors_ok = rcu_torture_kfree_report() && stressors_ok;
 	if (gp_types)
 		printk(KERN_INFO "rcu-torture: gp kinds used: normal %ld sync %ld exp %ld "
 		       "cond %ld poll %ld\n", atomic_long_read(&n_gp_used[0]),
 		       atomic_long_read(&n_gp_used[1]), atomic_long_read(&n_gp_used[2]),
 		       atomic_long_read(&n_gp_used[3]), atomic_long_read(&n_gp_used[4]));
+	if (atomic_long_read(&n_full_cookies))
+		printk(KERN_INFO "rcu-torture: full cookies waited for: %ld, satisfied by an "
+		       "expedited GP before the normal one: %ld\n",
+		       atomic_long_read(&n_full_cookies), atomic_long_read(&n_full_by_exp));
 	ok = rcu_torture_stats_print(res, gp0, exp0);
 	if (cur_ops->flavor == TF_RCU)
 		printk(KERN_INFO "rcu-torture: readers preempted inside rcu_read_lock(): %ld, "

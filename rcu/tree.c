@@ -1203,7 +1203,7 @@ unsigned long start_poll_synchronize_sched(void)
 
 bool poll_state_synchronize_sched(unsigned long oldstate)
 {
-	if (rcu_seq_done(&rcu_state.gp_seq, oldstate)) {
+	if (rcu_poll_seq_done(&rcu_state.gp_seq, oldstate)) {
 		smp_mb();	/* the caller's frees follow the GP (contract (1)) */
 		return true;
 	}
@@ -1565,6 +1565,7 @@ void rcu_late_init(void)
 	rcu_spawn_cb_kthreads();
 	cpuhp_setup_state("rcu", rcu_cpu_online_hook, rcu_cpu_offline_hook);
 	srcu_init_late();	/* call_srcu()'s kthread (rcu/srcu.c) */
+	rcu_poll_init_late();	/* rcu_exp_poll (rcu/poll.c) */
 	smp_mb();
 	WRITE_ONCE(rcu_state.scheduler_active, true);
 	/* The tree is built for every CPU there may be, not the ones up. */

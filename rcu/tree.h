@@ -331,6 +331,12 @@ void rcu_barrier_window_release(void);
 void rcu_barrier_window_close(void);
 #endif
 
+/* poll.c: a polled cookie s against the sequence *sp (both halves of a
+ * full cookie, and the plain cookie); the rcu_exp_poll kthread. */
+bool rcu_poll_seq_done(unsigned long *sp, unsigned long s);
+void rcu_poll_init_late(void);
+extern atomic_long_t rcu_exp_poll_gps;
+
 /* expedited.c */
 void rcu_exp_init(void);
 /* Runs one expedited grace period of es's flavour (or finds one that

@@ -317,6 +317,141 @@ static void rcu_polled_state(void)
 	KTAP_EXPECT(poll_state_synchronize_sched(c1));
 }
 
+/* ---- full cookies: expedited grace periods count ------------------------ */
+
+static int exp_sync_thread(void *arg)
+{
+	(void)arg;
+	synchronize_sched_expedited();
+	return 0;
+}
+
+/*
+ * An expedited grace period satisfies a full cookie taken before it
+ * started, never one taken while it ran.  The second half holds an
+ * expedited grace period open with an RCU-sched reader on another CPU,
+ * takes a cookie while it runs, lets it end: the cookie may then be
+ * satisfied only by grace periods that ended since (two of either kind:
+ * the first may have been running already).
+ */
+static void rcu_polled_full_expedited(void)
+{
+	struct reader_ctl rc = { .max_ms = 20000 };
+	struct rcu_gp_oldstate c1, c2, c3;
+	unsigned long n0, e0, dn, de;
+	long p0;
+	int cpu = farthest_cpu();
+	struct task *r, *x;
+	bool got;
+
+	if (cpu == smp_processor_id()) {
+		ktap_skip("needs a second CPU (one CPU: synchronize is the GP shortcut)");
+		return;
+	}
+	rcu_read_lock_sched();
+	get_state_synchronize_sched_full(&c1);
+	KTAP_EXPECT(!poll_state_synchronize_sched_full(&c1));	/* we hold it */
+	rcu_read_unlock_sched();
+	synchronize_sched_expedited();
+	KTAP_EXPECT(poll_state_synchronize_sched_full(&c1));
+
+	r = start_on(held_reader, &rc, cpu, PRIO_NORMAL, "rcu_test_reader");
+	KTAP_ASSERT(r);
+	if (!WAIT_UNTIL(__atomic_load_n(&rc.in, __ATOMIC_SEQ_CST), 5000)) {
+		ktap_fail("the reader thread on CPU %d never started", cpu);
+		__atomic_store_n(&rc.release, 1, __ATOMIC_RELEASE);
+		kthread_join(r);
+		return;
+	}
+	/* On this CPU: the reader's spins with preemption off. */
+	x = start_on(exp_sync_thread, NULL, smp_processor_id(), PRIO_NORMAL, "rcu_test_exp");
+	KTAP_ASSERT(x);
+	/* The expedited GP has started (the reader holds it open). */
+	if (!WAIT_UNTIL(rcu_seq_state(READ_ONCE(rcu_sched_exp.expedited_sequence)), 10000))
+		ktap_fail("the expedited grace period never started");
+	get_state_synchronize_sched_full(&c2);
+	n0 = rcu_batches_completed_sched();
+	e0 = rcu_exp_batches_completed_sched();
+	KTAP_EXPECT(!poll_state_synchronize_sched_full(&c2));
+	__atomic_store_n(&rc.release, 1, __ATOMIC_RELEASE);
+	kthread_join(r);
+	kthread_join(x);
+	got = poll_state_synchronize_sched_full(&c2);
+	dn = rcu_batches_completed_sched() - n0;
+	de = rcu_exp_batches_completed_sched() - e0;
+	ktap_log("cookie taken mid-expedited-GP: satisfied=%d, %lu normal and %lu expedited GPs ended since",
+		 got, dn, de);
+	if (got && dn < 2 && de < 2)
+		ktap_fail("a full cookie was satisfied by the expedited GP running when it was taken");
+	KTAP_EXPECT(de >= 1);
+
+	/* start_poll_..._expedited_full(): the kthread runs one for it. */
+	p0 = atomic_long_read(&rcu_exp_poll_gps);
+	start_poll_synchronize_sched_expedited_full(&c3);
+	KTAP_EXPECT(WAIT_UNTIL(poll_state_synchronize_sched_full(&c3), 10000));
+	KTAP_EXPECT(WAIT_UNTIL(atomic_long_read(&rcu_exp_poll_gps) > p0, 10000));
+
+	/* The special values. */
+	get_completed_synchronize_rcu_full(&c3);
+	KTAP_EXPECT(poll_state_synchronize_sched_full(&c3));
+	KTAP_EXPECT(poll_state_synchronize_sched(get_completed_synchronize_rcu()));
+	get_never_synchronize_rcu_full(&c3);
+	synchronize_sched();
+	synchronize_sched_expedited();
+	KTAP_EXPECT(!poll_state_synchronize_sched_full(&c3));
+	KTAP_EXPECT(!poll_state_synchronize_sched(get_never_synchronize_rcu()));
+}
+
+#ifdef CONFIG_PREEMPT_RCU
+/*
+ * Preemptible RCU: an RCU-sched reader on another CPU holds every normal
+ * grace period but not synchronize_rcu_expedited(), which waits for
+ * rcu_read_lock() readers only.  So a full cookie taken after the reader
+ * began can only be satisfied by the expedited grace period, and must be.
+ */
+static void rcu_polled_full_preempt_expedited(void)
+{
+	struct reader_ctl rc = { .max_ms = 20000 };
+	struct rcu_gp_oldstate c, d;
+	int cpu = farthest_cpu();
+	struct task *r;
+
+	if (cpu == smp_processor_id()) {
+		ktap_skip("needs a second CPU for the reader");
+		return;
+	}
+	r = start_on(held_reader, &rc, cpu, PRIO_NORMAL, "rcu_test_reader");
+	KTAP_ASSERT(r);
+	if (!WAIT_UNTIL(__atomic_load_n(&rc.in, __ATOMIC_SEQ_CST), 5000)) {
+		ktap_fail("the reader thread on CPU %d never started", cpu);
+		__atomic_store_n(&rc.release, 1, __ATOMIC_RELEASE);
+		kthread_join(r);
+		return;
+	}
+	get_state_synchronize_rcu_full(&c);
+	KTAP_EXPECT(!poll_state_synchronize_rcu_full(&c));
+	synchronize_rcu_expedited();
+	KTAP_EXPECT(poll_state_synchronize_rcu_full(&c));
+	KTAP_EXPECT(!poll_state_synchronize_rcu(c.rgos_norm));	/* the reader holds it */
+	/* The polled form, served by rcu_exp_poll, with the normal GP held. */
+	start_poll_synchronize_rcu_expedited_full(&d);
+	KTAP_EXPECT(WAIT_UNTIL(poll_state_synchronize_rcu_full(&d), 10000));
+	KTAP_EXPECT(!poll_state_synchronize_rcu(d.rgos_norm));
+	KTAP_EXPECT(!__atomic_load_n(&rc.left, __ATOMIC_SEQ_CST));
+	__atomic_store_n(&rc.release, 1, __ATOMIC_RELEASE);
+	kthread_join(r);
+	cond_synchronize_rcu_full(&d);	/* satisfied: returns at once */
+	get_state_synchronize_rcu_full(&c);
+	cond_synchronize_rcu_full(&c);
+	KTAP_EXPECT(poll_state_synchronize_rcu_full(&c));
+}
+#else
+static void rcu_polled_full_preempt_expedited(void)
+{
+	ktap_skip("PREEMPT_RCU=0: the rcu names are RCU-sched's (rcu_polled_full_expedited)");
+}
+#endif
+
 /* ---- a callback flood ---------------------------------------------------- */
 
 /*
@@ -1236,6 +1371,8 @@ KTAP_SUITE(rcu,
 	   KTAP_CASE(rcu_expedited_waits_for_reader),
 	   KTAP_CASE(rcu_barrier_waits_for_all),
 	   KTAP_CASE(rcu_polled_state),
+	   KTAP_CASE(rcu_polled_full_expedited),
+	   KTAP_CASE(rcu_polled_full_preempt_expedited),
 	   KTAP_CASE(rcu_callback_flood),
 	   KTAP_CASE(rcu_list_example),
 	   KTAP_CASE(rcu_stall_detected),
