@@ -1263,11 +1263,13 @@ int rcu_torture_run(const char *type, unsigned int duration_ms,
 	int boosts0;
 	int cpu;
 	bool ok, stressors_ok, onoff_ok;
+	u64 t0 = ktime_get_ns(), t_run, t_settle, t_stop, run_ns, bound_ns, now;
 
 	*res = (struct rcu_torture_result){ 0 };
 	cur_ops = rcu_torture_find(type);
 	if (!cur_ops) {
-		pr_err("rcu-torture: unknown torture type '%s'\n", type);
+		pr_err("rcu-torture: unknown torture type '%s'; the flavours are:\n", type);
+		rcu_torture_list();
 		return -EINVAL;
 	}
 	rcu_torture_reset();
@@ -1315,10 +1317,13 @@ int rcu_torture_run(const char *type, unsigned int duration_ms,
 	stat_next = start + msecs_to_jiffies(torture_stat_interval * 1000);
 	/* With onoff, until its pairs are done too: the bound past the run
 	 * is a hang guard (a loaded host makes each cpu_up() slow), the
-	 * same as the stressors' below. */
-	while (jiffies - start < msecs_to_jiffies(duration_ms) ||
-	       (!torture_onoff_done() &&
-		jiffies - start < msecs_to_jiffies(duration_ms) + (unsigned long)TORTURE_STRESSOR_WAIT_S * HZ)) {
+	 * same as the stressors' below.  The length is ktime's, which is
+	 * what torture.secs means to whoever waits for it. */
+	t_run = ktime_get_ns();
+	run_ns = (u64)duration_ms * 1000000;
+	bound_ns = run_ns + (u64)TORTURE_STRESSOR_WAIT_S * 1000000000;
+	while ((now = ktime_get_ns() - t_run) < run_ns ||
+	       (!torture_onoff_done() && now < bound_ns)) {
 		msleep(20);
 		if (torture_stat_interval && time_after_eq(jiffies, stat_next)) {
 			rcu_torture_stats_print(res, gp0, exp0);
@@ -1326,6 +1331,7 @@ int rcu_torture_run(const char *type, unsigned int duration_ms,
 		}
 	}
 	/* Every stressor that is on does its part at least once. */
+	t_settle = ktime_get_ns();
 	start = jiffies;
 	while ((rcu_torture_cb_pending() || rcu_torture_threads_pending() ||
 		rcu_torture_kfree_pending()) &&
@@ -1339,6 +1345,7 @@ int rcu_torture_run(const char *type, unsigned int duration_ms,
 		printk(KERN_INFO "rcu-torture: the stressors' first rounds took %u ms past "
 		       "the run's end\n", jiffies_to_msecs(jiffies - start));
 
+	t_stop = ktime_get_ns();
 	onoff_ok = torture_onoff_stop(cur_ops->name, NULL);
 	WRITE_ONCE(rcu_torture_nmi_hook, NULL);
 	WRITE_ONCE(torture_stop, true);
@@ -1360,6 +1367,15 @@ int rcu_torture_run(const char *type, unsigned int duration_ms,
 	 * before it saw the stop, so twice. */
 	torture_barrier();
 	torture_barrier();
+	now = ktime_get_ns();
+	res->setup_ms = (t_run - t0) / 1000000;
+	res->run_ms = (t_settle - t_run) / 1000000;
+	res->settle_ms = (t_stop - t_settle) / 1000000;
+	res->stop_ms = (now - t_stop) / 1000000;
+	printk(KERN_INFO "rcu-torture: time: %lu ms in all: setup %lu, the run %lu "
+	       "(torture.secs), the stressors' first rounds %lu, stopping the threads "
+	       "and draining callbacks %lu\n", (unsigned long)((now - t0) / 1000000),
+	       res->setup_ms, res->run_ms, res->settle_ms, res->stop_ms);
 
 	stressors_ok = rcu_torture_threads_report();
 	stressors_ok = rcu_torture_cb_report() && stressors_ok;
@@ -1387,6 +1403,12 @@ int rcu_torture_run(const char *type, unsigned int duration_ms,
 	printk(KERN_INFO "rcu-torture:--- End of test: %s: torture_type=%s gps=%lu\n",
 	       res->success ? "SUCCESS" : "FAILURE", cur_ops->name, res->gps);
 	return res->success ? 0 : 1;
+}
+
+void rcu_torture_list(void)
+{
+	for (size_t i = 0; i < ARRAY_SIZE(torture_ops); i++)
+		printk(KERN_INFO "rcu-torture:   %s\n", torture_ops[i].name);
 }
 
 const char *rcu_torture_cmdline_type(void)
