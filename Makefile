@@ -4,10 +4,12 @@
 #   make test       host unit tests, then QEMU runs judged from KTAP
 #   make bench      the paper's full benchmark sweeps (long; ONLY=name,name: some
 #                   of tests/bench-configs), then the report from their rows
-#   make report     build/report/report.md with tables and plots (LOG=file: from a saved log)
+#   make report     build/report/report.md with tables and plots (LOG="a.log b.txt": from
+#                   saved logs, one or several; adds build/bench-logs/peer.txt when there)
 #   make verify     long host torture and model checking, then the QEMU runs
 #                   of tests/verify-configs (logs in build/verify-logs)
 #   make fuzz       libFuzzer targets over the parsers
+#   make mutants    the mutation score of tests/mutants (hours; ONLY=names)
 #   make peer       Linux 6.1 (Debian's linux-source-6.1) in two images for
 #                   `make bench` to compare with, into build/peer (not in make test)
 # The test build (build/test, SANITIZE=1) adds UBSan and the stack protector.
@@ -45,13 +47,14 @@ KCFLAGS += -DCONFIG_RCU_STATS=1
 endif
 ifeq ($(SANITIZE),1)
 KCFLAGS += -fsanitize=undefined -fno-sanitize=float-divide-by-zero,float-cast-overflow \
-	-fstack-protector-strong -mstack-protector-guard=global -DCONFIG_SANITIZE=1
+	-fstack-protector-strong -mstack-protector-guard=global -DCONFIG_SANITIZE=1 \
+	-DCONFIG_JITTER=1
 else
 KCFLAGS += -fno-stack-protector
 endif
 KLDFLAGS := -nostdlib -z max-page-size=4096 -z noexecstack --no-warn-rwx-segments -T linker.ld
 
-.PHONY: all iso test host-test qemu-test bench report verify fuzz clean deps peer
+.PHONY: all iso test host-test qemu-test bench report verify fuzz clean deps peer mutants
 all: iso
 
 iso: $(BUILD)/rcukern.iso
@@ -156,6 +159,12 @@ verify: deps
 
 fuzz:
 	$(MAKE) -C tests/host fuzz
+
+# The mutation score (tools/mutants.py; hours: not part of test or verify):
+# each tests/mutants/*.patch applied to a scratch copy of HEAD, built, and
+# run against the tests its header names.  ONLY=substr,substr: some of them.
+mutants: deps
+	$(PYTHON) tools/mutants.py $(if $(ONLY),--only $(ONLY))
 
 # Minutes on two cores; tools/deps.sh --peer installs the source package.
 peer:

@@ -11,11 +11,14 @@
 #pragma once
 
 #include "kernel/types.h"
+#include "kernel/jitter.h"
 
 #define smp_mb()	__atomic_thread_fence(__ATOMIC_SEQ_CST)
 #define smp_rmb()	__atomic_thread_fence(__ATOMIC_ACQUIRE)
 #define smp_wmb()	__atomic_thread_fence(__ATOMIC_RELEASE)
-#define smp_store_release(p, v)	__atomic_store_n((p), (v), __ATOMIC_RELEASE)
+#define smp_store_release(p, v)						\
+	do { __atomic_store_n((p), (v), __ATOMIC_RELEASE);		\
+	     jitter_site(JITTER_RELEASE); } while (0)
 #define smp_load_acquire(p)	__atomic_load_n((p), __ATOMIC_ACQUIRE)
 /* Order a preceding RMW (already a full barrier on x86) with what follows. */
 #define smp_mb__after_atomic()	barrier()
@@ -57,11 +60,14 @@ static inline void pfx##sub(T i, type *v)				\
 static inline void pfx##inc(type *v) { pfx##add(1, v); }		\
 static inline void pfx##dec(type *v) { pfx##sub(1, v); }		\
 static inline T pfx##add_return(T i, type *v)				\
-{ return __atomic_add_fetch(&v->counter, i, __ATOMIC_SEQ_CST); }	\
+{ T r = __atomic_add_fetch(&v->counter, i, __ATOMIC_SEQ_CST);		\
+  jitter_site(JITTER_RMW); return r; }					\
 static inline T pfx##sub_return(T i, type *v)				\
-{ return __atomic_sub_fetch(&v->counter, i, __ATOMIC_SEQ_CST); }	\
+{ T r = __atomic_sub_fetch(&v->counter, i, __ATOMIC_SEQ_CST);		\
+  jitter_site(JITTER_RMW); return r; }					\
 static inline T pfx##fetch_add(T i, type *v)				\
-{ return __atomic_fetch_add(&v->counter, i, __ATOMIC_SEQ_CST); }	\
+{ T r = __atomic_fetch_add(&v->counter, i, __ATOMIC_SEQ_CST);		\
+  jitter_site(JITTER_RMW); return r; }					\
 static inline T pfx##inc_return(type *v) { return pfx##add_return(1, v); } \
 static inline T pfx##dec_return(type *v) { return pfx##sub_return(1, v); } \
 static inline bool pfx##dec_and_test(type *v)				\
@@ -73,10 +79,12 @@ static inline T pfx##cmpxchg(type *v, T old, T new)			\
 {									\
 	__atomic_compare_exchange_n(&v->counter, &old, new, false,	\
 				    __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST); \
+	jitter_site(JITTER_RMW);					\
 	return old;							\
 }									\
 static inline T pfx##xchg(type *v, T new)				\
-{ return __atomic_exchange_n(&v->counter, new, __ATOMIC_SEQ_CST); }	\
+{ T r = __atomic_exchange_n(&v->counter, new, __ATOMIC_SEQ_CST);	\
+  jitter_site(JITTER_RMW); return r; }					\
 static inline void pfx##or(T i, type *v)				\
 { __atomic_fetch_or(&v->counter, i, __ATOMIC_SEQ_CST); }		\
 static inline void pfx##andnot(T i, type *v)				\
@@ -99,5 +107,9 @@ __ATOMIC_OPS(atomic_long_, atomic_long_t, long)
 	__typeof__(*(ptr)) __o = (old);					\
 	__atomic_compare_exchange_n((ptr), &__o, (new), false,		\
 				    __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST); \
+	jitter_site(JITTER_RMW);					\
 	__o; })
-#define xchg(ptr, v)	__atomic_exchange_n((ptr), (v), __ATOMIC_SEQ_CST)
+#define xchg(ptr, v) ({							\
+	__typeof__(*(ptr)) __x = __atomic_exchange_n((ptr), (v), __ATOMIC_SEQ_CST); \
+	jitter_site(JITTER_RMW);					\
+	__x; })

@@ -33,6 +33,7 @@
 #include "kernel/cpu.h"
 #include "kernel/atomic.h"
 #include "kernel/cmdline.h"
+#include "kernel/jitter.h"
 #include "kernel/mutex.h"
 #include "kernel/printk.h"
 #include "kernel/sched.h"
@@ -40,6 +41,7 @@
 #include "kernel/string.h"
 #include "kernel/tick_sched.h"
 #include "kernel/time.h"
+#include "kernel/trace.h"
 #include "kernel/wait.h"
 #include "rcu/rcupdate.h"
 #include "asm/irqflags.h"
@@ -182,6 +184,7 @@ static int cpuhp_offline_step(int i, int cpu)
 
 	if (!ret && cpuhp_states[i].offline)
 		ret = cpuhp_states[i].offline(cpu);
+	trace_cpuhp("down", cpuhp_states[i].name, cpu, ret);
 	if (ret)
 		pr_warn("cpuhp: %s: CPU %d offline step failed (%d)\n",
 			cpuhp_states[i].name, cpu, ret);
@@ -216,7 +219,10 @@ __noreturn void cpuhp_play_dead(void)
 	int cpu = smp_processor_id();
 
 	smp_call_function_drain();	/* senders that saw it online (step 2) */
+	trace_cpuhp("down", "play_dead", cpu, 0);
+	jitter_site(JITTER_HOTPLUG);
 	rcu_report_dead(cpu);
+	jitter_site(JITTER_HOTPLUG);
 	arch_cpu_stop_timer();
 	tick_handover_do_timer();	/* its ticks are over: jiffies go on elsewhere */
 	complete(&cpuhp_dead);
@@ -243,12 +249,17 @@ int cpu_down(int cpu)
 		goto out;
 	}
 	t0 = ktime_get_ns();
+	trace_cpuhp("down", "begin", cpu, 0);
 	reinit_completion(&cpuhp_dead);
+	/* Test build: a random delay before each step (kernel/jitter.h). */
+	jitter_site(JITTER_HOTPLUG);
 	cpumask_clear_cpu(cpu, &cpu_online_mask);
 	smp_mb();
+	jitter_site(JITTER_HOTPLUG);
 	synchronize_sched();
 	nr = READ_ONCE(cpuhp_nr_states);
 	for (i = nr - 1; i >= 0; i--) {
+		jitter_site(JITTER_HOTPLUG);
 		ret = cpuhp_offline_step(i, cpu);
 		if (ret) {
 			cpuhp_back_out(cpu, i + 1, nr);
@@ -261,6 +272,7 @@ int cpu_down(int cpu)
 		cpuhp_back_out(cpu, 0, nr);
 		goto out;
 	}
+	jitter_site(JITTER_HOTPLUG);
 	sched_cpu_dying_begin(cpu);
 	if (!wait_for_completion_timeout(&cpuhp_dead, msecs_to_jiffies(cpuhp_timeout_ms))) {
 		pr_err("cpuhp: CPU %d did not stop within %u ms (a thread bound to it "
@@ -271,9 +283,12 @@ int cpu_down(int cpu)
 	}
 	/* It gave the jiffies duty up as it died (cpuhp_play_dead()). */
 	WARN_ON_ONCE(READ_ONCE(tick_do_timer_cpu) == cpu);
+	jitter_site(JITTER_HOTPLUG);
 	timers_migrate_cpu(cpu);
+	jitter_site(JITTER_HOTPLUG);
 	rcu_migrate_callbacks(cpu);
 	account(true, ktime_get_ns() - t0);
+	trace_cpuhp("down", "done", cpu, 0);
 out:
 	cpu_hotplug_done();
 	return ret;
@@ -295,15 +310,21 @@ int cpu_up(int cpu)
 		goto out;
 	}
 	t0 = ktime_get_ns();
+	trace_cpuhp("up", "begin", cpu, 0);
+	jitter_site(JITTER_HOTPLUG);
 	ret = cpuhp_injected_failure("bringup");
 	if (!ret)
 		ret = arch_cpu_up(cpu);
+	trace_cpuhp("up", "arch_cpu_up", cpu, ret);
 	if (ret)
 		goto out;
-	for (i = 0; i < READ_ONCE(cpuhp_nr_states); i++)
+	for (i = 0; i < READ_ONCE(cpuhp_nr_states); i++) {
+		jitter_site(JITTER_HOTPLUG);
 		if (cpuhp_states[i].online && cpuhp_states[i].online(cpu))
 			pr_warn("cpuhp: %s: CPU %d online step failed\n", cpuhp_states[i].name, cpu);
+	}
 	account(false, ktime_get_ns() - t0);
+	trace_cpuhp("up", "done", cpu, 0);
 out:
 	cpu_hotplug_done();
 	return ret;

@@ -8,6 +8,7 @@
 #include "kernel/sched.h"
 #include "kernel/slab.h"
 #include "kernel/smp.h"
+#include "kernel/trace.h"
 #include "kernel/wait.h"
 #include "asm/irqflags.h"
 
@@ -60,8 +61,27 @@ void ktap_skip(const char *fmt, ...)
 /* warn_count when the running case started, and the WARNINGs it announced. */
 static unsigned long case_warn_start, case_warns_expected;
 
-void ktap_expect_warnings(unsigned int n)
+/* The running case's name, for the "# expected:" lines. */
+static const char *case_name = "?";
+
+void ktap_expect_alarm(const char *fmt, ...)
 {
+	char what[200];
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(what, sizeof(what), fmt, ap);
+	va_end(ap);
+	ktap_log("expected: %s, from case %s", what, case_name);
+}
+
+void ktap_expect_warnings(unsigned int n, const char *what)
+{
+	if (!n)
+		return;
+	if (what)
+		ktap_expect_alarm("%u WARNING%s (%s)", n, n == 1 ? "" : "s", what);
+	else
+		ktap_expect_alarm("%u WARNING%s", n, n == 1 ? "" : "s");
 	WRITE_ONCE(case_warns_expected, case_warns_expected + n);
 }
 
@@ -125,6 +145,7 @@ bool ktap_run_case(const struct ktap_case *c, unsigned int timeout_ms)
 	if (!wait_for_completion_timeout(&r->done, msecs_to_jiffies(timeout_ms))) {
 		printk(KERN_ERR "ktap: case %s still running after %u ms; abandoned\n",
 		       c->name, timeout_ms);
+		trace_dump("timeout");
 		return false;
 	}
 	kthread_join(t);
@@ -189,6 +210,7 @@ static bool run_suite(const struct ktap_suite *s, int index)
 		const struct ktap_case *c = &s->cases[i];
 		case_failed = case_skipped = false;
 		case_warns_expected = 0;
+		case_name = c->name;
 		case_warn_start = READ_ONCE(warn_count);
 		unsigned int t = c->timeout_ms ? c->timeout_ms : ktap_timeout_ms;
 		u64 start = ktime_get_ns();

@@ -59,11 +59,20 @@ void ktap_log(const char *fmt, ...) __printf(1, 2);
 bool ktap_case_ok(void);
 /*
  * The running case is about to provoke n WARNINGs on purpose (a misuse it
- * checks is reported).  Any other WARNING while a case runs (WARN(), from
- * any CPU) fails the case: the core reports a bug with a WARN, and the
- * framework decides that inside a test a bug nobody announced is a failure.
+ * checks is reported; `what` says which, or NULL).  Any other WARNING while
+ * a case runs (WARN(), from any CPU) fails the case: the core reports a bug
+ * with a WARN, and the framework decides that inside a test a bug nobody
+ * announced is a failure.  The log says so first, in a line
+ * "# expected: ..." (ktap_expect_alarm()).
  */
-void ktap_expect_warnings(unsigned int n);
+void ktap_expect_warnings(unsigned int n, const char *what);
+/*
+ * The running case is about to provoke an alarm on purpose that is not a
+ * WARNING (a stall report, a lockup or BUG report): says so in the log,
+ * "# expected: <what>, from case <name>", on the line before the alarm,
+ * so that a reader of the console tells it from a real one.
+ */
+void ktap_expect_alarm(const char *fmt, ...) __printf(1, 2);
 
 #define KTAP_EXPECT(cond) do {                                              \
 	if (!(cond))                                                        \

@@ -73,6 +73,34 @@ static inline bool list_empty(const struct list_head *head)
 	return READ_ONCE(head->next) == head;
 }
 
+/* Moves every entry of list between prev and next (list is left as is). */
+static inline void __list_splice(const struct list_head *list, struct list_head *prev,
+				 struct list_head *next)
+{
+	struct list_head *first = list->next, *last = list->prev;
+
+	first->prev = prev;
+	prev->next = first;
+	last->next = next;
+	next->prev = last;
+}
+
+/* list's entries go to the front of head; list is left empty. */
+static inline void list_splice_init(struct list_head *list, struct list_head *head)
+{
+	if (!list_empty(list)) {
+		__list_splice(list, head, head->next);
+		INIT_LIST_HEAD(list);
+	}
+}
+
+/* list's entries go to the tail of head; list is left as is (reinit it). */
+static inline void list_splice_tail(struct list_head *list, struct list_head *head)
+{
+	if (!list_empty(list))
+		__list_splice(list, head->prev, head);
+}
+
 #define list_entry(ptr, type, member) container_of(ptr, type, member)
 #define list_first_entry(ptr, type, member) list_entry((ptr)->next, type, member)
 #define list_first_entry_or_null(ptr, type, member) \

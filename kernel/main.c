@@ -20,13 +20,16 @@
 #include "kernel/spinlock.h"
 #include "kernel/timer.h"
 #include "kernel/cpu.h"
+#include "kernel/jitter.h"
 #include "asm/pgtable.h"
 #include "asm/desc.h"
 #include "asm/irq.h"
 #include "asm/smp.h"
 #include "rcu/rcupdate.h"
+#include "rcu/kvfree.h"
 #include "rcu/torture.h"
 #include "kernel/profile.h"
+#include "kernel/trace.h"
 
 #define MB2_BOOTLOADER_MAGIC 0x36d76289
 /* The boot information lies in low memory, identity-mapped by the early
@@ -56,6 +59,19 @@ static void parse_boot_info(unsigned long magic, unsigned long info_phys)
 		printk(KERN_ERR "boot: boot information damaged; using what could be read\n");
 }
 
+/* Which build this is, at the top of every log: the test build's figures
+ * are not benchmark figures (tools/report.py warns of them by this line). */
+#ifdef CONFIG_SANITIZE
+#define BUILD_KIND "test (SANITIZE: UBSan, stack protector, test hooks)"
+#else
+#define BUILD_KIND "benchmark"
+#endif
+#ifdef CONFIG_PREEMPT_RCU
+#define BUILD_RCU "preemptible RCU"
+#else
+#define BUILD_RCU "rcu_read_lock() is RCU-sched's (PREEMPT_RCU=0)"
+#endif
+
 void kmain(unsigned long magic, unsigned long info_phys)
 {
 	percpu_init_boot_cpu();
@@ -68,6 +84,7 @@ void kmain(unsigned long magic, unsigned long info_phys)
 	paging_init();		/* own tables, then pmm's bitmap: kmalloc works */
 	fbcon_init(&boot_info, serial);	/* the screen, via ioremap */
 	printk(KERN_INFO "rcukern: an SMP x86-64 kernel for the RCU usage article\n");
+	printk_raw("# build: " BUILD_KIND ", " BUILD_RCU "\n");
 	printk(KERN_INFO "boot: loader '%s', memory %lu MiB usable, command line '%s'\n",
 	       boot_info.loader_name[0] ? boot_info.loader_name : "?",
 	       (unsigned long)(pmm_usable_bytes() >> 20), boot_info.cmdline);
@@ -77,8 +94,11 @@ void kmain(unsigned long magic, unsigned long info_phys)
 	sched_init();		/* kmain becomes a task; CPU 0's idle; preempt= */
 	rcu_init();		/* the node tree; CPU 0 reports from now on */
 	x86_platform_init();	/* ACPI, APICs, TSC, this CPU's tick; irqs on */
+	jitter_init();		/* jitter= (test build): needs the TSC's rate */
 	smp_boot_cpus();	/* the APs, the TSC sync check, the CPU table */
+	trace_init();		/* trace=: a buffer per CPU online */
 	rcu_late_init();	/* the grace-period and callback kthreads */
+	kfree_rcu_init_late();	/* kfree_rcu()'s per-CPU batches (rcu/kvfree.c) */
 	cpu_offline_boot();	/* cpu.offline=LIST */
 
 	if (rcu_torture_cmdline_type()) {

@@ -6,6 +6,7 @@
 #include "kernel/stacktrace.h"
 #include "kernel/percpu.h"
 #include "kernel/system.h"
+#include "kernel/trace.h"
 #include "kernel/watchdog.h"
 #include "asm/irqflags.h"
 
@@ -52,6 +53,7 @@ void panic(const char *fmt, ...)
 	va_end(ap);
 	printk(KERN_EMERG "Kernel panic - not syncing: %s\n", msg);
 	dump_stack();
+	trace_dump("panic");	/* as Linux's ftrace_dump_on_oops */
 	printk(KERN_EMERG "---[ end Kernel panic - not syncing: %s ]---\n", msg);
 	system_exit(EXIT_PANIC);
 }

@@ -9,6 +9,7 @@
  * kernel that allocates at boot and for tests.  Pure logic on top of
  * phys_to_virt(), so tests/host builds it unchanged. */
 #include "kernel/pmm.h"
+#include "kernel/shrinker.h"
 #include "kernel/preempt.h"
 #include "kernel/printk.h"
 #include "kernel/slab.h"
@@ -381,6 +382,7 @@ static long find_free_run(unsigned long n)
 u64 pmm_alloc_pages(unsigned long npages)
 {
 	unsigned long flags;
+	bool shrunk = false;
 	long pfn;
 
 	if (!pmm_ready()) {
@@ -393,6 +395,7 @@ u64 pmm_alloc_pages(unsigned long npages)
 		WARN_ONCE(1, "pmm: page allocation from NMI context");
 		return 0;
 	}
+retry:
 	spin_lock_irqsave(&pmm_lock, flags);
 	if (npages > free_pages)
 		pfn = -1;
@@ -406,6 +409,13 @@ u64 pmm_alloc_pages(unsigned long npages)
 			next_hint = pfn / 64;
 	}
 	spin_unlock_irqrestore(&pmm_lock, flags);
+	/* Out of pages: caches that can give some back (kernel/shrinker.h)
+	 * are asked once, outside the lock, which their frees take. */
+	if (pfn < 0 && !shrunk) {
+		shrunk = true;
+		if (shrink_all_caches(npages))
+			goto retry;
+	}
 	return pfn < 0 ? 0 : (u64)pfn << PAGE_SHIFT;
 }
 

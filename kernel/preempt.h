@@ -20,6 +20,7 @@
 #include "kernel/types.h"
 #include "kernel/percpu.h"
 #include "kernel/preempt_mask.h"
+#include "kernel/jitter.h"
 #include "asm/irqflags.h"
 #include "asm/preempt.h"
 
@@ -78,6 +79,7 @@ static inline void preempt_fold_pending(void)
 	barrier();							\
 	if (unlikely(__preempt_count_dec_and_test()))			\
 		preempt_schedule();					\
+	jitter_site(JITTER_PREEMPT_ENABLE);				\
 } while (0)
 
 /* There are no softirqs: bh-disable only marks the region, like Linux's. */
@@ -86,6 +88,7 @@ static inline void preempt_fold_pending(void)
 	barrier();							\
 	if (unlikely(__preempt_count_sub_and_test(SOFTIRQ_DISABLE_OFFSET))) \
 		preempt_schedule();					\
+	jitter_site(JITTER_PREEMPT_ENABLE);				\
 } while (0)
 
 /* The kernel's own preemption mode, chosen with preempt=none|full. */

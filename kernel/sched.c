@@ -25,6 +25,7 @@
 #include "kernel/string.h"
 #include "kernel/vmstack.h"
 #include "kernel/time.h"
+#include "kernel/trace.h"
 #include "kernel/cmdline.h"
 #include "rcu/rcupdate.h"
 #include "asm/cpu.h"
@@ -246,6 +247,7 @@ static void __schedule(bool preempt)
 			prev->nr_preempted++;
 		next->on_cpu = 1;
 		arch_spin_unlock(&rq->lock);
+		trace_sched_switch(prev->name, prev, prev->state, next->name, next);
 
 		prev->preempt_count = preempt_count();
 		preempt_count_set(next->preempt_count);
@@ -456,6 +458,7 @@ int wake_up_state(struct task *t, unsigned int state)
 			enqueue(rq, t, false);
 			check_preempt(rq, cpu, t);
 		}
+		trace_sched_wakeup(t->name, t, cpu);
 		ret = 1;
 	}
 	arch_spin_unlock(&rq->lock);
@@ -465,6 +468,7 @@ int wake_up_state(struct task *t, unsigned int state)
 
 int wake_up_process(struct task *t)
 {
+	jitter_site(JITTER_WAKE);
 	return wake_up_state(t, TASK_NORMAL);
 }
 
@@ -763,11 +767,15 @@ static __noreturn void idle_loop(void)
 			tick_nohz_idle_stop_tick();
 			stat_inc(rcu_idle_enters);
 			rcu_idle_enter();
-			stat_inc(idle_halts);
-			t0 = get_cycles();
-			arch_cpu_idle();
-			local_irq_disable();
-			stat_add(idle_halt_cycles, get_cycles() - t0);
+			/* Its QS report may have ended a grace period and
+			 * woken the GP kthread here: no halt then. */
+			if (likely(!need_resched())) {
+				stat_inc(idle_halts);
+				t0 = get_cycles();
+				arch_cpu_idle();
+				local_irq_disable();
+				stat_add(idle_halt_cycles, get_cycles() - t0);
+			}
 			rcu_idle_exit();
 			stat_inc(rcu_idle_exits);
 		}

@@ -9,6 +9,7 @@
  * empty (otherwise one is already on its way).  The target takes the whole
  * stack at once, runs the calls oldest first, and unlocks each slot after
  * its function returns, which is what a waiting sender waits for. */
+#include "rcu/kvfree.h"
 #include "kernel/smp.h"
 #include "kernel/atomic.h"
 #include "kernel/preempt.h"
@@ -57,6 +58,7 @@ void smp_ap_main(int cpu)
 	bool again = cpu_present(cpu);	/* cpu_up(), not boot */
 
 	rcu_init_percpu(cpu);
+	kfree_rcu_init_percpu(cpu);	/* before anything here can kfree_rcu() */
 	rcu_cpu_starting(cpu);	/* before any reader can run here */
 	/* Publish the CPU only once it can take IPIs: its IDT, LAPIC and
 	 * per-CPU data are ready. */

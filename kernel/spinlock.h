@@ -98,6 +98,7 @@ static inline void arch_spin_unlock(arch_spinlock_t *l)
 
 	/* Release: everything in the critical section is visible first. */
 	__atomic_store_n(&l->owner, (u16)(o + 1), __ATOMIC_RELEASE);
+	jitter_site(JITTER_LOCK_RELEASE);	/* test build only */
 }
 
 #define SPINLOCK_MAGIC	0xdead4eadu

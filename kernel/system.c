@@ -6,6 +6,7 @@
 #include "kernel/printk.h"
 #include "kernel/cmdline.h"
 #include "kernel/string.h"
+#include "kernel/trace.h"
 #include "kernel/watchdog.h"
 
 static char *exit_param = "auto";
@@ -30,6 +31,8 @@ void system_exit(int status)
 {
 	enum exit_mode mode = exit_mode();
 
+	if (status != EXIT_PANIC)
+		trace_dump_at_end();	/* trace.dump=end (panic() dumped already) */
 	watchdog_stop();	/* a halted CPU is not a hard lockup */
 	/* A typo in an option must not pass for the run that was asked. */
 	if (cmdline_unknown_report() && status == EXIT_SUCCESS_STATUS)

@@ -47,6 +47,7 @@
 #include "kernel/smp.h"
 #include "kernel/spinlock.h"
 #include "kernel/time.h"
+#include "kernel/trace.h"
 #include "kernel/timer.h"
 #include "rcu/rcupdate.h"
 #include "asm/tick.h"
@@ -178,6 +179,7 @@ void tick_sched_do_timer(void)
 static void tick_nohz_restart(void)
 {
 	arch_tick_restart();
+	trace_tick_restart();
 	__atomic_store_n(this_cpu_ptr(&tick_stopped), false, __ATOMIC_RELAXED);
 	if (READ_ONCE(tick_do_timer_cpu) != TICK_DO_TIMER_NONE)
 		return;
@@ -210,6 +212,7 @@ void tick_nohz_idle_stop_tick(void)
 		ticks = MIN(ticks, next - j);
 	this_cpu_inc(tick_nohz_stops);
 	tick_handover_do_timer();
+	trace_tick_stop(ticks);
 	arch_tick_stop(ticks);
 }
 

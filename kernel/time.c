@@ -54,6 +54,13 @@ u64 ktime_get_ns(void)
 	return d > 0 ? cycles_to_ns((u64)d) : 0;
 }
 
+u64 cycles_to_ktime_ns(u64 tsc)
+{
+	s64 d = (s64)(tsc - tsc_boot);
+
+	return d > 0 ? cycles_to_ns((u64)d) : 0;
+}
+
 void ndelay(unsigned long ns)
 {
 	u64 start = rdtsc_ordered(), n = ns_to_cycles(ns);

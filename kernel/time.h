@@ -40,6 +40,8 @@ u64 get_cycles(void);
 /* Ordered against earlier instructions (lfence; rdtsc): for measuring. */
 u64 get_cycles_ordered(void);
 u64 ktime_get_ns(void);
+/* A get_cycles() stamp on ktime_get_ns()'s scale (trace timestamps). */
+u64 cycles_to_ktime_ns(u64 tsc);
 u64 cycles_to_ns(u64 cycles);
 u64 ns_to_cycles(u64 ns);
 /* Busy-wait delays, TSC-based, never shorter than asked. */

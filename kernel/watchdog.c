@@ -29,6 +29,7 @@
  * is still seen: the interrupt restarted the tick first.
  */
 #include "kernel/watchdog.h"
+#include "kernel/trace.h"
 #include "kernel/cmdline.h"
 #include "kernel/percpu.h"
 #include "kernel/printk.h"
@@ -140,6 +141,8 @@ static void watchdog_report(int cpu, const char *how)
 		 "of jiffies (CPU %d watching), %s\n", cpu, watchdog_thresh, smp_processor_id(), how);
 	if (!trigger_cpu_backtrace(cpu))
 		pr_emerg("watchdog: no backtrace from CPU %d\n", cpu);
+	if (!watchdog_panics())
+		trace_dump_later("hardlockup");	/* a panic dumps at once */
 	if (watchdog_panics())
 		panic("Hard LOCKUP on cpu %d", cpu);
 }

@@ -90,6 +90,7 @@ static void rcu_exp_gp_seq_start(struct rcu_exp_state *es)
 {
 	WRITE_ONCE(es->gp_start, jiffies);
 	rcu_seq_start(&es->expedited_sequence);
+	trace_rcu_exp_grace_period(es->name, es->expedited_sequence, "start", 0);
 	smp_mb();
 }
 
@@ -97,6 +98,7 @@ static void rcu_exp_gp_seq_start(struct rcu_exp_state *es)
 static void rcu_exp_gp_seq_end(struct rcu_exp_state *es)
 {
 	smp_mb();
+	trace_rcu_exp_grace_period(es->name, es->expedited_sequence, "end", 0);
 	rcu_seq_end(&es->expedited_sequence);
 }
 
@@ -184,8 +186,10 @@ static void sync_rcu_exp_select_cpus(struct rcu_exp_state *es)
 	if (es->ops->gp_init_blocked)
 		es->ops->gp_init_blocked();
 	for_each_online_cpu(cpu)
-		if (mask & (1UL << cpu))
+		if (mask & (1UL << cpu)) {
+			trace_rcu_exp_grace_period(es->name, es->expedited_sequence, "ipi", cpu);
 			smp_call_function_single(cpu, rcu_exp_handler, es, 0);
+		}
 	preempt_enable();
 }
 

@@ -11,7 +11,7 @@
 unsigned int rcu_inject_mask;
 static const char *rcu_inject_arg;
 core_param(rcu.inject, rcu_inject_arg, charp,
-	   "test build: re-inject RCU bugs, comma-separated: barrier,exp_irqoff,srcu_accel,report_dead,barrier_online,ofl_lock,stall_order,irq_eqs");
+	   "test build: re-inject RCU bugs, comma-separated: barrier,exp_irqoff,srcu_accel,report_dead,barrier_online,ofl_lock,stall_order,irq_eqs,barrier_migrate,poll_early");
 
 static const struct {
 	const char *name;
@@ -25,6 +25,8 @@ static const struct {
 	{ "ofl_lock", RCU_INJECT_OFL_LOCK },
 	{ "stall_order", RCU_INJECT_STALL_ORDER },
 	{ "irq_eqs", RCU_INJECT_IRQ_EQS },
+	{ "barrier_migrate", RCU_INJECT_BARRIER_MIGRATE },
+	{ "poll_early", RCU_INJECT_POLL_EARLY },
 };
 
 void rcu_inject_init(void)
@@ -44,7 +46,7 @@ void rcu_inject_init(void)
 			rcu_inject_mask |= rcu_inject_names[i].bit;
 			pr_warn("rcu: bug injected on purpose: %s\n", rcu_inject_names[i].name);
 		} else if (n) {
-			pr_err("rcu: rcu.inject: unknown bug '%.*s' (barrier, exp_irqoff, srcu_accel, report_dead, barrier_online, ofl_lock, stall_order, irq_eqs)\n",
+			pr_err("rcu: rcu.inject: unknown bug '%.*s' (barrier, exp_irqoff, srcu_accel, report_dead, barrier_online, ofl_lock, stall_order, irq_eqs, barrier_migrate, poll_early)\n",
 			       (int)n, p);
 		}
 		p += n;

@@ -23,6 +23,11 @@
  *   irq_eqs     rcu_nmi_enter() leaves an idle CPU in its extended QS: an
  *               irq or NMI handler that lands in the idle loop is a
  *               reader no grace period waits for.
+ *   barrier_migrate rcu_migrate_callbacks() does not tell a barrier in
+ *               progress: callbacks moved from a CPU it has yet to deal
+ *               with to one it has dealt with are not waited for.
+ *   poll_early  a full polled cookie (either half) is accepted one
+ *               grace period early (rcu/poll.c).
  *
  * Only CONFIG_SANITIZE builds (build/test) have them; in the benchmark
  * build rcu_inject() is the constant false and the code is gone.
@@ -39,6 +44,8 @@
 #define RCU_INJECT_OFL_LOCK	0x20	/* rcu_state.ofl_lock is never taken */
 #define RCU_INJECT_STALL_ORDER	0x40	/* the stall deadline after the new gp_seq */
 #define RCU_INJECT_IRQ_EQS	0x80	/* an irq/NMI from idle stays in the EQS */
+#define RCU_INJECT_BARRIER_MIGRATE 0x100 /* the barrier blind to moved callbacks */
+#define RCU_INJECT_POLL_EARLY	0x200	/* full cookies accepted one GP early */
 
 #ifdef CONFIG_SANITIZE
 /* The bugs asked for (RCU_INJECT_*), from rcu.inject= at rcu_init(). */

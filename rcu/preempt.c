@@ -122,6 +122,7 @@ void rcu_preempt_note_context_switch(bool preempt)
 			list_add(&t->rcu_node_entry, &rnp->blkd_tasks);
 		}
 		t->rcu_blocked_node = rnp;
+		trace_rcu_preempt_task("rcu_preempt", t, rnp->gp_seq);
 		t->rcu_read_unlock_special |= RCU_SPECIAL_BLOCKED;
 		t->rcu_read_unlock_special &= ~RCU_SPECIAL_NEED_QS;	/* the list holds it now */
 		spin_unlock_irqrestore(&rnp->lock, flags);
@@ -219,6 +220,7 @@ void rcu_read_unlock_special(struct task *t)
 		if (held_exp)
 			WRITE_ONCE(rnp->exp_tasks, next);
 		list_del_init(&t->rcu_node_entry);
+		trace_rcu_unlock_preempted_task("rcu_preempt", rnp->gp_seq, t);
 		t->rcu_blocked_node = NULL;
 		boosted = t->rcu_boost_saved_prio;
 		t->rcu_boost_saved_prio = 0;
@@ -231,8 +233,10 @@ void rcu_read_unlock_special(struct task *t)
 	} else {
 		local_irq_restore(flags);
 	}
-	if (boosted)
+	if (boosted) {
+		trace_rcu_boost("end", t);
 		set_task_prio(t, boosted - 1);
+	}
 }
 
 void rcu_preempt_stall_print_blocked(void)
@@ -266,6 +270,7 @@ static void rcu_boost_from(struct rcu_node *rnp, struct list_head *pos)
 		if (t->rcu_boost_saved_prio)
 			continue;
 		t->rcu_boost_saved_prio = t->prio + 1;
+		trace_rcu_boost("start", t);
 		atomic_inc(&rcu_boosts);
 		if (t->prio < PRIO_HIGH)
 			set_task_prio(t, PRIO_HIGH);	/* leaf lock, then run queue */

@@ -12,6 +12,7 @@
 
 #include "kernel/atomic.h"
 #include "rcu/segcblist.h"	/* ULONG_CMP_GE */
+#include "rcu/rcupdate.h"	/* RCU_GET_STATE_* */
 
 #define RCU_SEQ_CTR_SHIFT	2
 #define RCU_SEQ_STATE_MASK	((1UL << RCU_SEQ_CTR_SHIFT) - 1)
@@ -80,4 +81,23 @@ static inline unsigned long rcu_seq_snap(unsigned long *sp)
 static inline bool rcu_seq_done(unsigned long *sp, unsigned long s)
 {
 	return ULONG_CMP_GE(smp_load_acquire(sp), s);
+}
+
+/*
+ * Is the polled cookie s satisfied once the sequence reads cur?  Linux's
+ * rcu_seq_done_exact() on values: a snapshot is at most
+ * 2 * RCU_SEQ_STATE_MASK + 1 ahead of the sequence it was taken from, so
+ * only a cur within that distance below s means "not yet"; every other
+ * cur, however far ahead or wrapped, is past it.  A cookie stored for
+ * longer than half the counter's range therefore still reads as done.
+ * RCU_GET_STATE_COMPLETED is always done; a value with state bits set
+ * (RCU_GET_STATE_NEVER) never, since no snapshot has them.
+ */
+static inline bool rcu_cookie_done(unsigned long cur, unsigned long s)
+{
+	if (s == RCU_GET_STATE_COMPLETED)
+		return true;
+	if (rcu_seq_state(s))
+		return false;
+	return ULONG_CMP_GE(cur, s) || ULONG_CMP_LT(cur, s - (2 * RCU_SEQ_STATE_MASK + 1));
 }

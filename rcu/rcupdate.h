@@ -94,6 +94,72 @@ unsigned long start_poll_synchronize_sched(void);
 bool poll_state_synchronize_sched(unsigned long oldstate);
 void cond_synchronize_sched(unsigned long oldstate);
 
+/*
+ * Full polled cookies (Linux 6.2's struct rcu_gp_oldstate; rcu/poll.c).
+ * A plain cookie above counts normal grace periods only.  A full one
+ * snapshots both the normal and the flavour's expedited sequence, and is
+ * satisfied by whichever kind of grace period ends first after it was
+ * taken: poll_state_synchronize_*_full() true means every reader of the
+ * flavour that was running when the cookie was taken has finished (and,
+ * as for the plain form, is a full barrier against them).  An expedited
+ * grace period that was already running when the cookie was taken never
+ * satisfies it; the one after it does.
+ *  - get_state_*_full() only snapshots: nothing starts a grace period.
+ *  - start_poll_*_full() also makes sure a normal grace period will come.
+ *  - cond_synchronize_*_full() returns at once if the cookie is
+ *    satisfied, else waits for a normal grace period (may sleep).
+ *  - start_poll_synchronize_*_expedited[_full]() snapshots and has an
+ *    expedited grace period run soon, in the rcu_exp_poll kthread (the
+ *    caller never waits: legal with irqs off and in irq context, not
+ *    in NMI).  A plain cookie counts only normal grace periods here, so
+ *    the plain form also requests the normal one; the full form's
+ *    cookie is satisfied by the expedited one.
+ * Cookies are values: store them in objects and test them any time
+ * later, however many grace periods (and counter wraps) have passed; a
+ * satisfied cookie stays satisfied.  Two special values, never returned
+ * by a snapshot (their state bits are set):
+ *  - RCU_GET_STATE_COMPLETED (get_completed_synchronize_rcu[_full]()):
+ *    always satisfied, e.g. for an object that was never published.
+ *  - RCU_GET_STATE_NEVER (get_never_synchronize_rcu[_full](); not a
+ *    Linux name): never satisfied by polling, e.g. for an object still
+ *    published; cond_synchronize_*() on it waits a full grace period.
+ * Any other value with state bits set is treated as RCU_GET_STATE_NEVER.
+ * All but cond_ are legal in any context but NMI, readers included.
+ */
+#define RCU_GET_STATE_COMPLETED	0x1UL
+#define RCU_GET_STATE_NEVER	0x2UL
+
+struct rcu_gp_oldstate {
+	unsigned long rgos_norm;	/* rcu_state.gp_seq snapshot */
+	unsigned long rgos_exp;		/* the flavour's expedited_sequence snapshot */
+};
+
+static inline unsigned long get_completed_synchronize_rcu(void) { return RCU_GET_STATE_COMPLETED; }
+static inline unsigned long get_never_synchronize_rcu(void) { return RCU_GET_STATE_NEVER; }
+static inline void get_completed_synchronize_rcu_full(struct rcu_gp_oldstate *rgosp)
+{
+	rgosp->rgos_norm = RCU_GET_STATE_COMPLETED;
+	rgosp->rgos_exp = RCU_GET_STATE_COMPLETED;
+}
+static inline void get_never_synchronize_rcu_full(struct rcu_gp_oldstate *rgosp)
+{
+	rgosp->rgos_norm = RCU_GET_STATE_NEVER;
+	rgosp->rgos_exp = RCU_GET_STATE_NEVER;
+}
+/* Two cookies taken at the same time (either half equal, as Linux). */
+static inline bool same_state_synchronize_rcu_full(const struct rcu_gp_oldstate *a,
+						   const struct rcu_gp_oldstate *b)
+{
+	return a->rgos_norm == b->rgos_norm || a->rgos_exp == b->rgos_exp;
+}
+
+void get_state_synchronize_sched_full(struct rcu_gp_oldstate *rgosp);
+void start_poll_synchronize_sched_full(struct rcu_gp_oldstate *rgosp);
+bool poll_state_synchronize_sched_full(struct rcu_gp_oldstate *rgosp);
+void cond_synchronize_sched_full(struct rcu_gp_oldstate *rgosp);
+unsigned long start_poll_synchronize_sched_expedited(void);
+void start_poll_synchronize_sched_expedited_full(struct rcu_gp_oldstate *rgosp);
+
 /* Grace periods completed since boot (for torture and benchmarks). */
 unsigned long rcu_batches_completed_sched(void);
 unsigned long rcu_exp_batches_completed_sched(void);
@@ -172,6 +238,13 @@ unsigned long get_state_synchronize_rcu(void);
 unsigned long start_poll_synchronize_rcu(void);
 bool poll_state_synchronize_rcu(unsigned long oldstate);
 void cond_synchronize_rcu(unsigned long oldstate);
+/* Full cookies: the expedited half is synchronize_rcu_expedited()'s. */
+void get_state_synchronize_rcu_full(struct rcu_gp_oldstate *rgosp);
+void start_poll_synchronize_rcu_full(struct rcu_gp_oldstate *rgosp);
+bool poll_state_synchronize_rcu_full(struct rcu_gp_oldstate *rgosp);
+void cond_synchronize_rcu_full(struct rcu_gp_oldstate *rgosp);
+unsigned long start_poll_synchronize_rcu_expedited(void);
+void start_poll_synchronize_rcu_expedited_full(struct rcu_gp_oldstate *rgosp);
 #else /* !CONFIG_PREEMPT_RCU */
 static inline void rcu_read_lock(void) { rcu_read_lock_sched(); }
 static inline void rcu_read_unlock(void) { rcu_read_unlock_sched(); }
@@ -188,7 +261,69 @@ static inline unsigned long get_state_synchronize_rcu(void) { return get_state_s
 static inline unsigned long start_poll_synchronize_rcu(void) { return start_poll_synchronize_sched(); }
 static inline bool poll_state_synchronize_rcu(unsigned long s) { return poll_state_synchronize_sched(s); }
 static inline void cond_synchronize_rcu(unsigned long s) { cond_synchronize_sched(s); }
+static inline void get_state_synchronize_rcu_full(struct rcu_gp_oldstate *r)
+{
+	get_state_synchronize_sched_full(r);
+}
+static inline void start_poll_synchronize_rcu_full(struct rcu_gp_oldstate *r)
+{
+	start_poll_synchronize_sched_full(r);
+}
+static inline bool poll_state_synchronize_rcu_full(struct rcu_gp_oldstate *r)
+{
+	return poll_state_synchronize_sched_full(r);
+}
+static inline void cond_synchronize_rcu_full(struct rcu_gp_oldstate *r)
+{
+	cond_synchronize_sched_full(r);
+}
+static inline unsigned long start_poll_synchronize_rcu_expedited(void)
+{
+	return start_poll_synchronize_sched_expedited();
+}
+static inline void start_poll_synchronize_rcu_expedited_full(struct rcu_gp_oldstate *r)
+{
+	start_poll_synchronize_sched_expedited_full(r);
+}
 #endif /* CONFIG_PREEMPT_RCU */
+
+/*
+ * ---- the poor man's garbage collector: kfree_rcu() (rcu/kvfree.c) ----
+ *
+ *  - kfree_rcu(ptr, rhf): kfree(ptr) after a grace period; rhf is the
+ *    name of ptr's struct rcu_head field.  Never sleeps, never waits:
+ *    legal in any context but NMI (irqs off, irq handlers, inside any
+ *    reader).  kfree_rcu(NULL, rhf) does nothing.  The grace period is
+ *    call_rcu()'s, which waits for every rcu_read_lock() reader (either
+ *    build) and every RCU-sched reader (preemption, irqs or bh off,
+ *    rcu_read_lock_sched()): one call serves objects read under either.
+ *    Not for SRCU readers (use call_srcu()).
+ *  - kvfree_rcu_mightsleep(ptr): the same for an object without an
+ *    rcu_head.  It may sleep: when no page of pointers can be had it
+ *    waits in synchronize_rcu() and frees the object itself.  Only where
+ *    sleeping is legal (not inside any reader, irqs and preemption on);
+ *    from atomic context it is reported (WARN) and never sleeps: it
+ *    queues the object if a page has room, else leaks it (counted in
+ *    kfree_rcu_stats.leaked), since freeing it at once could be a use
+ *    after free.
+ *  - kvfree_rcu_barrier(): returns once every object handed to either of
+ *    the above before the call has been freed.  Sleeps: only where
+ *    synchronize_rcu() is legal.
+ * Objects are gathered per CPU into pages of pointers; each batch waits
+ * for one grace period (one call_rcu() per batch, not per object) and is
+ * freed in bulk.  Handing an object in twice while it is still queued
+ * is a bug: the test build reports it (ODEBUG, rcu/debug_head.c) and
+ * frees the object once.
+ */
+void kvfree_call_rcu(struct rcu_head *head, void *ptr);
+void kvfree_rcu_barrier(void);
+#define kfree_rcu(ptr, rhf) do {					\
+		typeof(ptr) ___p = (ptr);				\
+									\
+		if (___p)						\
+			kvfree_call_rcu(&___p->rhf, (void *)___p);	\
+	} while (0)
+#define kvfree_rcu_mightsleep(ptr) kvfree_call_rcu(NULL, (void *)(ptr))
 
 /*
  * Quick Quiz 1, for measurement only: rcu_read_lock() as a kernel built

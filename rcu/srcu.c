@@ -29,6 +29,7 @@
  */
 #include "rcu/srcu.h"
 #include "rcu/tree.h"
+#include "kernel/jitter.h"
 #include "rcu/inject.h"
 #include "rcu/debug_head.h"
 #include "kernel/printk.h"
@@ -36,6 +37,9 @@
 #include "kernel/time.h"
 
 atomic_t srcu_misuse_reports = ATOMIC_INIT(0);
+#ifdef CONFIG_SANITIZE
+void (*srcu_held_push_hook)(struct srcu_struct *ss);
+#endif
 
 static LIST_HEAD(srcu_cb_structs);		/* structs that have callbacks */
 static DEFINE_SPINLOCK(srcu_list_lock);	/* taken before any ->lock */
@@ -64,6 +68,9 @@ bool srcu_read_lock_held(struct srcu_struct *ss)
 	struct task *t = current;
 	int n = MIN(t->srcu_held_depth, (int)ARRAY_SIZE(t->srcu_held));
 
+	/* Not to be trusted: "not held", so that no legal wait is skipped. */
+	if (t->srcu_held_overflow)
+		return false;
 	for (int i = 0; i < n; i++)
 		if (t->srcu_held[i] == ss)
 			return true;
@@ -102,6 +109,7 @@ static bool srcu_readers_active_idx_check(struct srcu_struct *ss, int idx)
 	unsigned long unlocks = srcu_sum(ss, idx, true);
 
 	smp_mb();	/* A */
+	jitter_site(JITTER_SRCU);	/* test build: readers move mid-scan */
 	return srcu_sum(ss, idx, false) == unlocks;
 }
 
@@ -115,19 +123,26 @@ static void srcu_gp_advance(struct srcu_struct *ss)
 				return;
 			smp_mb();	/* the callers' updates before the scans */
 			WRITE_ONCE(ss->srcu_gp_seq, ss->srcu_gp_seq + 1);
+			trace_srcu_grace_period(ss->name, ss->srcu_gp_seq, "start", ss->srcu_idx & 1);
 			/* fall through */
 		case 1:
+			jitter_site(JITTER_SRCU);	/* test build: kernel/jitter.h */
 			if (!srcu_readers_active_idx_check(ss, (ss->srcu_idx & 1) ^ 1))
 				return;
 			smp_mb();	/* D: scan 1 before the flip */
+			jitter_site(JITTER_SRCU);
 			WRITE_ONCE(ss->srcu_idx, ss->srcu_idx + 1);
+			trace_srcu_grace_period(ss->name, ss->srcu_gp_seq, "flip", ss->srcu_idx & 1);
 			smp_mb();	/* E: the flip before scan 2 */
+			jitter_site(JITTER_SRCU);
 			WRITE_ONCE(ss->srcu_gp_seq, ss->srcu_gp_seq + 1);
 			/* fall through */
 		case 2:
+			jitter_site(JITTER_SRCU);
 			if (!srcu_readers_active_idx_check(ss, (ss->srcu_idx & 1) ^ 1))
 				return;
 			smp_mb();	/* the readers' sections before the end */
+			trace_srcu_grace_period(ss->name, ss->srcu_gp_seq, "end", ss->srcu_idx & 1);
 			rcu_seq_end(&ss->srcu_gp_seq);
 			break;
 		default:

@@ -58,6 +58,8 @@ void rcu_stall_report_end(const char *name, unsigned long mask)
 			printk(KERN_ERR "rcu: cannot NMI CPU %d for its backtrace\n", cpu);
 		}
 	}
+	trace_rcu_stall_warning(name, "StallDetected", rcu_state.gp_seq);
+	trace_dump_later("stall");
 	WRITE_ONCE(rcu_stall_last_mask, mask);
 	atomic_inc(&rcu_stall_reports);
 }

@@ -19,7 +19,10 @@
  * poisoned element seen is broken too.  Fake writers wait for grace
  * periods at the same time, so requests overlap.  The writers wait the
  * flavour's way, or (torture.gp_normal/gp_sync/gp_exp/gp_cond/gp_poll)
- * each update picks one of the kinds given at random.
+ * each update picks one of the kinds given at random.  The cond and poll
+ * kinds (and sched-polled) alternate plain and full cookies, the full
+ * ones half the time asking for an expedited grace period, so that
+ * either kind of grace period completes them.
  *
  * The reader shapes covered (keep this list true):
  *  - RCU-sched (sched, sched-expedited, sched-async, sched-polled):
@@ -56,6 +59,7 @@
 #include "rcu/torture_internal.h"
 #include "rcu/torture_onoff.h"
 #include "kernel/list.h"
+#include "kernel/jitter.h"
 
 #define RCU_TORTURE_POOL	(10 * RCU_TORTURE_PIPE_LEN)
 #define RCU_TORTURE_POISON	0x6b6b6b6bu
@@ -320,8 +324,50 @@ static unsigned long torture_get_gp_state(void)
 	       get_state_synchronize_sched();
 }
 
+/*
+ * Full cookies (struct rcu_gp_oldstate): every other cond/poll wait uses
+ * one, and every other polled one asks for an expedited grace period
+ * (start_poll_synchronize_*_expedited_full()), which then usually
+ * satisfies it before the normal one: counted in n_full_by_exp.
+ */
+static atomic_t torture_full_pick = ATOMIC_INIT(0);
+static atomic_long_t n_full_cookies, n_full_by_exp;
+
+static void torture_full_done(struct rcu_gp_oldstate *c)
+{
+	bool norm = cur_ops->flavor == TF_RCU ? poll_state_synchronize_rcu(c->rgos_norm) :
+		    poll_state_synchronize_sched(c->rgos_norm);
+
+	atomic_long_inc(&n_full_cookies);
+	if (!norm)
+		atomic_long_inc(&n_full_by_exp);
+}
+
+static bool torture_poll_full(struct rcu_gp_oldstate *c)
+{
+	return cur_ops->flavor == TF_RCU ? poll_state_synchronize_rcu_full(c) :
+	       poll_state_synchronize_sched_full(c);
+}
+
 static void torture_cond_sync(unsigned long cookie)
 {
+	struct rcu_gp_oldstate c;
+
+	if (atomic_inc_return(&torture_full_pick) & 1) {
+		/* The full form, snapshotted here, later than the plain one. */
+		if (cur_ops->flavor == TF_RCU) {
+			get_state_synchronize_rcu_full(&c);
+			cond_synchronize_rcu_full(&c);
+		} else {
+			get_state_synchronize_sched_full(&c);
+			cond_synchronize_sched_full(&c);
+		}
+		/* Counted only if satisfied: with one CPU online the wait is
+		 * synchronize's blocking-is-a-GP shortcut, no grace period. */
+		if (torture_poll_full(&c))
+			torture_full_done(&c);
+		return;
+	}
 	if (cur_ops->flavor == TF_RCU)
 		cond_synchronize_rcu(cookie);
 	else
@@ -330,9 +376,29 @@ static void torture_cond_sync(unsigned long cookie)
 
 static void torture_poll_sync(void)
 {
-	unsigned long cookie = cur_ops->flavor == TF_RCU ? start_poll_synchronize_rcu() :
-			       start_poll_synchronize_sched();
+	unsigned int pick = (unsigned int)atomic_inc_return(&torture_full_pick) % 3;
+	struct rcu_gp_oldstate c;
+	unsigned long cookie;
 
+	if (pick) {
+		if (cur_ops->flavor == TF_RCU) {
+			if (pick == 1)
+				start_poll_synchronize_rcu_full(&c);
+			else
+				start_poll_synchronize_rcu_expedited_full(&c);
+		} else {
+			if (pick == 1)
+				start_poll_synchronize_sched_full(&c);
+			else
+				start_poll_synchronize_sched_expedited_full(&c);
+		}
+		while (!torture_poll_full(&c))
+			schedule_timeout_uninterruptible(1);
+		torture_full_done(&c);
+		return;
+	}
+	cookie = cur_ops->flavor == TF_RCU ? start_poll_synchronize_rcu() :
+		 start_poll_synchronize_sched();
 	while (!(cur_ops->flavor == TF_RCU ? poll_state_synchronize_rcu(cookie) :
 		 poll_state_synchronize_sched(cookie)))
 		schedule_timeout_uninterruptible(1);
@@ -1122,6 +1188,8 @@ static void rcu_torture_reset(void)
 	atomic_long_set(&n_rcu_torture_cookie_errors, 0);
 	for (i = 0; i < (int)ARRAY_SIZE(n_gp_used); i++)
 		atomic_long_set(&n_gp_used[i], 0);
+	atomic_long_set(&n_full_cookies, 0);
+	atomic_long_set(&n_full_by_exp, 0);
 	atomic_set(&torture_errors_printed, 0);
 	rcu_torture_current = NULL;
 	rcu_torture_current_version = 0;
@@ -1192,6 +1260,7 @@ int rcu_torture_run(const char *type, unsigned int duration_ms,
 	int boosts0;
 	int cpu;
 	bool ok, stressors_ok, onoff_ok;
+	u64 t0 = ktime_get_ns(), t_run, t_settle, t_stop, run_ns, bound_ns, now;
 
 	*res = (struct rcu_torture_result){ 0 };
 	cur_ops = rcu_torture_find(type);
@@ -1243,10 +1312,13 @@ int rcu_torture_run(const char *type, unsigned int duration_ms,
 	stat_next = start + msecs_to_jiffies(torture_stat_interval * 1000);
 	/* With onoff, until its pairs are done too: the bound past the run
 	 * is a hang guard (a loaded host makes each cpu_up() slow), the
-	 * same as the stressors' below. */
-	while (jiffies - start < msecs_to_jiffies(duration_ms) ||
-	       (!torture_onoff_done() &&
-		jiffies - start < msecs_to_jiffies(duration_ms) + (unsigned long)TORTURE_STRESSOR_WAIT_S * HZ)) {
+	 * same as the stressors' below.  The length is ktime's, which is
+	 * what torture.secs means to whoever waits for it. */
+	t_run = ktime_get_ns();
+	run_ns = (u64)duration_ms * 1000000;
+	bound_ns = run_ns + (u64)TORTURE_STRESSOR_WAIT_S * 1000000000;
+	while ((now = ktime_get_ns() - t_run) < run_ns ||
+	       (!torture_onoff_done() && now < bound_ns)) {
 		msleep(20);
 		if (torture_stat_interval && time_after_eq(jiffies, stat_next)) {
 			rcu_torture_stats_print(res, gp0, exp0);
@@ -1254,6 +1326,7 @@ int rcu_torture_run(const char *type, unsigned int duration_ms,
 		}
 	}
 	/* Every stressor that is on does its part at least once. */
+	t_settle = ktime_get_ns();
 	start = jiffies;
 	while ((rcu_torture_cb_pending() || rcu_torture_threads_pending()) &&
 	       jiffies - start < (unsigned long)TORTURE_STRESSOR_WAIT_S * HZ)
@@ -1265,6 +1338,7 @@ int rcu_torture_run(const char *type, unsigned int duration_ms,
 		printk(KERN_INFO "rcu-torture: the stressors' first rounds took %u ms past "
 		       "the run's end\n", jiffies_to_msecs(jiffies - start));
 
+	t_stop = ktime_get_ns();
 	onoff_ok = torture_onoff_stop(cur_ops->name, NULL);
 	WRITE_ONCE(rcu_torture_nmi_hook, NULL);
 	WRITE_ONCE(torture_stop, true);
@@ -1285,6 +1359,15 @@ int rcu_torture_run(const char *type, unsigned int duration_ms,
 	 * before it saw the stop, so twice. */
 	torture_barrier();
 	torture_barrier();
+	now = ktime_get_ns();
+	res->setup_ms = (t_run - t0) / 1000000;
+	res->run_ms = (t_settle - t_run) / 1000000;
+	res->settle_ms = (t_stop - t_settle) / 1000000;
+	res->stop_ms = (now - t_stop) / 1000000;
+	printk(KERN_INFO "rcu-torture: time: %lu ms in all: setup %lu, the run %lu "
+	       "(torture.secs), the stressors' first rounds %lu, stopping the threads "
+	       "and draining callbacks %lu\n", (unsigned long)((now - t0) / 1000000),
+	       res->setup_ms, res->run_ms, res->settle_ms, res->stop_ms);
 
 	stressors_ok = rcu_torture_threads_report();
 	stressors_ok = rcu_torture_cb_report() && stressors_ok;
@@ -1293,6 +1376,10 @@ int rcu_torture_run(const char *type, unsigned int duration_ms,
 		       "cond %ld poll %ld\n", atomic_long_read(&n_gp_used[0]),
 		       atomic_long_read(&n_gp_used[1]), atomic_long_read(&n_gp_used[2]),
 		       atomic_long_read(&n_gp_used[3]), atomic_long_read(&n_gp_used[4]));
+	if (atomic_long_read(&n_full_cookies))
+		printk(KERN_INFO "rcu-torture: full cookies waited for: %ld, satisfied by an "
+		       "expedited GP before the normal one: %ld\n",
+		       atomic_long_read(&n_full_cookies), atomic_long_read(&n_full_by_exp));
 	ok = rcu_torture_stats_print(res, gp0, exp0);
 	if (cur_ops->flavor == TF_RCU)
 		printk(KERN_INFO "rcu-torture: readers preempted inside rcu_read_lock(): %ld, "
@@ -1301,6 +1388,9 @@ int rcu_torture_run(const char *type, unsigned int duration_ms,
 	if (!writer || !res->versions)
 		pr_err("rcu-torture: the writer completed no update: grace periods stuck?\n");
 	res->success = ok && stressors_ok && writer && onoff_ok;
+	if (jitter_delays())	/* jitter= (test build): did it slow anything? */
+		printk(KERN_INFO "rcu-torture: jitter delays: %llu\n",
+		       (unsigned long long)jitter_delays());
 	printk(KERN_INFO "rcu-torture:--- End of test: %s: torture_type=%s gps=%lu\n",
 	       res->success ? "SUCCESS" : "FAILURE", cur_ops->name, res->gps);
 	return res->success ? 0 : 1;

@@ -37,6 +37,7 @@
  */
 #include "rcu/torture_internal.h"
 #include "kernel/timer.h"
+#include "kernel/cpu.h"
 
 static bool irqreader;
 core_param(torture.irqreader, irqreader, bool, "readers in timer and NMI handlers");
@@ -253,16 +254,24 @@ static int rcu_torture_read_exit_child(void *arg)
 	return 0;		/* exits while grace periods run */
 }
 
+/* The (n mod online count)-th online CPU; cpus_read_lock() held. */
+static int nth_online_cpu(unsigned long n)
+{
+	int cpu, k = (int)(n % (unsigned long)num_online_cpus());
+
+	for_each_online_cpu(cpu)
+		if (k-- == 0)
+			return cpu;
+	return 0;
+}
+
 static int rcu_torture_read_exit(void *arg)
 {
 	struct task *kids[MAX_READ_EXIT_BURST];
 	unsigned int n = MIN(read_exit_burst, MAX_READ_EXIT_BURST), i;
 	unsigned long seed = 1000;
-	int cpus[NR_CPUS], ncpus = 0, cpu;
 
 	(void)arg;
-	for_each_online_cpu(cpu)
-		cpus[ncpus++] = cpu;
 	while (!torture_must_stop()) {
 		unsigned long until = jiffies + (unsigned long)read_exit_delay * HZ;
 
@@ -276,8 +285,15 @@ static int rcu_torture_read_exit(void *arg)
 						 "rcu_torture_read_exit_child");
 			if (!kids[i])
 				break;
-			kthread_bind(kids[i], cpus[(n_read_exit_bursts + i) % ncpus]);
+			/*
+			 * Spread over the CPUs online now; under onoff a
+			 * CPU may go down right after (the child is then
+			 * moved, unbound), but never before the bind.
+			 */
+			cpus_read_lock();
+			kthread_bind(kids[i], nth_online_cpu(n_read_exit_bursts + i));
 			wake_up_process(kids[i]);
+			cpus_read_unlock();
 			atomic_long_inc(&n_read_exit_started);
 		}
 		while (i > 0)

@@ -31,6 +31,7 @@
 #include "rcu/debug_head.h"
 #include "kernel/printk.h"
 #include "kernel/cmdline.h"
+#include "kernel/jitter.h"
 #include "kernel/slab.h"
 #include "kernel/cpu.h"
 
@@ -53,7 +54,7 @@ core_param(rcu.geometry_cpus, rcu_geometry_cpus, uint,
 	   "CPUs the rcu_node tree is built for (0: NR_CPUS)");
 static unsigned int jiffies_till_first_fqs = 3;
 core_param(rcu.jiffies_till_first_fqs, jiffies_till_first_fqs, uint,
-	   "ticks before the first scan for idle CPUs in a grace period");
+	   "ticks from the scan for idle CPUs at a grace period's start to the next");
 static unsigned int jiffies_till_next_fqs = 3;
 core_param(rcu.jiffies_till_next_fqs, jiffies_till_next_fqs, uint,
 	   "ticks between later scans");
@@ -193,14 +194,62 @@ bool rcu_is_watching(void)
  * between the two lines sees "not idle, nested" and leaves the counter
  * alone.
  */
+static void rcu_eqs_enter(struct rcu_data *rdp)
+{
+	WRITE_ONCE(rdp->dynticks_nmi_nesting, 0);
+	WARN_ON_ONCE(rcu_dynticks_in_eqs(atomic_inc_return(&rdp->dynticks)) == false);
+}
+
+/* Idle exit: odd again; the full barrier orders it before later readers. */
+static void rcu_eqs_exit(struct rcu_data *rdp)
+{
+	WARN_ON_ONCE(rcu_dynticks_in_eqs(atomic_inc_return(&rdp->dynticks)));
+	WRITE_ONCE(rdp->dynticks_nmi_nesting, DYNTICK_IRQ_NONIDLE);
+}
+
+static void rcu_report_qs_here(struct rcu_data *rdp);
+
+/*
+ * Irqs off: the grace period this CPU's leaf runs still waits for it.
+ * Read locklessly; rcu_report_qs_here() rechecks under the leaf lock.
+ */
+static bool rcu_gp_waits_here(struct rcu_data *rdp)
+{
+	struct rcu_node *rnp = rdp->mynode;
+
+	return (READ_ONCE(rnp->qsmask) & rdp->grpmask) &&
+	       rcu_seq_state(READ_ONCE(rnp->gp_seq));
+}
+
+/*
+ * The check after the increment is the idle shortcut's other half (the
+ * first is rcu_gp_fqs_loop()'s scan at a grace period's start).  A
+ * grace period whose scan read this counter before the increment (odd:
+ * this CPU was still busy, or in an irq from idle) would otherwise
+ * notice this CPU only at its next timed scan, and its tick may be
+ * stopped meanwhile.  The increment is a full barrier before the read of
+ * qsmask here, as the scan's counter read is one after rcu_gp_init() set
+ * the bit: so the scan saw the counter even, or this sees the bit (or
+ * both).  The idle task is in no reader, so this is a QS seen after the
+ * grace period started (contract (3)); it is reported outside the EQS,
+ * as from any other task context, and that report may end the grace
+ * period and let the next one begin and scan this CPU while it is out:
+ * hence the loop (each turn is a grace period that has started).
+ * tests/model checks both halves (the assert at the halt: no CPU halts
+ * awaited by a grace period whose scan read its counter at task level).
+ */
 void rcu_idle_enter(void)
 {
 	struct rcu_data *rdp = this_cpu_ptr(&rcu_data);
 
 	if (!this_cpu_read(rcu_data_ready))
 		return;
-	WRITE_ONCE(rdp->dynticks_nmi_nesting, 0);
-	WARN_ON_ONCE(rcu_dynticks_in_eqs(atomic_inc_return(&rdp->dynticks)) == false);
+	rcu_eqs_enter(rdp);
+	while (unlikely(rcu_gp_waits_here(rdp))) {
+		rcu_eqs_exit(rdp);
+		rcu_report_qs_here(rdp);
+		rcu_eqs_enter(rdp);
+	}
 }
 
 /*
@@ -217,15 +266,11 @@ bool rcu_needs_cpu(void)
 	return READ_ONCE(this_cpu_ptr(&rcu_data)->cblist.len) != 0;
 }
 
-/* Idle exit: odd again; the full barrier orders it before later readers. */
 void rcu_idle_exit(void)
 {
-	struct rcu_data *rdp = this_cpu_ptr(&rcu_data);
-
 	if (!this_cpu_read(rcu_data_ready))
 		return;
-	WARN_ON_ONCE(rcu_dynticks_in_eqs(atomic_inc_return(&rdp->dynticks)));
-	WRITE_ONCE(rdp->dynticks_nmi_nesting, DYNTICK_IRQ_NONIDLE);
+	rcu_eqs_exit(this_cpu_ptr(&rcu_data));
 }
 
 /*
@@ -304,6 +349,7 @@ void rcu_report_qs_rnp(unsigned long mask, struct rcu_node *rnp,
 			return;		/* already reported, or a stale GP */
 		}
 		WRITE_ONCE(rnp->qsmask, rnp->qsmask & ~mask);
+		trace_rcu_quiescent_state_report("rcu_sched", gps, mask, rnp->qsmask, rnp->grplo, rnp->level);
 		/* A leaf with preempted readers reports when the last leaves. */
 		if (rnp->qsmask || rcu_preempt_blocked_readers_cgp(rnp) || !rnp->parent) {
 			bool done = !rnp->qsmask && !rcu_preempt_blocked_readers_cgp(rnp);
@@ -369,6 +415,22 @@ static void note_gp_changes(struct rcu_data *rdp)
 }
 
 /*
+ * This CPU, irqs off, is at a quiescent state in task context: the task
+ * on it is inside no reader of either flavour.  Note the grace period
+ * its leaf runs and report for it, as a tick would
+ * (rcu_sched_clock_irq()).  For the idle loop on its way into the
+ * extended QS (rcu_idle_enter()), which must not wait for a tick that
+ * its tickless CPU may never take.
+ */
+static void rcu_report_qs_here(struct rcu_data *rdp)
+{
+	note_gp_changes(rdp);
+	rcu_qs(rdp);
+	if (rdp->core_needs_qs && !READ_ONCE(rdp->cpu_no_qs))
+		rcu_report_qs_rdp(rdp);
+}
+
+/*
  * From schedule(), irqs off, perhaps under the run-queue lock: only mark
  * the QS here (no locks, no wakeups); the next tick reports it.
  */
@@ -383,6 +445,89 @@ void rcu_note_context_switch(bool preempt)
 	rcu_sched_exp_qs(false);
 }
 
+#ifdef CONFIG_SANITIZE
+/* Test build: rcu_barrier_window_arm() (rcu/tree.h). */
+static struct {
+	int cpu;		/* armed for this CPU; -1: none */
+	int target;		/* where cpu's callbacks moved; -1: nowhere yet */
+	bool waiting;		/* a barrier sleeps in front of cpu */
+	bool release;
+} rcu_barrier_window = { .cpu = -1, .target = -1 };
+
+void rcu_barrier_window_arm(int cpu)
+{
+	WRITE_ONCE(rcu_barrier_window.waiting, false);
+	WRITE_ONCE(rcu_barrier_window.release, false);
+	WRITE_ONCE(rcu_barrier_window.target, -1);
+	smp_store_release(&rcu_barrier_window.cpu, cpu);
+}
+
+bool rcu_barrier_window_waiting(void)
+{
+	return smp_load_acquire(&rcu_barrier_window.waiting);
+}
+
+void rcu_barrier_window_release(void)
+{
+	smp_store_release(&rcu_barrier_window.release, true);
+}
+
+void rcu_barrier_window_close(void)
+{
+	int cpu = xchg(&rcu_barrier_window.cpu, -1), target = xchg(&rcu_barrier_window.target, -1);
+
+	/* Their rcuc kthreads would look again within a second anyway. */
+	if (cpu >= 0 && per_cpu_ptr(&rcu_data, cpu)->cb_kthread)
+		wake_up(&per_cpu_ptr(&rcu_data, cpu)->cb_wq);
+	if (target >= 0 && per_cpu_ptr(&rcu_data, target)->cb_kthread)
+		wake_up(&per_cpu_ptr(&rcu_data, target)->cb_wq);
+}
+
+/* cpu's rcuc kthread is to leave its callbacks queued. */
+static bool rcu_barrier_window_holds_cbs(int cpu)
+{
+	return READ_ONCE(rcu_barrier_window.cpu) == cpu ||
+	       READ_ONCE(rcu_barrier_window.target) == cpu;
+}
+
+/* rcu_migrate_callbacks() moved dead's callbacks to this CPU. */
+static void rcu_barrier_window_moved(int dead)
+{
+	if (READ_ONCE(rcu_barrier_window.cpu) == dead)
+		WRITE_ONCE(rcu_barrier_window.target, smp_processor_id());
+}
+
+/* rcu_barrier_sched(), about to deal with cpu: sleep there if armed. */
+static void rcu_barrier_window_wait(int cpu)
+{
+	int ms = 0;
+
+	if (smp_load_acquire(&rcu_barrier_window.cpu) != cpu ||
+	    READ_ONCE(rcu_barrier_window.release))
+		return;
+	smp_store_release(&rcu_barrier_window.waiting, true);
+	while (!smp_load_acquire(&rcu_barrier_window.release) && ms < 30000) {
+		schedule_timeout_uninterruptible(msecs_to_jiffies(10));
+		ms += 10;
+	}
+	WRITE_ONCE(rcu_barrier_window.release, true);
+	WRITE_ONCE(rcu_barrier_window.waiting, false);
+}
+
+/* rcu_barrier_sched() has dealt with every CPU: if it is about to wait
+ * for callbacks, those held must run; if not, the test closes. */
+static void rcu_barrier_window_loop_done(bool will_wait)
+{
+	if (will_wait && READ_ONCE(rcu_barrier_window.release))
+		rcu_barrier_window_close();
+}
+#else
+static inline bool rcu_barrier_window_holds_cbs(int cpu) { (void)cpu; return false; }
+static inline void rcu_barrier_window_moved(int dead) { (void)dead; }
+static inline void rcu_barrier_window_wait(int cpu) { (void)cpu; }
+static inline void rcu_barrier_window_loop_done(bool will_wait) { (void)will_wait; }
+#endif
+
 /*
  * A hint, read without rdp->lock (the rcuc kthread rechecks under it):
  * some callback may run now.  It must turn on when the *oldest* waiting
@@ -393,7 +538,7 @@ void rcu_note_context_switch(bool preempt)
  */
 static bool rcu_cbs_ready_lockless(struct rcu_data *rdp)
 {
-	if (!READ_ONCE(rdp->cblist.len))
+	if (!READ_ONCE(rdp->cblist.len) || rcu_barrier_window_holds_cbs(rdp->cpu))
 		return false;
 	if (READ_ONCE(rdp->cblist.tails[RCU_DONE_TAIL]) != &rdp->cblist.head)
 		return true;
@@ -623,11 +768,14 @@ static bool rcu_gp_init(void)
 	/* Start: readers that began before this store may hold old data. */
 	rcu_seq_start(&rcu_state.gp_seq);
 	gps = rcu_state.gp_seq;
+	trace_rcu_grace_period("rcu_sched", gps, "start");
 	rcu_stall_window_hold(gps);			/* test build only */
 	if (rcu_inject(RCU_INJECT_STALL_ORDER))
 		rcu_stall_gp_start();
 	spin_unlock_irqrestore(&root->lock, flags);
 	smp_mb();	/* order the start before any CPU's view of qsmask below */
+	/* Test build: Linux's gp_preinit_delay, "races with CPU hotplug". */
+	jitter_site(JITTER_GP_PHASE);
 
 	/*
 	 * First pass, leaves up: each leaf takes the CPUs online now, each
@@ -647,6 +795,7 @@ static bool rcu_gp_init(void)
 
 		rnp = &rcu_state.node[i];
 		leaf = rnp->level == rcu_state.num_levels - 1;
+		jitter_site(JITTER_GP_INIT);	/* test build: Linux's gp_init_delay */
 		local_irq_save(flags);
 		if (leaf && !rcu_ofl_trylock()) {
 			rcu_ofl_window_gp_blocked(gps);
@@ -674,6 +823,7 @@ static bool rcu_gp_init(void)
 	rcu_for_each_node_breadth_first(rnp) {
 		unsigned long gone;
 
+		jitter_site(JITTER_GP_INIT);
 		spin_lock_irqsave(&rnp->lock, flags);
 		WRITE_ONCE(rnp->qsmask, rnp->qsmaskinit);
 		WRITE_ONCE(rnp->gp_seq, gps);
@@ -697,6 +847,7 @@ static bool rcu_gp_init(void)
 		}
 	}
 	rcu_ofl_window_gp_inited(gps);
+	trace_rcu_grace_period("rcu_sched", gps, "init");
 	return true;
 }
 
@@ -764,22 +915,40 @@ static bool rcu_gp_qs_done(struct rcu_node *root)
 	return done;
 }
 
+/*
+ * The wait for every CPU's QS.  The first scan comes at once, not
+ * jiffies_till_first_fqs into the grace period as in Linux: a CPU idle
+ * (in its EQS) at the start has nothing to wait for, and with tickless
+ * idle no tick of its own would report it, so every grace period with an
+ * idle CPU lasted until a timed scan (3 ticks).  A CPU that enters idle
+ * after the scan, this kthread's own as it waits below, reports itself
+ * (rcu_idle_enter()); so with the other CPUs idle a grace period ends
+ * as soon as the caller's CPU and this one have gone idle.  The kthread
+ * does not report its own CPU here: with every grace period that short,
+ * it would run them back to back on its CPU under a call_rcu() flood
+ * and starve the flooding task there (20805 grace periods in one
+ * call_rcu_flood run where there had been 24, at a sixth of the rate).
+ * The timed scans (the first jiffies_till_first_fqs after this one) are
+ * for the CPUs that were busy: their ticks report them, or the scans
+ * find them idle since or make them reschedule (force_qs_rnp()).
+ */
 static void rcu_gp_fqs_loop(void)
 {
 	struct rcu_node *root = rcu_get_root();
-	bool first = true;
+	int scans = 0;
 
 	for (;;) {
-		unsigned long j = first ? jiffies_till_first_fqs : jiffies_till_next_fqs;
+		unsigned long j = scans == 1 ? jiffies_till_first_fqs : jiffies_till_next_fqs;
 
-		wait_event_timeout(rcu_state.gp_wq, rcu_gp_qs_done(root) ||
-				   (READ_ONCE(rcu_state.gp_flags) & RCU_GP_FLAG_FQS),
-				   j ? j : 1);
+		if (scans)
+			wait_event_timeout(rcu_state.gp_wq, rcu_gp_qs_done(root) ||
+					   (READ_ONCE(rcu_state.gp_flags) & RCU_GP_FLAG_FQS),
+					   j ? j : 1);
 		if (rcu_gp_qs_done(root))
 			break;
-		force_qs_rnp(first);
+		trace_rcu_grace_period_fqs("rcu_sched", rcu_state.gp_seq, scans + 1);
+		force_qs_rnp(scans++ == 0);
 		rcu_preempt_boost_check();
-		first = false;
 		if (READ_ONCE(rcu_state.gp_flags) & RCU_GP_FLAG_FQS) {
 			unsigned long flags;
 
@@ -799,6 +968,7 @@ static void rcu_gp_cleanup(void)
 	int cpu;
 
 	rcu_stats_gp_cleanup();
+	trace_rcu_grace_period("rcu_sched", rcu_state.gp_seq, "cleanup");
 
 	/*
 	 * Taking every node's lock orders this kthread after every QS report
@@ -806,6 +976,7 @@ static void rcu_gp_cleanup(void)
 	 * a CPU never sees the GP over globally while its leaf says running.
 	 */
 	rcu_for_each_node_breadth_first(rnp) {
+		jitter_site(JITTER_GP_PHASE);	/* test build: gp_cleanup_delay */
 		spin_lock_irqsave(&rnp->lock, flags);
 		WARN_ON_ONCE(rnp->qsmask);
 		WRITE_ONCE(rnp->gp_seq, new_gp_seq);
@@ -818,6 +989,7 @@ static void rcu_gp_cleanup(void)
 
 	spin_lock_irqsave(&root->lock, flags);
 	/* The release pairs with rcu_seq_done()'s acquire (contract (1)). */
+	trace_rcu_grace_period("rcu_sched", rcu_state.gp_seq, "end");
 	rcu_seq_end(&rcu_state.gp_seq);
 	if (ULONG_CMP_LT(rcu_state.gp_seq, rcu_state.gp_seq_needed))
 		WRITE_ONCE(rcu_state.gp_flags, rcu_state.gp_flags | RCU_GP_FLAG_INIT);
@@ -878,7 +1050,9 @@ static int rcu_gp_kthread(void *unused)
 				   kthread_should_stop(), HZ);
 		if (!rcu_gp_init())
 			continue;
+		jitter_site(JITTER_GP_PHASE);	/* test build: kernel/jitter.h */
 		rcu_gp_fqs_loop();
+		jitter_site(JITTER_GP_PHASE);
 		rcu_gp_cleanup();
 	}
 	return 0;
@@ -904,6 +1078,7 @@ void call_rcu_sched(struct rcu_head *head, rcu_callback_t func)
 	rdp->n_cbs_queued++;
 	rcu_accelerate_cbs(rdp);
 	n = rcu_segcblist_n_cbs(&rdp->cblist);
+	trace_rcu_callback("rcu_sched", head, func, n);
 	/* A flood: drain without a batch limit and hurry the GP along. */
 	if (n > qhimark && rdp->blimit != LONG_MAX_BLIMIT) {
 		rdp->blimit = LONG_MAX_BLIMIT;
@@ -924,6 +1099,8 @@ static void rcu_do_batch(struct rcu_data *rdp)
 		unsigned long flags;
 		long n, lim;
 
+		if (rcu_barrier_window_holds_cbs(rdp->cpu))	/* test build only */
+			return;
 		rcu_cblist_init(&done);
 		spin_lock_irqsave(&rdp->lock, flags);
 		/* Acquire of gp_seq: these callbacks follow their GP's reports. */
@@ -937,14 +1114,17 @@ static void rcu_do_batch(struct rcu_data *rdp)
 		spin_unlock_irqrestore(&rdp->lock, flags);
 		if (!n)
 			return;
+		trace_rcu_batch_start("rcu_sched", n, lim);
 		/* Run as Linux's softirq would: no preemption inside a callback. */
 		local_bh_disable();
 		for (rhp = done.head; rhp; rhp = next) {
 			next = rhp->next;
 			debug_rcu_head_unqueue(rhp);
+			trace_rcu_invoke_callback("rcu_sched", rhp, rhp->func);
 			rhp->func(rhp);
 		}
 		local_bh_enable();
+		trace_rcu_batch_end("rcu_sched", n);
 		/*
 		 * Only now are they no longer waiting: rcu_barrier_sched() must
 		 * find them in ->len until here, or it would skip this CPU and
@@ -1023,7 +1203,7 @@ unsigned long start_poll_synchronize_sched(void)
 
 bool poll_state_synchronize_sched(unsigned long oldstate)
 {
-	if (rcu_seq_done(&rcu_state.gp_seq, oldstate)) {
+	if (rcu_poll_seq_done(&rcu_state.gp_seq, oldstate)) {
 		smp_mb();	/* the caller's frees follow the GP (contract (1)) */
 		return true;
 	}
@@ -1044,43 +1224,81 @@ static void rcu_barrier_callback(struct rcu_head *head)
 }
 
 /*
- * Queue one callback at the tail of every CPU's list (remote lists are
- * reached through their locks) and wait for all: each list runs in order,
- * so every callback queued before this call has run when it returns.  A
- * CPU whose ->len is 0 has none queued and none being invoked (the count
- * is given back only after invocation, under the same lock), so it can be
- * skipped.
+ * barrier_lock held (irqs off): if the barrier in progress has not dealt
+ * with rdp's CPU yet, queue its callback at the tail of rdp's list (if
+ * the list is not empty: an empty one has nothing to wait for, neither
+ * queued nor being invoked, since ->len counts callbacks until they have
+ * run) and note that it has.  Called for each CPU by the barrier, and by
+ * rcu_migrate_callbacks() for the dead CPU before its callbacks move, so
+ * that a barrier which has already passed the CPU they move to still
+ * finds them: its callback moves with them, behind them.
+ */
+static void rcu_barrier_entrain(struct rcu_data *rdp)
+{
+	unsigned long gseq = READ_ONCE(rcu_state.barrier_sequence);
+	unsigned long lseq = READ_ONCE(rdp->barrier_seq_snap);
+
+	if (rcu_seq_state(lseq) || !rcu_seq_state(gseq) ||
+	    rcu_seq_ctr(gseq) != rcu_seq_ctr(lseq))
+		return;		/* no barrier, or this one has been here */
+	spin_lock(&rdp->lock);
+	if (rcu_segcblist_n_cbs(&rdp->cblist)) {
+		atomic_inc(&rcu_state.barrier_cpu_count);
+		rdp->barrier_head.func = rcu_barrier_callback;
+		rcu_segcblist_enqueue(&rdp->cblist, &rdp->barrier_head);
+		rcu_accelerate_cbs(rdp);	/* its GP: the newest of the list */
+	}
+	spin_unlock(&rdp->lock);
+	smp_store_release(&rdp->barrier_seq_snap, gseq);
+}
+
+/*
+ * Queue one callback at the tail of every CPU's list that has any (remote
+ * lists are reached through their locks) and wait for all: each list runs
+ * in order, so every callback queued before this call has run when it
+ * returns.  Offline CPUs too: a departed CPU's callbacks wait there until
+ * rcu_migrate_callbacks() moves them, the barrier's with them.  Callbacks
+ * that move while the barrier is under way, from a CPU it has not dealt
+ * with yet to one it has, are found by rcu_barrier_entrain() from the
+ * migration (barrier_sequence says a barrier is running, the dead CPU's
+ * snapshot that it has not been there).
  */
 void rcu_barrier_sched(void)
 {
+	unsigned long flags, gseq;
 	int cpu;
 
 	if (rcu_misuse_check("rcu_barrier_sched"))
 		return;
 	rcu_mutex_lock(&rcu_state.barrier_mutex);
+	spin_lock_irqsave(&rcu_state.barrier_lock, flags);
+	rcu_seq_start(&rcu_state.barrier_sequence);
 	init_completion(&rcu_state.barrier_completion);
 	atomic_set(&rcu_state.barrier_cpu_count, 1);
-	/* Offline CPUs too: a departed CPU's callbacks wait there until
-	 * rcu_migrate_callbacks() moves them, the barrier's with them. */
+	spin_unlock_irqrestore(&rcu_state.barrier_lock, flags);
 	for (cpu = 0; cpu < rcu_state.ncpus; cpu++) {
 		struct rcu_data *rdp = per_cpu_ptr(&rcu_data, cpu);
-		unsigned long flags;
 
 		if (!per_cpu(rcu_data_ready, cpu) ||
 		    (rcu_inject(RCU_INJECT_BARRIER_ONLINE) && !cpu_online(cpu)))
 			continue;
-		spin_lock_irqsave(&rdp->lock, flags);
-		if (rcu_segcblist_n_cbs(&rdp->cblist)) {
-			atomic_inc(&rcu_state.barrier_cpu_count);
-			rdp->barrier_head.func = rcu_barrier_callback;
-			rcu_segcblist_enqueue(&rdp->cblist, &rdp->barrier_head);
-			rcu_accelerate_cbs(rdp);
-		}
-		spin_unlock_irqrestore(&rdp->lock, flags);
+		jitter_site(JITTER_BARRIER_WALK);	/* test build: a slow walk */
+		rcu_barrier_window_wait(cpu);	/* test build only */
+		spin_lock_irqsave(&rcu_state.barrier_lock, flags);
+		rcu_barrier_entrain(rdp);
+		spin_unlock_irqrestore(&rcu_state.barrier_lock, flags);
 	}
+	rcu_barrier_window_loop_done(atomic_read(&rcu_state.barrier_cpu_count) > 1);
 	if (atomic_dec_and_test(&rcu_state.barrier_cpu_count))
 		complete(&rcu_state.barrier_completion);
 	wait_for_completion(&rcu_state.barrier_completion);
+	/* Every CPU's snapshot is now the idle value of the next barrier. */
+	spin_lock_irqsave(&rcu_state.barrier_lock, flags);
+	rcu_seq_end(&rcu_state.barrier_sequence);
+	gseq = rcu_state.barrier_sequence;
+	for (cpu = 0; cpu < rcu_state.ncpus; cpu++)
+		WRITE_ONCE(per_cpu_ptr(&rcu_data, cpu)->barrier_seq_snap, gseq);
+	spin_unlock_irqrestore(&rcu_state.barrier_lock, flags);
 	rcu_mutex_unlock(&rcu_state.barrier_mutex);
 }
 
@@ -1252,7 +1470,13 @@ void rcu_report_dead(int cpu)
  * Once cpu is dead (its rcuc kthread parked, so nothing of its list is
  * being invoked): its callbacks join this CPU's, each keeping its place
  * and its grace period (rcu_segcblist_merge()).  rcu_barrier_sched()'s
- * callback, if it was queued there, moves with them in order.
+ * callback, if it was queued there, moves with them in order.  A barrier
+ * under way that has not come to cpu yet would find its list empty when
+ * it does, and may already have passed this CPU (or queued its callback
+ * here, which the merge can put ahead of the moved ones when their grace
+ * periods are equal): rcu_barrier_entrain() queues the barrier's callback
+ * behind cpu's first, all under barrier_lock, so that the barrier either
+ * dealt with cpu before or does so now.
  */
 void rcu_migrate_callbacks(int cpu)
 {
@@ -1262,12 +1486,14 @@ void rcu_migrate_callbacks(int cpu)
 
 	if (!per_cpu(rcu_data_ready, cpu))
 		return;
-	local_irq_save(flags);
+	spin_lock_irqsave(&rcu_state.barrier_lock, flags);
 	my = this_cpu_ptr(&rcu_data);
 	if (WARN_ON_ONCE(my == rdp)) {
-		local_irq_restore(flags);
+		spin_unlock_irqrestore(&rcu_state.barrier_lock, flags);
 		return;
 	}
+	if (!rcu_inject(RCU_INJECT_BARRIER_MIGRATE))
+		rcu_barrier_entrain(rdp);	/* a barrier yet to come here */
 	spin_lock(&my->lock);
 	spin_lock(&rdp->lock);
 	n = rcu_segcblist_n_cbs(&rdp->cblist);
@@ -1279,10 +1505,11 @@ void rcu_migrate_callbacks(int cpu)
 		rcu_accelerate_cbs(rdp);	/* now empty: nothing waiting */
 		rcu_accelerate_cbs(my);
 		WRITE_ONCE(rcu_state.n_cbs_migrated, rcu_state.n_cbs_migrated + n);
+		rcu_barrier_window_moved(cpu);	/* test build only */
 	}
 	spin_unlock(&rdp->lock);
 	spin_unlock(&my->lock);
-	local_irq_restore(flags);
+	spin_unlock_irqrestore(&rcu_state.barrier_lock, flags);
 	if (n && my->cb_kthread)
 		wake_up(&my->cb_wq);
 }
@@ -1320,6 +1547,7 @@ void rcu_init(void)
 	rcu_init_geometry(rcu_geometry_cpus ? (int)MIN(rcu_geometry_cpus, NR_CPUS) : NR_CPUS);
 	init_waitqueue_head(&rcu_state.gp_wq);
 	rcu_mutex_init(&rcu_state.barrier_mutex);
+	spin_lock_init(&rcu_state.barrier_lock);
 	init_completion(&rcu_state.barrier_completion);
 	rcu_exp_init();
 	rcu_init_percpu(0);
@@ -1337,6 +1565,7 @@ void rcu_late_init(void)
 	rcu_spawn_cb_kthreads();
 	cpuhp_setup_state("rcu", rcu_cpu_online_hook, rcu_cpu_offline_hook);
 	srcu_init_late();	/* call_srcu()'s kthread (rcu/srcu.c) */
+	rcu_poll_init_late();	/* rcu_exp_poll (rcu/poll.c) */
 	smp_mb();
 	WRITE_ONCE(rcu_state.scheduler_active, true);
 	pr_info("rcu: RCU-sched: %d levels, %d nodes, fanout leaf %u / %u, %d CPUs online\n",

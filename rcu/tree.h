@@ -27,6 +27,7 @@
 #include "kernel/sched.h"
 #include "kernel/wait.h"
 #include "kernel/time.h"
+#include "kernel/trace.h"
 
 #define RCU_FANOUT_LEAF		16
 #define RCU_FANOUT		16
@@ -64,6 +65,9 @@ struct rcu_data {
 	wait_queue_head_t cb_wq;	/* the rcuc kthread sleeps here */
 	struct task *cb_kthread;
 	struct rcu_head barrier_head;
+	/* rcu_state.barrier_sequence when rcu_barrier_sched() last dealt
+	 * with this CPU's list (barrier_lock). */
+	unsigned long barrier_seq_snap;
 
 	/* Expedited: a request arrived inside a reader. */
 	bool exp_deferred_qs;
@@ -155,8 +159,17 @@ struct rcu_state {
 	unsigned long jiffies_stall;	/* next stall report due (cmpxchg) */
 	bool scheduler_active;		/* rcu_late_init() done */
 
-	/* rcu_barrier_sched(). */
+	/*
+	 * rcu_barrier_sched().  barrier_sequence (an rcu_seq) is in progress
+	 * while a barrier queues its callbacks and waits; barrier_lock, taken
+	 * with irqs off before any rcu_data lock, makes each CPU's visit by
+	 * the barrier and the migration of its callbacks off it (which may
+	 * entrain the barrier's callback first) happen one wholly before
+	 * the other (Linux's barrier_lock).
+	 */
 	struct rcu_mutex barrier_mutex;
+	spinlock_t barrier_lock;
+	unsigned long barrier_sequence;
 	atomic_t barrier_cpu_count;
 	struct completion barrier_completion;
 };
@@ -298,7 +311,31 @@ int rcu_dynticks_snap(struct rcu_data *rdp);
  */
 void rcu_ofl_window_arm(int cpu);
 extern atomic_t rcu_ofl_windows_held;
+
+/*
+ * Test build: hold rcu_barrier_sched() open in front of cpu.  Once armed,
+ * cpu's rcuc kthread invokes nothing (its callbacks stay queued there),
+ * nor, once they have moved, does the rcuc of the CPU they moved to
+ * (rcu_migrate_callbacks()).  The next barrier, having dealt with every
+ * CPU below cpu, sleeps before it deals with cpu until
+ * rcu_barrier_window_release() (30 s at most);
+ * rcu_barrier_window_waiting() is true meanwhile.  Once it has dealt
+ * with every CPU, a barrier that is to wait for callbacks closes the
+ * window (the held callbacks run); one that returns at once leaves it
+ * open until rcu_barrier_window_close(), so that what it failed to wait
+ * for is surely still queued when it returns.
+ */
+void rcu_barrier_window_arm(int cpu);
+bool rcu_barrier_window_waiting(void);
+void rcu_barrier_window_release(void);
+void rcu_barrier_window_close(void);
 #endif
+
+/* poll.c: a polled cookie s against the sequence *sp (both halves of a
+ * full cookie, and the plain cookie); the rcu_exp_poll kthread. */
+bool rcu_poll_seq_done(unsigned long *sp, unsigned long s);
+void rcu_poll_init_late(void);
+extern atomic_long_t rcu_exp_poll_gps;
 
 /* expedited.c */
 void rcu_exp_init(void);

@@ -47,6 +47,7 @@ Only the Python standard library is used.
 import argparse
 import concurrent.futures
 import os
+import re
 import sys
 import threading
 
@@ -67,10 +68,29 @@ def append_bench(v, path):
     """Adds one run's rows as soon as it ends, so an interrupted sweep keeps
     what it measured."""
     with open(path, "a") as f:
+        for b in v.build[:1] if v.bench else ():
+            f.write(f"# build: {b} config={v.config}\n")
         for p in v.platform:
             f.write(f"# platform: {p} config={v.config}\n")
         for row in v.bench:
             f.write(f"# bench {row} config={v.config}\n")
+
+
+JITTER_RE = re.compile(r"jitter: max (\d+) us seed (\d+)")
+
+
+def jitter_note(log_path):
+    """ " (jitter N us, seed S)" when the run had jitter= (kernel/jitter.h):
+    the seed beside the verdict, so a failure can be replayed."""
+    try:
+        with open(log_path, errors="replace") as f:
+            for line in f:
+                m = JITTER_RE.search(line)
+                if m:
+                    return f" (jitter {m.group(1)} us, seed {m.group(2)})"
+    except OSError:
+        pass
+    return ""
 
 
 def main(argv=None):
@@ -180,7 +200,8 @@ def main(argv=None):
                       o.stderr_text, o.oversize, o.hooks, o.idled)
             out = format_verdict(v, args.verbose)
             rel = os.path.relpath(o.log_path)
-            out.append(f"# {cfg.name}: {'ok' if v.passed else 'FAILED'} in "
+            out.append(f"# {cfg.name}: {'ok' if v.passed else 'FAILED'}"
+                       f"{jitter_note(o.log_path)} in "
                        f"{o.elapsed:.0f} s (longest silence "
                        f"{o.longest_quiet:.0f} s of idle={cfg.idle * args.timeout_scale:g}), "
                        f"exit {o.rc}, log {rel}")

@@ -202,6 +202,36 @@ class VerdictTest(unittest.TestCase):
         self.assertIn("UBSAN: shift-out-of-bounds in kernel/pmm.c:88:19", out)
         self.assertIn("shift exponent 64", out)
 
+    # A trace dump (kernel/trace.c): `T: ` lines, which may carry task and
+    # function names that look like crash lines, are not judged; an
+    # expect=fail configuration may still require them.
+    TRACE_DUMP = ["[c0] trace: dump (end) begins",
+                  "T: begin reason=end mode=overwrite tsc_khz=2000000",
+                  "T: cpu=0 recorded=2 lost=0 capped=0 first_ns=5",
+                  "T: 0 5 sched_switch prev_comm=UBSAN:x next_comm=stack-protector",
+                  "T: 0 6 rcu_invoke_callback rcuname=rcu_sched func=BUG:",
+                  "T: end printed=2 lost=0 capped=0 torn=0 skipped=0"]
+
+    def test_trace_dump_not_judged(self):
+        good = fixture("good.log")
+        lines = good[:3] + self.TRACE_DUMP + good[3:]
+        # Judged as they are, these lines would fail the run ...
+        self.assertTrue(judge.find_crashes(self.TRACE_DUMP))
+        # ... but the judge reads past them.
+        v = judge.judge(qemu_configs.Config(name="t"), lines, rc=0)
+        self.assertTrue(v.passed, text_of(v))
+        self.assertEqual(v.bench, judge.judge(qemu_configs.Config(name="t"),
+                                              good, rc=0).bench)
+
+    def test_trace_dump_required_after_panic(self):
+        lines = fixture("panic.log")
+        cfg = crash_cfg(require=[re.compile(r"^T: end printed=")])
+        self.assertFalse(judge.judge(cfg, lines).passed)
+        panic_at = next(i for i, x in enumerate(lines) if "Kernel panic" in x)
+        with_dump = lines[:panic_at + 1] + self.TRACE_DUMP + lines[panic_at + 1:]
+        v = judge.judge(cfg, with_dump)
+        self.assertTrue(v.passed, text_of(v))
+
     def test_hard_lockup_report_fails(self):
         lines = fixture("good.log")[:-1] + [
             "[c0] watchdog: Watchdog detected hard LOCKUP on cpu 1: no timer "

@@ -12,6 +12,7 @@
 #include "kernel/percpu.h"
 #include "kernel/preempt_mask.h"
 #include "kernel/printk.h"
+#include "kernel/trace.h"
 #include "arch/x86_64/timer.h"
 
 struct idt_entry {
@@ -79,7 +80,9 @@ void x86_trap(struct pt_regs *regs)
 
 	if (vec == NMI_VECTOR) {
 		nmi_enter();
+		trace_nmi_entry();
 		nmi_handler(regs);
+		trace_nmi_exit();
 		nmi_exit();
 		return;
 	}
@@ -90,6 +93,7 @@ void x86_trap(struct pt_regs *regs)
 
 	irq_enter();
 	irq_handler_t h = __atomic_load_n(&irq_handlers[vec], __ATOMIC_ACQUIRE);
+	trace_irq_handler_entry(vec);
 	if (h)
 		h(regs);
 	else
@@ -100,6 +104,7 @@ void x86_trap(struct pt_regs *regs)
 	/* The spurious vector is the one the LAPIC does not want EOI'd. */
 	if (vec != SPURIOUS_APIC_VECTOR)
 		apic_eoi();
+	trace_irq_handler_exit(vec);
 	irq_exit();
 
 	if (regs_irqs_enabled(regs) && preempt_count() == 0 &&

@@ -7,7 +7,7 @@ MM_ROOT ?= ../..
 MM_BUILD ?= build
 MM_CFLAGS = -std=gnu11 -Wall -Wextra -Werror -Wno-unused-parameter -g -O1 -pthread \
 	-I$(MM_ROOT)/tests/host/mm_shim -I$(MM_ROOT)
-MM_SRC = $(MM_ROOT)/kernel/pmm.c $(MM_ROOT)/kernel/kmalloc.c
+MM_SRC = $(MM_ROOT)/kernel/pmm.c $(MM_ROOT)/kernel/kmalloc.c $(MM_ROOT)/kernel/shrinker.c
 MM_DEPS = test_pmm.c ktest.h $(MM_SRC) $(MM_ROOT)/kernel/pmm.h $(MM_ROOT)/kernel/slab.h \
 	$(wildcard $(MM_ROOT)/tests/host/mm_shim/*/*.h)
 

@@ -1,5 +1,7 @@
 # tests/host/rcu.mk: rcu/ on the host (included by tests/host/Makefile).
-# The kernel's rcu/*.c (plus kernel/wait.c and kernel/spinlock.c) build
+# The kernel's rcu/*.c (but kvfree.c and torture_kfree.c, which need the
+# kernel's pages and timers: the shim stands in for the stressor's hooks;
+# plus kernel/wait.c and kernel/spinlock.c) build
 # unchanged against tests/host/rcu/shim, which comes first on the include
 # path and provides asm/percpu.h, asm/irqflags.h and asm/preempt.h (and,
 # in relax.h, jiffies); the rest of kernel/'s headers are the real ones.  Built twice: TSan, and
@@ -7,9 +9,9 @@
 RCU_ROOT ?= ../..
 RCU_BUILD ?= build
 RCU_SHIM = $(RCU_ROOT)/tests/host/rcu/shim
-RCU_KSRC = $(sort $(wildcard $(RCU_ROOT)/rcu/*.c)) \
+RCU_KSRC = $(filter-out %/rcu/kvfree.c %/rcu/torture_kfree.c,$(sort $(wildcard $(RCU_ROOT)/rcu/*.c))) \
 	$(RCU_ROOT)/kernel/wait.c $(RCU_ROOT)/kernel/spinlock.c $(RCU_ROOT)/kernel/cmdline.c \
-	$(RCU_ROOT)/kernel/cpu.c $(RCU_ROOT)/kernel/mutex.c
+	$(RCU_ROOT)/kernel/cpu.c $(RCU_ROOT)/kernel/mutex.c $(RCU_ROOT)/kernel/trace.c
 RCU_SHIM_SRC = $(RCU_SHIM)/cpu.c $(RCU_SHIM)/misc.c
 RCU_DEPS = $(RCU_KSRC) $(RCU_SHIM_SRC) $(wildcard $(RCU_SHIM)/*.h $(RCU_SHIM)/*/*.h) \
 	$(wildcard $(RCU_ROOT)/rcu/*.h) $(wildcard $(RCU_ROOT)/kernel/*.h) $(RCU_SHIM)/percpu.ld \
@@ -170,4 +172,25 @@ $(RCU_BUILD)/rcu_srcu_regress_sanitize: rcu/srcu_regress.c $(RCU_DEPS)
 		$(filter-out %/rcu/srcu.c,$(RCU_KSRC)) $(RCU_LDFLAGS))
 $(RCU_BUILD)/rcu_srcu_regress_inject: $(RCU_BUILD)/rcu_srcu_regress_sanitize
 	@printf '#!/bin/sh\n%s 2 rcu.inject=srcu_accel > $@.out 2>&1; rc=$$?\ncat $@.out\ngrep -q "^not ok srcu stranded callback" $@.out && grep -q "^ok srcu two structs" $@.out && [ $$rc -ne 0 ] || { echo "not ok: rcu.inject=srcu_accel was not caught"; exit 1; }\necho "ok: rcu.inject=srcu_accel caught"\n' $< > $@
+	@chmod +x $@
+
+# The pure arithmetic at counter wraps (rcu/rcu.h cookies, rcu/segcblist.c
+# accelerate/advance/merge) against a 128-bit reference, ASan+UBSan.
+HOST_TESTS += $(RCU_BUILD)/rcu_seq_wrap
+$(RCU_BUILD)/rcu_seq_wrap: rcu/seq_wrap.c $(RCU_DEPS)
+	$(call rcu_cc,$(HOST_ASAN))
+
+# The polled-cookie arithmetic (rcu/rcu.h), plain and full, across the
+# counter's wrap; each check also run against an accept-one-GP-early
+# mutant, which it must catch.
+HOST_TESTS += $(RCU_BUILD)/rcu_cookies
+$(RCU_BUILD)/rcu_cookies: rcu/cookies.c ktest.h $(wildcard $(RCU_ROOT)/rcu/*.h)
+	$(call host_cc,$(RCU_CFLAGS) -I. $(HOST_ASAN),$<)
+
+# The combined scenarios of tests/torture-scenarios on the host shim
+# (rcu/run_scenarios.sh; tools/scenarios.py --host): their geometry and
+# stressors, hotplug every 5 ms, RCU_TEST_MS each, under TSan.
+HOST_TESTS += $(RCU_BUILD)/rcu_scenarios_tsan
+$(RCU_BUILD)/rcu_scenarios_tsan: $(RCU_BUILD)/rcu_torture_tsan rcu/run_scenarios.sh $(RCU_ROOT)/tests/torture-scenarios
+	@printf '#!/bin/sh\nexec rcu/run_scenarios.sh %s %s\n' $< $(RCU_TEST_MS) > $@
 	@chmod +x $@

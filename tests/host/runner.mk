@@ -23,3 +23,12 @@ $(RUNNER_BUILD)/runner_test: $(RUNNER_SRCS) runner.mk
 .PHONY: runner-test
 runner-test: $(RUNNER_BUILD)/runner_test
 	$(RUNNER_BUILD)/runner_test
+
+# The generated blocks of tests/qemu-configs and tests/verify-configs
+# (tools/scenarios.py) must match tests/torture-scenarios.
+HOST_TESTS += $(RUNNER_BUILD)/scenarios_check
+$(RUNNER_BUILD)/scenarios_check: $(RUNNER_ROOT)/tools/scenarios.py runner.mk
+	@mkdir -p $(RUNNER_BUILD)
+	@printf '#!/bin/sh\n# made by tests/host/runner.mk\ncd "%s" && exec %s tools/scenarios.py --check\n' \
+		"$(abspath $(RUNNER_ROOT))" "$(RUNNER_PYTHON)" > $@
+	@chmod +x $@

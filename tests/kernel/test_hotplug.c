@@ -813,7 +813,114 @@ static void hotplug_ofl_gp_init_vs_report_dead(void)
 #endif
 }
 
+/*
+ * rcu_barrier_sched() against the migration of a dead CPU's callbacks:
+ * the barrier deals with the CPUs in turn, and cpu_down(B) moves B's
+ * callbacks to the CPU running it.  If that CPU has been dealt with and
+ * B has not, the barrier finds B's list empty when it comes to it, and
+ * would return before the moved callbacks ran (issue 27, bug 3).
+ * rcu_barrier_window_arm(B) (test build) forces the order: B's rcuc
+ * leaves B's callbacks queued, and the barrier sleeps in front of B while
+ * B goes down.  Every callback queued before the barrier must have run
+ * when it returns.  Round 1 also queues callbacks on every other CPU,
+ * so the barrier's own callback is already on the list they move to.
+ */
+#define HP_BW_CBS 32
+
+#ifdef CONFIG_SANITIZE
+static struct rcu_head hp_bw_heads[HP_BW_CBS];
+static atomic_t hp_bw_ran;
+
+static void hp_bw_cb(struct rcu_head *h)
+{
+	(void)h;
+	atomic_inc(&hp_bw_ran);
+}
+
+static int hp_bw_queue(void *arg)
+{
+	int n = (int)(long)arg;
+
+	for (int i = 0; i < n; i++)
+		call_rcu_sched(&hp_bw_heads[i], hp_bw_cb);
+	return 0;
+}
+
+static int hp_bw_barrier(void *arg)
+{
+	int *seen = arg;
+
+	rcu_barrier_sched();
+	*seen = atomic_read(&hp_bw_ran);
+	return 0;
+}
+#endif
+
+static void hotplug_barrier_vs_migration(void)
+{
+#ifdef CONFIG_SANITIZE
+	static struct hp_wait others[NR_CPUS];
+	int list[NR_CPUS], n = hotplug_cpus(list);
+	int cpu = n ? list[n - 1] : 0;
+
+	if (skip_if_one_cpu())
+		return;
+	for (int round = 0; round < 2; round++) {
+		unsigned long migrated0;
+		int seen = -1, queued = HP_BW_CBS;
+		struct task *q, *b;
+
+		if (!cpu_online(cpu))
+			KTAP_ASSERT(cpu_up(cpu) == 0);
+		atomic_set(&hp_bw_ran, 0);
+		rcu_barrier_window_arm(cpu);
+		q = kthread_create_on_cpu(hp_bw_queue, (void *)(long)HP_BW_CBS, cpu, "bwqueue");
+		KTAP_ASSERT(q);
+		wake_up_process(q);
+		kthread_join(q);
+		for (int c = 0; round && c < NR_CPUS; c++) {
+			if (c == cpu || !cpu_online(c))
+				continue;
+			init_completion(&others[c].done);
+			q = kthread_create_on_cpu(queue_one, &others[c], c, "bwother");
+			KTAP_ASSERT(q);
+			wake_up_process(q);
+			kthread_join(q);
+		}
+		b = kthread_create(hp_bw_barrier, &seen, "bwbarrier");
+		KTAP_ASSERT(b);
+		wake_up_process(b);
+		if (!WAIT_UNTIL(rcu_barrier_window_waiting(), 30000)) {
+			ktap_fail("round %d: the barrier never came to CPU %d", round, cpu);
+			rcu_barrier_window_release();
+			kthread_join(b);
+			rcu_barrier_window_close();
+			return;
+		}
+		migrated0 = READ_ONCE(rcu_state.n_cbs_migrated);
+		KTAP_EXPECT_EQ(cpu_down(cpu), 0);
+		/* The window was open: B's callbacks were still there to move. */
+		KTAP_EXPECT(READ_ONCE(rcu_state.n_cbs_migrated) - migrated0 >= HP_BW_CBS);
+		rcu_barrier_window_release();
+		kthread_join(b);
+		rcu_barrier_window_close();	/* if the barrier did not wait */
+		if (seen != queued)
+			ktap_fail("round %d: rcu_barrier_sched() returned having seen %d of the "
+				  "%d callbacks queued on CPU %d before it (moved off it meanwhile)",
+				  round, seen, queued, cpu);
+		KTAP_EXPECT_EQ(cpu_up(cpu), 0);
+		rcu_barrier_sched();	/* every head idle again before the next round */
+		KTAP_EXPECT_EQ(atomic_read(&hp_bw_ran), queued);
+	}
+	ktap_log("2 barriers held in front of CPU %d while it went down", cpu);
+#else
+	ktap_skip("needs the test build (rcu_barrier_window_arm)");
+#endif
+}
+
 /* Its own suite: with rcu.inject=ofl_lock it fails without hanging the
- * others (CPU cpu comes back, and the stuck grace period ends). */
+ * others (CPU cpu comes back, and the stuck grace period ends); the
+ * barrier case fails, without hanging, with rcu.inject=barrier_migrate. */
 KTAP_SUITE(hotplug_ofl,
-	   KTAP_CASE(hotplug_ofl_gp_init_vs_report_dead));
+	   KTAP_CASE(hotplug_ofl_gp_init_vs_report_dead),
+	   KTAP_CASE(hotplug_barrier_vs_migration));

@@ -501,6 +501,7 @@ static void locks_spinlock_debug_reports(void)
 		ktap_skip("provokes BUG reports: boot with sched.provoke_bugs");
 		return;
 	}
+	ktap_expect_alarm("2 BUG reports: a spinlock taken twice, one unlocked when not held");
 	bugs = atomic_read(&spinlock_bugs);
 	spin_lock(&l);
 	spin_lock(&l);		/* recursion: reported, not a hang */
@@ -540,6 +541,8 @@ static void locks_mutex_debug_reports(void)
 		ktap_skip("provokes BUG reports: boot with sched.provoke_bugs");
 		return;
 	}
+	ktap_expect_alarm("2 BUG reports: a mutex unlocked by a task that does not own it, "
+			  "one taken inside a spinlock");
 	mutex_lock(&debug_mutex);
 	t = kthread_run(unlock_not_mine, NULL, "notowner");
 	KTAP_ASSERT(t);
@@ -628,6 +631,8 @@ static struct task *lockup_begin(int (*fn)(void *), atomic_t *counter, const cha
 	holder_in = 0;
 	lockup_counter = counter;
 	lockup_due = atomic_read(counter) + 1;
+	ktap_expect_alarm("a lockup report on the lock %s holds on CPU %d, with backtraces",
+			  name, LOCKUP_HOLDER);
 	spin_lockup_watch(lock, 200);
 	t = kthread_create_on_cpu(fn, NULL, LOCKUP_HOLDER, name);
 	if (!t) {
@@ -778,6 +783,8 @@ static void locks_rwlock_lockup_names_writer(void)
 		rwlock_last_lockup_writer = -1;
 		lockup_counter = &rwlock_lockups;
 		lockup_due = before + 1;
+		ktap_expect_alarm("a %srwlock lockup report naming the writer on CPU %d",
+				  fair ? "fair " : "", holder);
 		spin_lockup_watch(fair ? (const void *)&held_rwf : (const void *)&held_rw, 200);
 		t = kthread_create_on_cpu(hold_rw, (void *)fair, holder, "rw_holder");
 		KTAP_ASSERT(t);

@@ -56,7 +56,7 @@ static void pages_alloc_free(void)
 	KTAP_EXPECT_EQ(pmm_free_count(), before);
 
 	unsigned long bad = pmm_bad_free_count();
-	ktap_expect_warnings(1);
+	ktap_expect_warnings(1, "a page freed twice");
 	pmm_free_page(run);	/* double free: reported (WARNING), ignored */
 	KTAP_EXPECT_EQ(pmm_bad_free_count(), bad + 1);
 	KTAP_EXPECT_EQ(pmm_free_count(), before);
@@ -138,7 +138,7 @@ static void kmalloc_poison_after_free(void)
 	kfree(q);
 
 	unsigned long bad = kmalloc_bad_frees();
-	ktap_expect_warnings(2);
+	ktap_expect_warnings(2, "kfree() twice and kfree() of a non-kmalloc pointer");
 	kfree(q);				/* double free: reported, ignored */
 	KTAP_EXPECT_EQ(kmalloc_bad_frees(), bad + 1);
 	kfree((void *)__data_start);		/* not kmalloc's */

@@ -76,6 +76,15 @@ static int count_str(const char *hay, const char *needle)
 	return n;
 }
 
+/* The case said "# expected: ..." (ktap_expect_alarm()) before the first
+ * `alarm` in log, for whoever reads the console. */
+static bool announced(const char *log, const char *alarm)
+{
+	const char *said = find_str(log, "# expected: "), *a = find_str(log, alarm);
+
+	return said && a && said < a;
+}
+
 static unsigned int marker_seq;
 
 /* Prints a unique marker line and returns it (for log_after()). */
@@ -307,6 +316,141 @@ static void rcu_polled_state(void)
 	/* An old cookie stays satisfied (no wrap confusion). */
 	KTAP_EXPECT(poll_state_synchronize_sched(c1));
 }
+
+/* ---- full cookies: expedited grace periods count ------------------------ */
+
+static int exp_sync_thread(void *arg)
+{
+	(void)arg;
+	synchronize_sched_expedited();
+	return 0;
+}
+
+/*
+ * An expedited grace period satisfies a full cookie taken before it
+ * started, never one taken while it ran.  The second half holds an
+ * expedited grace period open with an RCU-sched reader on another CPU,
+ * takes a cookie while it runs, lets it end: the cookie may then be
+ * satisfied only by grace periods that ended since (two of either kind:
+ * the first may have been running already).
+ */
+static void rcu_polled_full_expedited(void)
+{
+	struct reader_ctl rc = { .max_ms = 20000 };
+	struct rcu_gp_oldstate c1, c2, c3;
+	unsigned long n0, e0, dn, de;
+	long p0;
+	int cpu = farthest_cpu();
+	struct task *r, *x;
+	bool got;
+
+	if (cpu == smp_processor_id()) {
+		ktap_skip("needs a second CPU (one CPU: synchronize is the GP shortcut)");
+		return;
+	}
+	rcu_read_lock_sched();
+	get_state_synchronize_sched_full(&c1);
+	KTAP_EXPECT(!poll_state_synchronize_sched_full(&c1));	/* we hold it */
+	rcu_read_unlock_sched();
+	synchronize_sched_expedited();
+	KTAP_EXPECT(poll_state_synchronize_sched_full(&c1));
+
+	r = start_on(held_reader, &rc, cpu, PRIO_NORMAL, "rcu_test_reader");
+	KTAP_ASSERT(r);
+	if (!WAIT_UNTIL(__atomic_load_n(&rc.in, __ATOMIC_SEQ_CST), 5000)) {
+		ktap_fail("the reader thread on CPU %d never started", cpu);
+		__atomic_store_n(&rc.release, 1, __ATOMIC_RELEASE);
+		kthread_join(r);
+		return;
+	}
+	/* On this CPU: the reader's spins with preemption off. */
+	x = start_on(exp_sync_thread, NULL, smp_processor_id(), PRIO_NORMAL, "rcu_test_exp");
+	KTAP_ASSERT(x);
+	/* The expedited GP has started (the reader holds it open). */
+	if (!WAIT_UNTIL(rcu_seq_state(READ_ONCE(rcu_sched_exp.expedited_sequence)), 10000))
+		ktap_fail("the expedited grace period never started");
+	get_state_synchronize_sched_full(&c2);
+	n0 = rcu_batches_completed_sched();
+	e0 = rcu_exp_batches_completed_sched();
+	KTAP_EXPECT(!poll_state_synchronize_sched_full(&c2));
+	__atomic_store_n(&rc.release, 1, __ATOMIC_RELEASE);
+	kthread_join(r);
+	kthread_join(x);
+	got = poll_state_synchronize_sched_full(&c2);
+	dn = rcu_batches_completed_sched() - n0;
+	de = rcu_exp_batches_completed_sched() - e0;
+	ktap_log("cookie taken mid-expedited-GP: satisfied=%d, %lu normal and %lu expedited GPs ended since",
+		 got, dn, de);
+	if (got && dn < 2 && de < 2)
+		ktap_fail("a full cookie was satisfied by the expedited GP running when it was taken");
+	KTAP_EXPECT(de >= 1);
+
+	/* start_poll_..._expedited_full(): the kthread runs one for it. */
+	p0 = atomic_long_read(&rcu_exp_poll_gps);
+	start_poll_synchronize_sched_expedited_full(&c3);
+	KTAP_EXPECT(WAIT_UNTIL(poll_state_synchronize_sched_full(&c3), 10000));
+	KTAP_EXPECT(WAIT_UNTIL(atomic_long_read(&rcu_exp_poll_gps) > p0, 10000));
+
+	/* The special values. */
+	get_completed_synchronize_rcu_full(&c3);
+	KTAP_EXPECT(poll_state_synchronize_sched_full(&c3));
+	KTAP_EXPECT(poll_state_synchronize_sched(get_completed_synchronize_rcu()));
+	get_never_synchronize_rcu_full(&c3);
+	synchronize_sched();
+	synchronize_sched_expedited();
+	KTAP_EXPECT(!poll_state_synchronize_sched_full(&c3));
+	KTAP_EXPECT(!poll_state_synchronize_sched(get_never_synchronize_rcu()));
+}
+
+#ifdef CONFIG_PREEMPT_RCU
+/*
+ * Preemptible RCU: an RCU-sched reader on another CPU holds every normal
+ * grace period but not synchronize_rcu_expedited(), which waits for
+ * rcu_read_lock() readers only.  So a full cookie taken after the reader
+ * began can only be satisfied by the expedited grace period, and must be.
+ */
+static void rcu_polled_full_preempt_expedited(void)
+{
+	struct reader_ctl rc = { .max_ms = 20000 };
+	struct rcu_gp_oldstate c, d;
+	int cpu = farthest_cpu();
+	struct task *r;
+
+	if (cpu == smp_processor_id()) {
+		ktap_skip("needs a second CPU for the reader");
+		return;
+	}
+	r = start_on(held_reader, &rc, cpu, PRIO_NORMAL, "rcu_test_reader");
+	KTAP_ASSERT(r);
+	if (!WAIT_UNTIL(__atomic_load_n(&rc.in, __ATOMIC_SEQ_CST), 5000)) {
+		ktap_fail("the reader thread on CPU %d never started", cpu);
+		__atomic_store_n(&rc.release, 1, __ATOMIC_RELEASE);
+		kthread_join(r);
+		return;
+	}
+	get_state_synchronize_rcu_full(&c);
+	KTAP_EXPECT(!poll_state_synchronize_rcu_full(&c));
+	synchronize_rcu_expedited();
+	KTAP_EXPECT(poll_state_synchronize_rcu_full(&c));
+	KTAP_EXPECT(!poll_state_synchronize_rcu(c.rgos_norm));	/* the reader holds it */
+	/* The polled form, served by rcu_exp_poll, with the normal GP held. */
+	start_poll_synchronize_rcu_expedited_full(&d);
+	KTAP_EXPECT(WAIT_UNTIL(poll_state_synchronize_rcu_full(&d), 10000));
+	KTAP_EXPECT(!poll_state_synchronize_rcu(d.rgos_norm));
+	KTAP_EXPECT(!__atomic_load_n(&rc.left, __ATOMIC_SEQ_CST));
+	__atomic_store_n(&rc.release, 1, __ATOMIC_RELEASE);
+	kthread_join(r);
+	cond_synchronize_rcu_full(&d);	/* satisfied: returns at once */
+	get_state_synchronize_rcu_full(&c);
+	cond_synchronize_rcu_full(&c);
+	KTAP_EXPECT(poll_state_synchronize_rcu_full(&c));
+}
+#else
+static void rcu_polled_full_preempt_expedited(void)
+{
+	ktap_skip("PREEMPT_RCU=0: the rcu names are RCU-sched's (rcu_polled_full_expedited)");
+}
+#endif
 
 /* ---- a callback flood ---------------------------------------------------- */
 
@@ -823,6 +967,7 @@ static void rcu_stall_detected(void)
 	struct task *t;
 
 	log_marker(mark, sizeof(mark), "stall detector");
+	ktap_expect_alarm("an RCU stall report naming CPU %d, and its backtrace", cpu);
 	WRITE_ONCE(rcu_cpu_stall_timeout_ms, STALL_TIMEOUT_MS);
 	c.reports0 = atomic_read(&rcu_stall_reports);
 	t = start_on(rcu_stall_thread, &c, cpu, PRIO_NORMAL, "rcu_stall_test");
@@ -839,6 +984,7 @@ static void rcu_stall_detected(void)
 	log = log_after(mark);
 	KTAP_ASSERT(log);
 	KTAP_EXPECT(find_str(log, "rcu: INFO: rcu_sched detected stalls on CPUs/tasks:"));
+	KTAP_EXPECT(announced(log, "detected stalls"));
 	snprintf(want, sizeof(want), "\t%d-...:", cpu);
 	KTAP_EXPECT(find_str(log, want));
 	/* Its backtrace: by NMI from the CPU that detected the stall, or its
@@ -949,6 +1095,8 @@ static void exp_stall_one(bool preempt)
 	c.header = header;
 	c.mark = log_marker(mark, sizeof(mark), preempt ? "expedited stall, rcu" :
 			    "expedited stall, sched");
+	ktap_expect_alarm("an expedited %s stall report naming CPU %d, and its backtrace",
+			  name, cpu);
 	reports0 = atomic_read(&rcu_stall_reports);
 	WRITE_ONCE(rcu_cpu_stall_timeout_ms, STALL_TIMEOUT_MS);
 	t = start_on(rcu_exp_stall_thread, &c, cpu, PRIO_NORMAL, "rcu_exp_stall");
@@ -975,6 +1123,7 @@ static void exp_stall_one(bool preempt)
 		ktap_log("no \"%s\" after the marker: the expedited stall check never reported", header);
 		return;
 	}
+	KTAP_EXPECT(announced(log, header));
 	KTAP_EXPECT(exp_stall_names(p + strlen(header) - 1, cpu, "rcu_exp_stall"));
 	snprintf(want, sizeof(want), " P%s ", "rcu_exp_stall");
 	if (preempt && find_str(p, want))
@@ -1010,7 +1159,7 @@ static void rcu_misuse_reported(void)
 	unsigned long flags;
 
 	log_marker(mark, sizeof(mark), "misuse");
-	ktap_expect_warnings(4);
+	ktap_expect_warnings(4, "synchronize_sched() twice, its expedited form and rcu_barrier_sched() inside an RCU-sched reader");
 	rcu_read_lock_sched();
 	synchronize_sched();
 	synchronize_sched_expedited();
@@ -1027,6 +1176,7 @@ static void rcu_misuse_reported(void)
 	KTAP_EXPECT(find_str(log, "rcu: synchronize_sched_expedited() called inside"));
 	KTAP_EXPECT(find_str(log, "rcu: rcu_barrier_sched() called inside"));
 	KTAP_EXPECT(count_str(log, "Call Trace:") >= 4);
+	KTAP_EXPECT(announced(log, "WARNING: CPU"));
 	KTAP_EXPECT(find_str(log, "rcu_misuse_reported+"));
 	/* Outside a reader they work (at one CPU they return at once). */
 	synchronize_sched();
@@ -1049,6 +1199,9 @@ static void rcu_deref_outside_reader_warns_once(void)
 	rcu_read_unlock_sched();
 	KTAP_EXPECT_EQ(atomic_read(&rcu_deref_warnings), d0);
 	KTAP_EXPECT_EQ(*p, 42);
+	if (d0 == 0)
+		ktap_expect_alarm("a WARNING for rcu_dereference_sched() outside a reader, "
+				  "printed once since boot");
 	p = rcu_dereference_sched(deref_target);	/* outside: warns */
 	p = rcu_dereference_sched(deref_target);	/* again: counted, not printed */
 	KTAP_EXPECT_EQ(*p, 42);
@@ -1145,11 +1298,12 @@ static void bench_gp_round(const char *load, int nn, int ne)
 	me = se.v[se.n / 2];
 	ratio10 = me ? mn * 10 / me : 0;
 	min10 = se.v[0] ? sn.v[0] * 10 / se.v[0] : 0;
+	/* A figure, not a verdict: the report states the goal beside it
+	 * (tools/report/gp_latency.py); under load=busy it is not expected. */
 	ktap_log("bench name=gp_ratio cpus=%d normal_over_expedited=%llu.%llu of=median "
-		 "min_ratio=%llu.%llu goal=20 met=%s%s", num_online_cpus(),
+		 "min_ratio=%llu.%llu%s", num_online_cpus(),
 		 (unsigned long long)(ratio10 / 10), (unsigned long long)(ratio10 % 10),
-		 (unsigned long long)(min10 / 10), (unsigned long long)(min10 % 10),
-		 ratio10 >= 200 ? "yes" : "no", extra);
+		 (unsigned long long)(min10 / 10), (unsigned long long)(min10 % 10), extra);
 }
 
 static void rcu_bench_gp(void)
@@ -1217,6 +1371,8 @@ KTAP_SUITE(rcu,
 	   KTAP_CASE(rcu_expedited_waits_for_reader),
 	   KTAP_CASE(rcu_barrier_waits_for_all),
 	   KTAP_CASE(rcu_polled_state),
+	   KTAP_CASE(rcu_polled_full_expedited),
+	   KTAP_CASE(rcu_polled_full_preempt_expedited),
 	   KTAP_CASE(rcu_callback_flood),
 	   KTAP_CASE(rcu_list_example),
 	   KTAP_CASE(rcu_stall_detected),
@@ -1235,10 +1391,12 @@ static void torture_report(const char *type, unsigned int ms, int ret,
 			   const struct rcu_torture_result *r)
 {
 	ktap_log("bench name=torture type=%s cpus=%d ms=%u gps=%lu exp_gps=%lu gps_per_sec=%lu "
-		 "updates=%lu reads=%ld errors=%ld pipe_errors=%ld mberrors=%ld result=%s",
+		 "updates=%lu reads=%ld errors=%ld pipe_errors=%ld mberrors=%ld result=%s "
+		 "setup_ms=%lu run_ms=%lu settle_ms=%lu stop_ms=%lu",
 		 type, num_online_cpus(), ms, r->gps, r->exp_gps,
 		 (r->gps + r->exp_gps) * 1000 / (ms ? ms : 1), r->versions, r->reads,
-		 r->errors, r->pipe_errors, r->mberrors, ret == 0 ? "SUCCESS" : "FAILURE");
+		 r->errors, r->pipe_errors, r->mberrors, ret == 0 ? "SUCCESS" : "FAILURE",
+		 r->setup_ms, r->run_ms, r->settle_ms, r->stop_ms);
 }
 
 static void torture_one(const char *type, unsigned int ms, bool must_fail)
@@ -1246,7 +1404,8 @@ static void torture_one(const char *type, unsigned int ms, bool must_fail)
 	struct rcu_torture_result r;
 	int ret;
 
-	ktap_expect_warnings(rcu_torture_expected_warnings());	/* object_debug's */
+	ktap_expect_warnings(rcu_torture_expected_warnings(),
+			     "torture.object_debug: a double call and one on freed memory");
 	ret = rcu_torture_run(type, ms, &r);
 
 	torture_report(type, ms, ret, &r);

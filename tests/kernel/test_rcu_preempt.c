@@ -205,7 +205,7 @@ static void rcu_preempt_nesting_and_misuse(void)
 	rcu_read_unlock();
 	KTAP_EXPECT_EQ(rcu_preempt_depth(), 1);
 	/* Quick Quiz 3, RCU's form: each would wait for this very reader. */
-	ktap_expect_warnings(3);
+	ktap_expect_warnings(3, "synchronize_rcu(), its expedited form and synchronize_sched() inside an RCU reader");
 	synchronize_rcu();
 	synchronize_rcu_expedited();
 	synchronize_sched();	/* the same grace periods */

@@ -1034,6 +1034,8 @@ static void sched_atomic_bug_reported(void)
 		ktap_skip("provokes BUG reports: boot with sched.provoke_bugs");
 		return;
 	}
+	ktap_expect_alarm("BUG reports: scheduling while atomic, then a sleeping function "
+			  "called from invalid context (with its own scheduling while atomic)");
 	bugs = atomic_read(&sched_atomic_bugs);
 	preempt_disable();
 	schedule();

@@ -36,6 +36,8 @@ static void hardlockup_is_reported(void)
 		ktap_skip("needs 2 CPUs: another one must notice");
 		return;
 	}
+	ktap_expect_alarm("a hard LOCKUP report for CPU %d (and a panic unless nmi_watchdog=nopanic)",
+			  STUCK_CPU);
 	t = kthread_create_on_cpu(hardlockup_spin, NULL, STUCK_CPU, "hardlockup_spin");
 	KTAP_ASSERT(t != NULL);
 	wake_up_process(t);

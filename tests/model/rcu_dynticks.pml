@@ -51,6 +51,17 @@
  *   7  no ofl_lock: the next grace period's first pass may copy the bit
  *      between rcu_report_dead()'s QS report (which may end the grace
  *      period) and the bit leaving qsmaskinitnext (needs two GPs).
+ *
+ * The idle entry's own QS report (IDLE_QS, on wherever the GP kthread is
+ * not reduced: rcu_idle_enter() reports the CPU itself when its leaf still
+ * waits for it after the counter increment).  A third property, asserted
+ * at the halt: no CPU halts while a grace period whose scan read its
+ * counter at task level (no handler running) still waits for it -- such
+ * a CPU would be noticed only at the next timed scan, ticks later.
+ * Mutants:
+ *   8  rcu_idle_enter() asks whether the leaf waits before the increment.
+ *   9  it asks once: a grace period that began during its report and read
+ *      its counter then is not seen (needs two GPs).
  */
 #ifndef NCPU
 #define NCPU 3
@@ -69,6 +80,14 @@
 #endif
 #ifndef NHOT
 #define NHOT 0			/* CPUs NACTIVE-NHOT..NACTIVE-1 go offline and back */
+#endif
+#if NHCPU >= NACTIVE && !defined(TICKS_EVERYWHERE) && NHOT == 0
+#define NO_TICKS 1		/* no CPU ticks: reductions 3 and 4 may apply */
+#else
+#define NO_TICKS 0
+#endif
+#ifndef IDLE_QS
+#define IDLE_QS (1 - NO_TICKS)	/* rcu_idle_enter()'s own QS report (see task) */
 #endif
 #define NONIDLE 4		/* DYNTICK_IRQ_NONIDLE: even, above any depth from idle (3) */
 #define LEAF(c) ((c) / 2)	/* leaf 0: CPUs 0-1, leaf 1: CPUs 2-3 */
@@ -89,6 +108,7 @@ bool pre[NCPU * NLEVEL];
 byte cpu_gp[NCPU];
 bool cpu_no_qs[NCPU];
 byte dyn_snap[NCPU];		/* 0 none, 1 snapshot taken, 2 taken and moved since */
+bool scanned[NCPU];		/* ghost: this GP's scan read the counter at task level */
 /* rcu_node: two leaves and a root */
 byte leaf_mask[2];
 byte leaf_gp[2];
@@ -166,6 +186,27 @@ inline tick(c) {
 }
 
 /*
+ * rcu_report_qs_here() from the idle task (outside every reader), irqs
+ * off: the tick's steps without its reader test.
+ */
+inline qs_here(c) {
+	atomic { depth[c] == 0 ->
+		note_gp(c);
+		cpu_no_qs[c] = 0;
+		carry = 0;
+		if
+		:: cpu_gp[c] == leaf_gp[LEAF(c)] && (leaf_mask[LEAF(c)] & BIT(c)) ->
+			leaf_mask[LEAF(c)] = leaf_mask[LEAF(c)] & ~BIT(c);
+			carry = (leaf_mask[LEAF(c)] == 0)
+		:: else -> skip
+		fi };
+	if
+	:: carry -> atomic { depth[c] == 0 -> root_mask = root_mask & ~(1 << LEAF(c)); carry = 0 }
+	:: else -> skip
+	fi
+}
+
+/*
  * The task on a CPU that takes interrupts: busy (outside readers) or in
  * the idle loop; its readers are its irq and NMI handlers, and its
  * quiescent states reach the tree only through the GP kthread's scan of
@@ -175,7 +216,7 @@ inline tick(c) {
  */
 proctype task(byte c)
 {
-	bool carry;
+	bool carry, w;
 
 	do
 #ifdef TICKS_EVERYWHERE
@@ -185,6 +226,10 @@ proctype task(byte c)
 #endif
 	:: atomic { depth[c] == 0 && !reading[c * NLEVEL] -> irqs_on[c] = 0 };
 		/* rcu_idle_enter() */
+#if IDLE_QS && MUTANT == 8
+		/* does the leaf still wait for this CPU? asked before the increment */
+		atomic { depth[c] == 0 -> w = ((leaf_gp[LEAF(c)] % 2) == 1 && (leaf_mask[LEAF(c)] & BIT(c))) };
+#endif
 #if MUTANT != 3
 		atomic { depth[c] == 0 -> nesting[c] = 0 };
 #endif
@@ -192,8 +237,34 @@ proctype task(byte c)
 #if MUTANT == 3
 		atomic { depth[c] == 0 -> nesting[c] = 0 };
 #endif
+#if IDLE_QS
+#if MUTANT != 8
+		/* rcu_gp_waits_here(), after the increment */
+		atomic { depth[c] == 0 -> w = ((leaf_gp[LEAF(c)] % 2) == 1 && (leaf_mask[LEAF(c)] & BIT(c))) };
+#endif
+		do
+		:: w ->
+			/* rcu_eqs_exit(), rcu_report_qs_here(), rcu_eqs_enter() */
+			atomic { depth[c] == 0 -> dyn_inc(c); w = 0 };
+			atomic { depth[c] == 0 -> nesting[c] = NONIDLE };
+			qs_here(c);
+			atomic { depth[c] == 0 -> nesting[c] = 0 };
+			atomic { depth[c] == 0 -> dyn_inc(c) }
+#if MUTANT != 9
+			/* again: a GP that began since may have read the counter odd */
+			; atomic { depth[c] == 0 ->
+				w = ((leaf_gp[LEAF(c)] % 2) == 1 && (leaf_mask[LEAF(c)] & BIT(c))) }
+#endif
+		:: else -> break
+		od;
+#endif
 		/* arch_safe_halt(): interrupts may arrive */
-		atomic { depth[c] == 0 -> irqs_on[c] = 1 };
+		atomic { depth[c] == 0 ->
+#if IDLE_QS
+			/* no GP that read this counter at task level waits for this halt */
+			assert(!(scanned[c] && (leaf_mask[LEAF(c)] & BIT(c))));
+#endif
+			irqs_on[c] = 1 };
 		atomic { depth[c] == 0 -> irqs_on[c] = 0 };
 		/* rcu_idle_exit() */
 		atomic { depth[c] == 0 -> dyn_inc(c) };
@@ -451,7 +522,7 @@ proctype nmi(byte c)
 	od
 }
 
-#if NHCPU >= NACTIVE && !defined(TICKS_EVERYWHERE) && NHOT == 0
+#if NO_TICKS && !IDLE_QS
 /*
  * No CPU ticks: no process but this one reads or writes the rcu_node
  * masks, leaf_gp or gp_seq, so its steps on them commute with
@@ -558,7 +629,7 @@ proctype gp_kthread()
 			od;
 			i = 0;
 			do	/* the last GP's snapshots are never read again */
-			:: i < NCPU -> dyn_snap[i] = 0; i++
+			:: i < NCPU -> dyn_snap[i] = 0; scanned[i] = 0; i++
 			:: else -> break
 			od;
 			i = 0
@@ -630,6 +701,7 @@ proctype gp_kthread()
 						assert(leaf_next[LEAF(c)] & BIT(c));
 #endif
 						s = dynticks[c];
+						scanned[c] = scanned[c] || depth[c] == 0;
 						if
 #if MUTANT == 3
 						:: s == 0 || (!first && s == 1) ->

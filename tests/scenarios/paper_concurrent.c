@@ -29,6 +29,7 @@
 #include "kernel/smp.h"
 #include "kernel/string.h"
 #include "kernel/time.h"
+#include "kernel/trace.h"
 
 static unsigned int cc_cs_ns = 2000;
 core_param(concurrent.cs_ns, cc_cs_ns, uint, "work (ns) in each reader's section in paper_concurrent");
@@ -171,13 +172,20 @@ static void cc_reader_fn(struct scen_worker *w)
 		switch (x->type) {
 		case CC_RCU: {
 			struct cc_value *p;
+			/* trace=rcu: the sections from the update on, for the
+			 * timeline (tools/trace.py), as the rows keep them. */
+			bool traced = smp_load_acquire(&x->phase) && r->nafter < CC_AFTER;
 
 			rcu_read_lock_sched();
 			ts = get_cycles_ordered();
+			if (traced)
+				trace_rcu_reader("rcu-sched", "begin", w->idx, 0);
 			p = rcu_dereference(cc_cur);
 			v = READ_ONCE(p->v);
 			ndelay(x->cs_ns);
 			te = get_cycles_ordered();
+			if (traced)
+				trace_rcu_reader("rcu-sched", "end", w->idx, v == 1);
 			rcu_read_unlock_sched();
 			break;
 		}
@@ -216,10 +224,13 @@ static void cc_updater_fn(struct scen_worker *w)
 	smp_store_release(&x->phase, 1);
 	switch (x->type) {
 	case CC_RCU:
+		trace_rcu_reader("rcu-sched", "update", w->idx, 0);
 		rcu_assign_pointer(cc_cur, &cc_vals[1]);
 		x->t1 = get_cycles_ordered();
+		trace_rcu_reader("rcu-sched", "commit", w->idx, 1);
 		synchronize_sched();
 		x->t2 = get_cycles_ordered();
+		trace_rcu_reader("rcu-sched", "updated", w->idx, 1);
 		break;
 	case CC_RWLOCK:
 		write_lock(&cc_rw);

@@ -92,15 +92,17 @@ def goals(rows, paper=None):
     np = "rcu-nonpreempt" if get("rcu-nonpreempt") is not None else "rcu"
 
     def same(key):
+        """Two-sided: the difference, either way, within twice its own
+        standard deviation (about 95%), which has both rows' spread in it:
+        sqrt(sd_a^2 + sd_e^2), each row's the run-to-run stddev and at
+        least 2.5% of its figure (a median's spread is not in the row)."""
         a, e = get(np, key=key), get("empty", key=key)
         if a is None or e is None:
             return "-", None
-        if key == "ns_per_op":      # two standard deviations of the runs
-            noise = 2 * math.hypot(get(np, key="stddev") or 0,
-                                   get("empty", key="stddev") or 0)
-        else:                       # a median has no spread here: 5%
-            noise = 0.05 * abs(e)
-        noise = max(noise, 0.01 * abs(e), 0.05)
+
+        def sd(t, v):
+            return max(get(t, key="stddev") or 0, 0.025 * abs(v))
+        noise = max(2 * math.hypot(sd(np, a), sd("empty", e)), 0.05)
         return f"{a - e:+.3g} ns (±{noise:.3g})", abs(a - e) <= noise
     body.append([f"{np} (non-preemptible rcu_read_lock) vs empty loop at {n:g} CPUs",
                  "indistinguishable"] + both(same))
@@ -116,6 +118,8 @@ def goals(rows, paper=None):
             "reader's median timed batch per section, the median over "
             "readers and runs: the cost while the host lets the vCPU run, "
             "which is what a mean under TCG is not. They are reported, not "
-            "asserted. \"Indistinguishable\" allows two standard "
-            "deviations of the means, or 5% of the empty loop's median."]
+            "asserted. \"Indistinguishable\" is two-sided: the difference, "
+            "faster or slower, within two standard deviations of the "
+            "difference, sqrt(sd1^2 + sd2^2) from the two rows' run-to-run "
+            "stddevs (each at least 2.5% of its figure)."]
     return out

@@ -194,6 +194,7 @@ void kfree(const void *p)
 u64 get_cycles(void) { return shim_now_ns(); }
 u64 get_cycles_ordered(void) { return shim_now_ns(); }
 u64 ktime_get_ns(void) { return shim_now_ns(); }
+u64 cycles_to_ktime_ns(u64 tsc) { return tsc; }
 u64 cycles_to_ns(u64 cycles) { return cycles; }
 u64 ns_to_cycles(u64 ns) { return ns; }
 void time_set_tsc_khz(u64 khz) { (void)khz; }

@@ -1,0 +1,135 @@
+/*
+ * kernel/jitter.c - the delays of kernel/jitter.h (test build only):
+ * jitter=N, jitter.seed=S, a per-CPU xorshift generator and a TSC spin.
+ *
+ * Each site class gets a probability from the seed once, at boot, the
+ * same on every CPU: a seed that slows gp_init and the barrier walk but
+ * never the lock releases stresses other crossings than one that does the
+ * reverse, and running several seeds covers the combinations.  Each CPU
+ * draws from its own generator (seed and CPU number), so no site shares a
+ * cache line or takes a lock.  A thread migrated mid-draw may advance
+ * another CPU's state: harmless, it only changes which number comes next.
+ */
+#include "kernel/jitter.h"
+#include "kernel/atomic.h"
+#include "kernel/cmdline.h"
+#include "kernel/percpu.h"
+#include "kernel/preempt.h"
+#include "kernel/printk.h"
+#include "kernel/smp.h"
+#include "kernel/time.h"
+#include "asm/cpu.h"
+
+#ifdef CONFIG_JITTER
+static unsigned int jitter_max_us;
+core_param(jitter, jitter_max_us, uint,
+	   "test build: random delays of 0..N us at synchronization points (0: off)");
+static unsigned int jitter_slow_us;
+core_param(jitter.slow, jitter_slow_us, uint,
+	   "test build: max delay (us) at the slow-path sites (default 16 x jitter=)");
+static unsigned int jitter_seed;
+core_param(jitter.seed, jitter_seed, uint,
+	   "test build: the seed of jitter= (default: from the TSC; printed at boot)");
+
+unsigned int jitter_site_mask;
+/* Per site: hot sites jitter= us, slow paths jitter.slow= us (Linux's
+ * gp_*_delay are milliseconds: a window between two slow paths needs a
+ * delay as long as the other path's step to line up often). */
+static u64 jitter_max_cycles[JITTER_NR_SITES];
+/* One fire in 2^shift calls; the hot sites' choices, then the slow ones'. */
+static u8 jitter_shift[JITTER_NR_SITES];
+static const u8 hot_shifts[] = { 6, 8, 10, 12, 0xff };
+static const u8 slow_shifts[] = { 0, 1, 2, 3 };
+static const char *const site_names[JITTER_NR_SITES] = {
+	"unlock", "release", "rmw", "preempt", "irq", "wake",
+	"hotplug", "barrier", "gp_init", "gp_phase", "srcu",
+};
+
+static DEFINE_PER_CPU(u64, jitter_rng);
+static DEFINE_PER_CPU(u64, jitter_count);
+
+/* splitmix64: spreads a small seed over all 64 bits (never returns 0 here
+ * for the inputs we give it in practice; xorshift needs a nonzero state). */
+static u64 splitmix64(u64 x)
+{
+	x += 0x9e3779b97f4a7c15ull;
+	x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ull;
+	x = (x ^ (x >> 27)) * 0x94d049bb133111ebull;
+	return x ^ (x >> 31);
+}
+
+static u64 jitter_next(void)
+{
+	u64 x = this_cpu_read(jitter_rng);
+
+	if (unlikely(!x))
+		x = splitmix64(((u64)jitter_seed << 16) ^ (u64)(smp_processor_id() + 1)) | 1;
+	x ^= x << 13;
+	x ^= x >> 7;
+	x ^= x << 17;
+	this_cpu_write(jitter_rng, x);
+	return x;
+}
+
+void __jitter_site(unsigned int site)
+{
+	u8 shift = jitter_shift[site];
+	u64 r, cycles, t0;
+
+	if (in_nmi())
+		return;
+	r = jitter_next();
+	if (shift && (r & ((1ull << shift) - 1)))
+		return;
+	cycles = (r >> 16) % (jitter_max_cycles[site] + 1);
+	this_cpu_add(jitter_count, 1);
+	/* The delay itself: rdtsc and pause only, no site of its own. */
+	t0 = rdtsc();
+	while (rdtsc() - t0 < cycles)
+		cpu_relax();
+}
+
+u64 jitter_delays(void)
+{
+	u64 n = 0;
+	int cpu;
+
+	for (cpu = 0; cpu < nr_cpu_ids; cpu++)
+		n += per_cpu(jitter_count, cpu);
+	return n;
+}
+
+void jitter_init(void)
+{
+	char buf[160];
+	unsigned int mask = 0, s;
+	int len = 0;
+	u64 r;
+
+	if (!jitter_max_us)
+		return;
+	if (!jitter_seed)
+		jitter_seed = (unsigned int)(rdtsc() % 1000000u) + 1;
+	if (!jitter_slow_us)
+		jitter_slow_us = 16 * jitter_max_us;
+	r = splitmix64(jitter_seed);
+	for (s = 0; s < JITTER_NR_SITES; s++) {
+		jitter_max_cycles[s] = (u64)(s < JITTER_FIRST_SLOW ? jitter_max_us : jitter_slow_us) *
+				       tsc_khz / 1000;
+		r = splitmix64(r);
+		if (s < JITTER_FIRST_SLOW)
+			jitter_shift[s] = hot_shifts[r % sizeof(hot_shifts)];
+		else
+			jitter_shift[s] = slow_shifts[r % sizeof(slow_shifts)];
+		if (jitter_shift[s] == 0xff)
+			continue;
+		mask |= 1u << s;
+		len += snprintf(buf + len, sizeof(buf) - len, " %s:1/%u", site_names[s],
+				1u << jitter_shift[s]);
+	}
+	pr_info("jitter: max %u us seed %u\n", jitter_max_us, jitter_seed);
+	pr_info("jitter: slow paths max %u us; sites%s\n", jitter_slow_us, len ? buf : " none");
+	/* Published last: a site that sees its bit finds its shift set. */
+	__atomic_store_n(&jitter_site_mask, mask, __ATOMIC_RELEASE);
+}
+#endif

@@ -1,0 +1,47 @@
+/*
+ * rcu/kvfree.h - kfree_rcu()'s boot hooks and its counters, for kmain(),
+ * the tests and the benchmarks (the API is in rcu/rcupdate.h).
+ */
+#pragma once
+
+#include "kernel/atomic.h"
+
+struct kfree_rcu_stats {
+	atomic_long_t queued;		/* objects handed in and queued */
+	atomic_long_t freed;		/* objects freed after their GP */
+	atomic_long_t batches;		/* call_rcu()s: one per batch */
+	atomic_long_t pages;		/* pages of pointers allocated now */
+	atomic_long_t by_head;		/* queued on the rcu_head chain */
+	atomic_long_t by_sync;		/* mightsleep: synchronize_rcu(), kfree() */
+	atomic_long_t slots_busy;	/* monitor found every batch slot busy */
+	atomic_long_t shrunk;		/* cached pages given back */
+	atomic_long_t handed_over;	/* objects moved off a CPU going down */
+	atomic_long_t atomic_reports;	/* mightsleep from atomic context */
+	atomic_long_t leaked;		/* ...that could not be queued */
+};
+extern struct kfree_rcu_stats kfree_rcu_stats;
+
+/* kmain(), after rcu_late_init(): each CPU's state, the hotplug hooks
+ * and the shrinker. */
+void kfree_rcu_init_late(void);
+/* Each CPU as it comes up, before it runs tasks (smp_ap_main()). */
+void kfree_rcu_init_percpu(int cpu);
+/* Pointers one page holds. */
+unsigned long kfree_rcu_bulk_max(void);
+/* Gives back every cached page now; returns how many. */
+unsigned long kfree_rcu_shrink(void);
+
+/* kfree_rcu.drain_ms: how long a partial batch waits for company. */
+extern unsigned int kfree_rcu_drain_ms;
+
+#ifdef CONFIG_SANITIZE
+/* Test build: no page of pointers can be had while set (the fallbacks). */
+extern bool kfree_rcu_inject_nopage;
+/* kfree_rcu.inject=MASK, faults the kfree_rcu suite must catch: */
+#define KFREE_INJECT_NO_GP	0x1	/* batches freed without a grace period */
+#define KFREE_INJECT_BARRIER	0x2	/* kvfree_rcu_barrier() returns at once */
+#define KFREE_INJECT_ODEBUG	0x4	/* no double-queue check: freed twice */
+#define KFREE_INJECT_ATOMIC	0x8	/* mightsleep's atomic check is off */
+#define KFREE_INJECT_HANDOVER	0x10	/* a CPU going down keeps its queue */
+extern unsigned int kfree_rcu_inject;
+#endif

@@ -1,0 +1,199 @@
+#!/usr/bin/env python3
+"""tools/mutants.py: the mutation score of issue 29 (`make mutants`; long:
+not part of make test).
+
+Each tests/mutants/NN-NAME.patch is one single-fault mutation of the
+kernel, with a header saying what it breaks and which tests a developer
+would run for that area:
+
+    # Tests: QEMU configurations of tests/qemu-configs, comma-separated
+    # Host: host test programs of tests/host (built as build/NAME)
+
+For each mutant: a scratch copy of HEAD (git archive) in
+build/mutants/NAME, the patch applied there, the test build made
+(SANITIZE=1), then the host programs and the QEMU configurations in the
+order given, until one fails: the mutant is KILLED by it (with the first
+failure message of its log), or SURVIVED all of them.  The table at the
+end: mutant, killed by (test and message) or SURVIVED, minutes; and the
+kill rate.  Also written to build/mutants/report.md.
+
+    python3 tools/mutants.py                   every mutant
+    python3 tools/mutants.py --only 05,cookie  names containing these
+    python3 tools/mutants.py --all-tests       run every test of a mutant,
+                                               not only up to its first kill
+    python3 tools/mutants.py --list            the mutants and their tests
+
+A run that fails only by timing out is a timeout, not a kill, unless
+--timeouts-kill is given (a loaded machine times out healthy kernels).
+Standard library only.
+"""
+
+import argparse
+import glob
+import os
+import re
+import shutil
+import subprocess
+import sys
+import time
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+MUTANTS = os.path.join(ROOT, "tests", "mutants")
+WORK = os.path.join(ROOT, "build", "mutants")
+MSG_RE = re.compile(r"rcu-torture: ERROR|WARNING:|BUG[: ]|End of test: FAILURE|"
+                    r"Kernel panic|UBSAN|ODEBUG|general protection|^not ok|INFO: .*stall")
+CLEAN_RE = re.compile(r"\x1b\[[0-9;?]*[A-Za-z]|\r")
+
+
+def header(path):
+    h = {}
+    key = None
+    with open(path) as f:
+        for line in f:
+            if not line.startswith("#"):
+                break
+            text = line[1:].strip()
+            m = re.match(r"([A-Z][A-Za-z ]+): (.*)", text)
+            if m and not line.startswith("#   "):
+                key = m.group(1)
+                h[key] = m.group(2)
+            elif key:
+                h[key] += " " + text
+    return h
+
+
+def first_message(log):
+    try:
+        with open(log, errors="replace") as f:
+            for line in f:
+                line = CLEAN_RE.sub("", line).strip()
+                if MSG_RE.search(line):
+                    return line[:160]
+    except OSError:
+        pass
+    return ""
+
+
+def sh(cmd, cwd, timeout, env=None):
+    try:
+        p = subprocess.run(cmd, cwd=cwd, shell=True, capture_output=True, text=True,
+                           errors="replace", timeout=timeout, env=env)
+        return p.returncode, p.stdout + p.stderr
+    except subprocess.TimeoutExpired as e:
+        out = (e.stdout or b"").decode(errors="replace") if isinstance(e.stdout, bytes) else (e.stdout or "")
+        return None, out
+
+
+def run_mutant(path, args):
+    name = os.path.basename(path)[:-len(".patch")]
+    h = header(path)
+    tests = [t for t in h.get("Tests", "").replace(" ", "").split(",") if t]
+    hosts = [t for t in h.get("Host", "").replace(" ", "").split(",") if t]
+    d = os.path.join(WORK, name)
+    t0 = time.monotonic()
+    shutil.rmtree(d, ignore_errors=True)
+    os.makedirs(d)
+    rc, out = sh(f"git -C {ROOT} archive {args.rev} | tar -x -C {d}", ROOT, 120)
+    if rc != 0:
+        return name, "ERROR: git archive failed", t0, []
+    # patch(1), not git apply: the scratch copy lies inside this work
+    # tree, where git apply would skip every path outside build/mutants.
+    rc, out = sh(f"patch -p1 -s --batch --no-backup-if-mismatch -i {path}", d, 60)
+    if rc != 0:
+        return name, f"ERROR: patch does not apply: {out.strip()[:120]}", t0, []
+    rc, out = sh("make -s -j2 BUILD=build/test SANITIZE=1 iso", d, 1200)
+    if rc != 0:
+        return name, f"ERROR: test build failed: {out.strip().splitlines()[-1][:120] if out.strip() else '?'}", t0, []
+    results = []
+    killed = None
+    for t in hosts:
+        rc, out = sh(f"make -s -C tests/host build/{t} >/dev/null && tests/host/build/{t}",
+                     d, 900)
+        lines = [l for l in out.splitlines() if l.startswith("not ok") or "FAILED" in l
+                 or "ERROR" in l or "WARNING" in l]
+        if rc is None:
+            results.append((f"host {t}", "timeout"))
+        elif rc != 0:
+            msg = lines[0][:160] if lines else f"exit {rc}"
+            results.append((f"host {t}", msg))
+            killed = killed or (f"host {t}", msg)
+        else:
+            results.append((f"host {t}", "passed"))
+        print(f"  {name}: host {t}: {results[-1][1]}", flush=True)
+        if killed and not args.all_tests:
+            break
+    if not killed or args.all_tests:
+        env = dict(os.environ, RCUKERN_ISO="build/test/rcukern.iso")
+        for t in tests:
+            logdir = os.path.join(d, "build", "mutant-logs")
+            rc, out = sh(f"{sys.executable} tests/runner.py --only {t} --log-dir {logdir}"
+                         f" --timeout-scale {args.timeout_scale}", d, 3600, env)
+            log = os.path.join(logdir, f"{t}.log")
+            # The judge's case NAME/timeout: killed by the runner's limit.
+            # A hang is a kill only when the log says why (a stall
+            # warning, a WARNING) or with --timeouts-kill.
+            timed_out = f"FAIL {t}/timeout" in out and not first_message(log)
+            if rc == 0:
+                results.append((t, "passed"))
+            elif rc is None:
+                results.append((t, "timeout (mutants.py)"))
+            elif timed_out and not args.timeouts_kill:
+                results.append((t, "timeout (hang? not counted)"))
+            else:
+                msg = first_message(log) or next((l for l in out.splitlines()
+                                                  if l.startswith("FAIL")), f"exit {rc}")
+                results.append((t, msg))
+                killed = killed or (t, msg)
+            print(f"  {name}: {t}: {results[-1][1]}", flush=True)
+            if killed and not args.all_tests:
+                break
+    if not args.keep:
+        shutil.rmtree(os.path.join(d, "build", "test"), ignore_errors=True)
+    verdict = f"{killed[0]}: {killed[1]}" if killed else "SURVIVED"
+    return name, verdict, t0, results
+
+
+def main(argv=None):
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--only", default="", help="comma-separated substrings of mutant names")
+    ap.add_argument("--all-tests", action="store_true")
+    ap.add_argument("--list", action="store_true")
+    ap.add_argument("--keep", action="store_true", help="keep each scratch build")
+    ap.add_argument("--rev", default="HEAD", help="the revision mutated (default HEAD)")
+    ap.add_argument("--timeout-scale", type=float, default=1.0)
+    ap.add_argument("--timeouts-kill", action="store_true")
+    a = ap.parse_args(argv)
+    paths = sorted(glob.glob(os.path.join(MUTANTS, "*.patch")))
+    if a.only:
+        keys = a.only.split(",")
+        paths = [p for p in paths if any(k in os.path.basename(p) for k in keys)]
+    if a.list:
+        for p in paths:
+            h = header(p)
+            print(f"{os.path.basename(p)}: {h.get('Area', '?')}; tests {h.get('Tests', '')}"
+                  f"{'; host ' + h['Host'] if 'Host' in h else ''}")
+        return 0
+    os.makedirs(WORK, exist_ok=True)
+    rows = []
+    for p in paths:
+        print(f"# mutant {os.path.basename(p)}", flush=True)
+        name, verdict, t0, _ = run_mutant(p, a)
+        mins = (time.monotonic() - t0) / 60
+        rows.append((name, verdict, mins))
+        print(f"# {name}: {verdict} ({mins:.1f} min)", flush=True)
+    valid = [r for r in rows if not r[1].startswith("ERROR")]
+    killed = [r for r in valid if r[1] != "SURVIVED"]
+    table = ["| mutant | killed by (test: first failure) | minutes |", "|---|---|---|"]
+    table += [f"| {n} | {v.replace('|', '/')} | {m:.1f} |" for n, v, m in rows]
+    rate = f"kill rate: {len(killed)} of {len(valid)} mutants" + \
+        (f" ({100 * len(killed) / len(valid):.0f}%)" if valid else "") + \
+        (f"; {len(rows) - len(valid)} could not be run" if len(rows) != len(valid) else "")
+    print("\n".join(table))
+    print(rate)
+    with open(os.path.join(WORK, "report.md"), "w") as f:
+        f.write("\n".join(table) + "\n\n" + rate + "\n")
+    return 0 if len(killed) == len(valid) else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())
