@@ -99,8 +99,23 @@ bool need_resched(void)
 
 /* ---- run queue --------------------------------------------------------- */
 
+/*
+ * Invariants of the run queues, checked in the test build only (Linux's
+ * SCHED_WARN_ON()): a task is queued on at most one queue, once; a dead
+ * task is never queued; a queued task's ->cpu is its queue's (so the
+ * task a CPU picks, its rq->curr, is that CPU's).
+ */
+#ifdef CONFIG_SANITIZE
+#define SCHED_WARN_ON(cond)	WARN_ON_ONCE(cond)
+#else
+#define SCHED_WARN_ON(cond)	do { } while (0)
+#endif
+
 static void enqueue(struct rq *rq, struct task *t, bool head)
 {
+	SCHED_WARN_ON(!list_empty(&t->run_list));
+	SCHED_WARN_ON(t->state == TASK_DEAD);
+	SCHED_WARN_ON(cpu_rq(t->cpu) != rq);
 	if (head)
 		list_add(&t->run_list, &rq->queue[t->prio]);
 	else
@@ -841,12 +856,15 @@ __noreturn void cpu_idle_loop(void)
 		local_irq_restore(flags);
 	} else {
 		/* Back from cpu_up(): the idle task died here running, on
-		 * this same boot stack, and starts over. */
+		 * this same boot stack, and starts over.  The run queue
+		 * stops dying here, on the CPU, not in cpu_up(): a CPU that
+		 * failed to come back must keep sending its threads away. */
 		unsigned long flags;
 
 		local_irq_save(flags);
 		arch_spin_lock(&rq->lock);
 		WARN_ON_ONCE(rq->curr != rq->idle);
+		rq->dying = false;
 		rq->curr = rq->idle;
 		rq->idle->on_cpu = 1;
 		arch_spin_unlock(&rq->lock);
@@ -915,18 +933,6 @@ void sched_cpu_dying_begin(int cpu)
 	sched_inject(SCHED_INJECT_DYING, NULL, cpu);
 	__atomic_store_n(&per_cpu(sched_need_resched, cpu), true, __ATOMIC_RELEASE);
 	arch_send_reschedule(cpu);	/* it is no longer online: no smp_send_reschedule() */
-}
-
-void sched_cpu_up_prepare(int cpu)
-{
-	struct rq *rq = cpu_rq(cpu);
-	unsigned long flags;
-
-	local_irq_save(flags);
-	arch_spin_lock(&rq->lock);
-	rq->dying = false;
-	arch_spin_unlock(&rq->lock);
-	local_irq_restore(flags);
 }
 
 /*

@@ -94,6 +94,7 @@ struct task {
 	 * docs/article.md): the srcu_structs this task reads. */
 	void *srcu_held[4];
 	int srcu_held_depth;
+	bool srcu_held_overflow;	/* more sections than slots since depth 0 */
 #ifdef CONFIG_LOCKDEP
 	struct lockdep_held lockdep;	/* locks this task holds (kernel/lockdep.c) */
 #endif
