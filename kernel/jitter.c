@@ -24,12 +24,18 @@
 static unsigned int jitter_max_us;
 core_param(jitter, jitter_max_us, uint,
 	   "test build: random delays of 0..N us at synchronization points (0: off)");
+static unsigned int jitter_slow_us;
+core_param(jitter.slow, jitter_slow_us, uint,
+	   "test build: max delay (us) at the slow-path sites (default 16 x jitter=)");
 static unsigned int jitter_seed;
 core_param(jitter.seed, jitter_seed, uint,
 	   "test build: the seed of jitter= (default: from the TSC; printed at boot)");
 
 unsigned int jitter_site_mask;
-static u64 jitter_max_cycles;
+/* Per site: hot sites jitter= us, slow paths jitter.slow= us (Linux's
+ * gp_*_delay are milliseconds: a window between two slow paths needs a
+ * delay as long as the other path's step to line up often). */
+static u64 jitter_max_cycles[JITTER_NR_SITES];
 /* One fire in 2^shift calls; the hot sites' choices, then the slow ones'. */
 static u8 jitter_shift[JITTER_NR_SITES];
 static const u8 hot_shifts[] = { 6, 8, 10, 12, 0xff };
@@ -75,7 +81,7 @@ void __jitter_site(unsigned int site)
 	r = jitter_next();
 	if (shift && (r & ((1ull << shift) - 1)))
 		return;
-	cycles = (r >> 16) % (jitter_max_cycles + 1);
+	cycles = (r >> 16) % (jitter_max_cycles[site] + 1);
 	this_cpu_add(jitter_count, 1);
 	/* The delay itself: rdtsc and pause only, no site of its own. */
 	t0 = rdtsc();
@@ -104,9 +110,12 @@ void jitter_init(void)
 		return;
 	if (!jitter_seed)
 		jitter_seed = (unsigned int)(rdtsc() % 1000000u) + 1;
-	jitter_max_cycles = (u64)jitter_max_us * tsc_khz / 1000;
+	if (!jitter_slow_us)
+		jitter_slow_us = 16 * jitter_max_us;
 	r = splitmix64(jitter_seed);
 	for (s = 0; s < JITTER_NR_SITES; s++) {
+		jitter_max_cycles[s] = (u64)(s < JITTER_FIRST_SLOW ? jitter_max_us : jitter_slow_us) *
+				       tsc_khz / 1000;
 		r = splitmix64(r);
 		if (s < JITTER_FIRST_SLOW)
 			jitter_shift[s] = hot_shifts[r % sizeof(hot_shifts)];
@@ -119,7 +128,7 @@ void jitter_init(void)
 				1u << jitter_shift[s]);
 	}
 	pr_info("jitter: max %u us seed %u\n", jitter_max_us, jitter_seed);
-	pr_info("jitter: sites%s\n", len ? buf : " none");
+	pr_info("jitter: slow paths max %u us; sites%s\n", jitter_slow_us, len ? buf : " none");
 	/* Published last: a site that sees its bit finds its shift set. */
 	__atomic_store_n(&jitter_site_mask, mask, __ATOMIC_RELEASE);
 }

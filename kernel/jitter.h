@@ -6,7 +6,8 @@
  *
  * `jitter=N` (µs, 0 = off, the default) with `jitter.seed=S`: each site
  * class below gets, from the seed, a probability of firing; each time it
- * fires the CPU spins 0..N µs on the TSC.  The seed is printed at boot
+ * fires the CPU spins 0..N µs on the TSC (0..jitter.slow µs at the slow
+ * paths' sites, default 16 N: Linux's gp_*_delay are milliseconds).  The seed is printed at boot
  * ("jitter: max N us seed S"), so a failing run can be replayed (as far
  * as timing replays: the choices, not the interleaving, are fixed).
  *

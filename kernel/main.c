@@ -42,6 +42,11 @@ static char *test_selection;
 core_param(test, test_selection, charp,
 	   "KTAP suites to run: all, a comma-separated list, prefix* (default: paper_*, the article's scenarios)");
 
+/* help: the vocabulary of the command line, then the run ends (status 0). */
+static bool help;
+core_param(help, help, bool,
+	   "print every option with its help, the test= suites and torture= flavours, and end the run");
+
 struct boot_info boot_info;
 
 static void parse_boot_info(unsigned long magic, unsigned long info_phys)
@@ -89,6 +94,14 @@ void kmain(unsigned long magic, unsigned long info_phys)
 	       boot_info.loader_name[0] ? boot_info.loader_name : "?",
 	       (unsigned long)(pmm_usable_bytes() >> 20), boot_info.cmdline);
 	cmdline_parse_kernel(boot_info.cmdline);
+	if (help) {
+		cmdline_help();
+		printk(KERN_INFO "help: test= suites (all: every one but selftest_*):\n");
+		ktap_list_suites();
+		printk(KERN_INFO "help: torture= flavours (torture.secs=S):\n");
+		rcu_torture_list();
+		system_exit(EXIT_SUCCESS_STATUS);
+	}
 	spin_lock_setup(arch_under_hypervisor());	/* before any other CPU runs */
 	timers_init();		/* the per-CPU timer bases, before anyone sleeps */
 	sched_init();		/* kmain becomes a task; CPU 0's idle; preempt= */

@@ -653,6 +653,7 @@ static void rcu_read_preempt_delay(struct torture_random *r)
 struct torture_read_state {
 	unsigned long started;
 	unsigned long gp_cookie, exp_cookie;
+	void *kfree_obj;		/* torture.kfree_rcu's object */
 };
 
 static void rcu_torture_cookies(struct torture_read_state *rs)
@@ -684,6 +685,7 @@ static struct rcu_torture *rcu_torture_read_start(struct torture_read_state *rs)
 	struct rcu_torture *p;
 
 	rcu_torture_cookies(rs);
+	rs->kfree_obj = rcu_torture_kfree_read_start();
 	rs->started = torture_completed();
 	p = cur_ops->flavor == TF_SCHED ? rcu_dereference_sched(rcu_torture_current) :
 	    rcu_dereference_raw(rcu_torture_current);
@@ -720,6 +722,7 @@ static void rcu_torture_read_check(struct rcu_torture *p, const struct torture_r
 		torture_error("reader on CPU %d%s: a full %s grace period ended inside its "
 			      "section (cookie check)\n", cpu, where, gp);
 	}
+	rcu_torture_kfree_read_end(rs->kfree_obj, cpu);
 	atomic_long_inc(&per_cpu(rcu_torture_count, cpu)[pipe]);
 	atomic_long_inc(&per_cpu(rcu_torture_batch, cpu)[completed]);
 }
@@ -1319,7 +1322,8 @@ int rcu_torture_run(const char *type, unsigned int duration_ms,
 	*res = (struct rcu_torture_result){ 0 };
 	cur_ops = rcu_torture_find(type);
 	if (!cur_ops) {
-		pr_err("rcu-torture: unknown torture type '%s'\n", type);
+		pr_err("rcu-torture: unknown torture type '%s'; the flavours are:\n", type);
+		rcu_torture_list();
 		return -EINVAL;
 	}
 	rcu_torture_reset();
@@ -1359,6 +1363,7 @@ int rcu_torture_run(const char *type, unsigned int duration_ms,
 	if (cur_ops->flavor == TF_SCHED)
 		WRITE_ONCE(rcu_torture_nmi_hook, rcu_torture_nmi_read);
 	rcu_torture_cb_start();
+	rcu_torture_kfree_start();
 	rcu_torture_threads_start();
 
 	torture_onoff_start();
@@ -1382,10 +1387,12 @@ int rcu_torture_run(const char *type, unsigned int duration_ms,
 	/* Every stressor that is on does its part at least once. */
 	t_settle = ktime_get_ns();
 	start = jiffies;
-	while ((rcu_torture_cb_pending() || rcu_torture_threads_pending()) &&
+	while ((rcu_torture_cb_pending() || rcu_torture_threads_pending() ||
+		rcu_torture_kfree_pending()) &&
 	       jiffies - start < (unsigned long)TORTURE_STRESSOR_WAIT_S * HZ)
 		msleep(20);
-	if (rcu_torture_cb_pending() || rcu_torture_threads_pending())
+	if (rcu_torture_cb_pending() || rcu_torture_threads_pending() ||
+	    rcu_torture_kfree_pending())
 		pr_err("rcu-torture: a stressor had not done its part once %u s after "
 		       "the run's end; stopping it\n", TORTURE_STRESSOR_WAIT_S);
 	else if (jiffies != start)
@@ -1399,6 +1406,7 @@ int rcu_torture_run(const char *type, unsigned int duration_ms,
 	/* Stressor threads first: shuffle may be restarting readers. */
 	rcu_torture_threads_stop();
 	rcu_torture_cb_stop();
+	rcu_torture_kfree_stop();
 	if (writer)
 		kthread_stop(writer);
 	for (i = 0; i < nfake; i++)
@@ -1425,6 +1433,7 @@ int rcu_torture_run(const char *type, unsigned int duration_ms,
 
 	stressors_ok = rcu_torture_threads_report();
 	stressors_ok = rcu_torture_cb_report() && stressors_ok;
+	stressors_ok = rcu_torture_kfree_report() && stressors_ok;
 	if (gp_types)
 		printk(KERN_INFO "rcu-torture: gp kinds used: normal %ld sync %ld exp %ld "
 		       "cond %ld poll %ld\n", atomic_long_read(&n_gp_used[0]),
@@ -1450,6 +1459,12 @@ int rcu_torture_run(const char *type, unsigned int duration_ms,
 	printk(KERN_INFO "rcu-torture:--- End of test: %s: torture_type=%s gps=%lu\n",
 	       res->success ? "SUCCESS" : "FAILURE", cur_ops->name, res->gps);
 	return res->success ? 0 : 1;
+}
+
+void rcu_torture_list(void)
+{
+	for (size_t i = 0; i < ARRAY_SIZE(torture_ops); i++)
+		printk(KERN_INFO "rcu-torture:   %s\n", torture_ops[i].name);
 }
 
 const char *rcu_torture_cmdline_type(void)

@@ -35,6 +35,8 @@ int rcu_torture_run(const char *type, unsigned int duration_ms,
 		    struct rcu_torture_result *res);
 /* torture= and torture.secs= from the command line (NULL if not given). */
 const char *rcu_torture_cmdline_type(void);
+/* Prints the torture= flavours (for `help` and an unknown one). */
+void rcu_torture_list(void);
 unsigned int rcu_torture_cmdline_secs(void);
 /* WARNINGs a run provokes on purpose (object_debug's two ODEBUG reports),
  * for the test that runs it to announce. */

@@ -344,6 +344,13 @@ class VerdictTest(unittest.TestCase):
         self.assertEqual(statuses(v)["exit-status"], "FAIL")
         self.assertNotIn("exit-status", statuses(judge_fixture("not-ok.log", rc=1)))
 
+    def test_a_cut_log_shows_its_last_lines_once(self):
+        # A case that never reported and the missing end both ask for the
+        # log's last lines: they are shown once.
+        v = judge_fixture("truncated.log")
+        self.assertFalse(v.passed)
+        self.assertEqual(sum(x.startswith("last ") for x in v.notes), 1, v.notes)
+
     def test_unknown_option_fails_the_run(self):
         # The kernel says each unknown option again before its exit status
         # (1 for them); cmdline.unknown=ignore makes the line say so.
@@ -703,6 +710,23 @@ class RunShTest(unittest.TestCase):
             p = self.run_sh(*args)
             self.assertEqual(p.returncode, 64, (args, p.stderr))
             self.assertIn(said, p.stderr, args)
+
+    def test_list_prints_the_vocabulary(self):
+        # Every suite the sources define and every torture flavour, no QEMU.
+        p = self.run_sh("--list")
+        self.assertEqual(p.returncode, 0, p.stderr)
+        root = os.path.dirname(HERE)
+        suites = set()
+        for d in ("tests/kernel", "tests/scenarios"):
+            for name in os.listdir(os.path.join(root, d)):
+                if name.endswith(".c"):
+                    with open(os.path.join(root, d, name)) as f:
+                        suites |= set(re.findall(r"KTAP_SUITE\((\w+)", f.read()))
+        self.assertGreater(len(suites), 10)
+        words = set(p.stdout.split())
+        self.assertLessEqual(suites, words, suites - words)
+        for flavour in ("sched", "sched-expedited", "busted", "rcu", "srcu-expedited"):
+            self.assertIn(flavour, words)
 
     @unittest.skipUnless(shutil.which("qemu-system-x86_64"), "no QEMU")
     def test_qemu_that_fails_to_start_is_not_success(self):

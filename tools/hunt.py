@@ -28,7 +28,8 @@ sys.path.insert(0, os.path.join(ROOT, "tools"))
 import scenarios  # noqa: E402
 
 FAIL_RE = re.compile(r"rcu-torture: ERROR|WARNING:|BUG[: ]|End of test: FAILURE|"
-                     r"Kernel panic|^not ok|UBSAN|ODEBUG|general protection|Oops")
+                     r"Kernel panic|^not ok|UBSAN|ODEBUG|general protection|Oops|"
+                     r"detected (expedited )?stalls|self-detected stall")
 CLEAN_RE = re.compile(r"\x1b\[[0-9;?]*[A-Za-z]|\r")
 
 
@@ -50,7 +51,9 @@ def one(scn, seed, secs, append, iso, cpus, limit):
     if append:
         cmd += " " + append
     os.makedirs(os.path.join(ROOT, "build", "hunt"), exist_ok=True)
-    log = os.path.join(ROOT, "build", "hunt", f"{scn.name}-s{seed}.log")
+    tag = re.sub(r"[^A-Za-z0-9_.-]+", "_", append.replace("rcu.inject=", ""))
+    log = os.path.join(ROOT, "build", "hunt",
+                       f"{scn.name}-s{seed}{'-' + tag if tag else ''}.log")
     env = dict(os.environ, RCUKERN_ISO=iso)
     t0 = time.monotonic()
     p = subprocess.Popen([os.path.join(ROOT, "run.sh"), "--no-build", "-s", str(cpus),

@@ -96,7 +96,9 @@ def run_mutant(path, args):
     rc, out = sh(f"git -C {ROOT} archive {args.rev} | tar -x -C {d}", ROOT, 120)
     if rc != 0:
         return name, "ERROR: git archive failed", t0, []
-    rc, out = sh(f"git apply {path}", d, 60)
+    # patch(1), not git apply: the scratch copy lies inside this work
+    # tree, where git apply would skip every path outside build/mutants.
+    rc, out = sh(f"patch -p1 -s --batch --no-backup-if-mismatch -i {path}", d, 60)
     if rc != 0:
         return name, f"ERROR: patch does not apply: {out.strip()[:120]}", t0, []
     rc, out = sh("make -s -j2 BUILD=build/test SANITIZE=1 iso", d, 1200)

@@ -13,6 +13,12 @@ configurations, in a generated block of each configuration file:
     python3 tools/scenarios.py --list     the scenarios, one line each
     python3 tools/scenarios.py --cmdline NAME [--seed S] [--secs S]
                                           one scenario's kernel command line
+    python3 tools/scenarios.py --host     for the host shim's torture
+                                          (tests/host/rcu/run_scenarios.sh):
+                                          NAME TYPE CPUS OPTIONS per line,
+                                          only the rcu.* and torture.* options
+                                          (the shim has no jitter, preempt=
+                                          or nohz=), hotplug every 5 ms
 
 Defaults, as kvm.sh adds them: more than one CPU brings CPU hotplug
 (torture.onoff_interval=50 torture.onoff_min=10), and every scenario
@@ -67,6 +73,18 @@ class Scenario:
         if self.jitter:
             words.append(f"jitter.seed={seed}")
         return " ".join(words)
+
+    def host_line(self):
+        # The shim's ticks run no timer handlers: no irqreader there (its
+        # NMI readers are on anyway).
+        words = [w for w in self.cmdline(self.seeds[0], self.quick).split()
+                 if (w.startswith("rcu.") or w.startswith("torture."))
+                 and not w.startswith("torture.secs=")
+                 and not w.startswith("torture.irqreader=")]
+        words = ["torture.onoff_interval=5" if w.startswith("torture.onoff_interval=") else w
+                 for w in words]
+        flavour = next(w for w in self.words if w.startswith("torture=")).split("=", 1)[1]
+        return f"{self.name} {flavour} {self.cpus} {' '.join(words)}"
 
     def config(self, name, seed, secs, timeout):
         mem = 512 if self.cpus > 4 else 256
@@ -141,6 +159,7 @@ def main(argv=None):
     g.add_argument("--check", action="store_true")
     g.add_argument("--list", action="store_true")
     g.add_argument("--cmdline", metavar="NAME")
+    g.add_argument("--host", action="store_true")
     ap.add_argument("--seed", type=int)
     ap.add_argument("--secs", type=int)
     ap.add_argument("--file", default=SCENARIOS)
@@ -155,6 +174,10 @@ def main(argv=None):
             print(f"{s.name}: {s.cpus} CPU(s), seeds {','.join(map(str, s.seeds))}"
                   f"{', verify only' if s.verify_only else ''}: "
                   f"{s.cmdline(s.seeds[0], s.quick)}")
+        return 0
+    if a.host:
+        for s in scns:
+            print(s.host_line())
         return 0
     if a.cmdline:
         s = next((s for s in scns if s.name == a.cmdline), None)

@@ -186,3 +186,11 @@ $(RCU_BUILD)/rcu_seq_wrap: rcu/seq_wrap.c $(RCU_DEPS)
 HOST_TESTS += $(RCU_BUILD)/rcu_cookies
 $(RCU_BUILD)/rcu_cookies: rcu/cookies.c ktest.h $(wildcard $(RCU_ROOT)/rcu/*.h)
 	$(call host_cc,$(RCU_CFLAGS) -I. $(HOST_ASAN),$<)
+
+# The combined scenarios of tests/torture-scenarios on the host shim
+# (rcu/run_scenarios.sh; tools/scenarios.py --host): their geometry and
+# stressors, hotplug every 5 ms, RCU_TEST_MS each, under TSan.
+HOST_TESTS += $(RCU_BUILD)/rcu_scenarios_tsan
+$(RCU_BUILD)/rcu_scenarios_tsan: $(RCU_BUILD)/rcu_torture_tsan rcu/run_scenarios.sh $(RCU_ROOT)/tests/torture-scenarios
+	@printf '#!/bin/sh\nexec rcu/run_scenarios.sh %s %s\n' $< $(RCU_TEST_MS) > $@
+	@chmod +x $@

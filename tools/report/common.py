@@ -62,7 +62,8 @@ def read_log(text, source=""):
     """Returns (rows, platform lines) of a serial log or a bench.txt, its
     lines cleaned as the runner cleans them (tools/benchrows.py)."""
     rows, platforms = [], []
-    for n, line in enumerate(clean_lines(text), 1):
+    lines = clean_lines(text)
+    for n, line in enumerate(lines, 1):
         m = BENCH.search(line)
         if m:
             row = parse_row(m.group(1), f"{source}:{n}")
@@ -72,7 +73,8 @@ def read_log(text, source=""):
         m = PLATFORM.search(line)
         if m:
             platforms.append(m.group(1))
-    return rows, platforms
+    from .trace_events import trace_rows   # a trace dump's rows, if any
+    return rows + trace_rows(lines, source), platforms
 
 
 def read_builds(text):

@@ -10,6 +10,7 @@ from .common import (LINUX_LABEL, PAPER_LABEL, ROOT, TEST_BUILD_WARNING, build_l
 from .figures import build_plots
 from .goals import goals
 from .gp_latency import gp_ratio_table, gp_table
+from .kfree import kfree_table
 from .plot import draw
 from .readside_tables import readside_matrix, three_source_table
 
@@ -97,6 +98,9 @@ def write_report(rows, platforms, sources, out_dir, paper_dir,
     ratio = gp_ratio_table(rows)
     if ratio:
         md += ["", "## Expedited against normal grace periods", ""] + ratio
+    kft = kfree_table(rows)
+    if kft:
+        md += ["", f"## kfree_rcu(): the garbage collector, beside {LINUX_LABEL}", ""] + kft
     md += ["", "## Figures", ""]
     if drawn is None:
         md.append("Plots skipped: gnuplot was not found (Debian: "
