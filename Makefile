@@ -4,7 +4,8 @@
 #   make test       host unit tests, then QEMU runs judged from KTAP
 #   make bench      the paper's full benchmark sweeps (long; ONLY=name,name: some
 #                   of tests/bench-configs), then the report from their rows
-#   make report     build/report/report.md with tables and plots (LOG=file: from a saved log)
+#   make report     build/report/report.md with tables and plots (LOG="a.log b.txt": from
+#                   saved logs, one or several; adds build/bench-logs/peer.txt when there)
 #   make verify     long host torture and model checking, then the QEMU runs
 #                   of tests/verify-configs (logs in build/verify-logs)
 #   make fuzz       libFuzzer targets over the parsers
@@ -53,8 +54,21 @@ KCFLAGS += -fno-stack-protector
 endif
 KLDFLAGS := -nostdlib -z max-page-size=4096 -z noexecstack --no-warn-rwx-segments -T linker.ld
 
-.PHONY: all iso test host-test qemu-test bench report verify fuzz clean deps peer mutants
+.PHONY: all iso test host-test qemu-test bench report verify fuzz clean deps peer mutants help
 all: iso
+
+# The targets and their wall times on a 2-core host (README's first hour).
+help:
+	@echo "make            build/kernel.elf and build/rcukern.iso (~12 s)"
+	@echo "make test       host unit tests, then the QEMU runs of tests/qemu-configs (~18-30 min)"
+	@echo "make bench      the article's sweeps of tests/bench-configs, then the report (hours; ONLY=a,b)"
+	@echo "make report     build/report/ from a run of the scenarios; LOG=\"a.log b.txt\": from saved logs"
+	@echo "make verify     long host torture, model checking, tests/verify-configs (hours)"
+	@echo "make mutants    the mutation score of tests/mutants (hours; ONLY=names)"
+	@echo "make peer       Linux 6.1 in two images for make bench to compare with (tens of minutes)"
+	@echo "make fuzz       libFuzzer targets over the parsers (FUZZ_SECONDS=60 each)"
+	@echo "make clean      remove build/ and tests/host/build/"
+	@echo "./run.sh --help, ./run.sh --list: booting it; README.md \"Your first hour\""
 
 iso: $(BUILD)/rcukern.iso
 

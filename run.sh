@@ -11,10 +11,14 @@
 #   -c "ARGS"     kernel command line        --uefi    boot with OVMF
 #   --machine M   pc (default) or q35        --kvm     use KVM if it works
 #   --gdb         gdb stub on :1234, paused  --no-build  do not run make
+#                 (it prints the gdb command that loads tools/gdb/rcukern.py)
 #   --display     show a screen (default: none, serial only)
 #   --gfx MODE    the video mode GRUB sets for the kernel: WxHxD (e.g.
 #                 1024x768x16) or text (BIOS); default: the kernel's choice
 #   --usb         the ISO as a USB stick (xHCI mass storage), not a CD
+#   --list        the vocabulary: valid test= suites and torture= flavours
+#                 (from the sources, no boot); `-s 1 -c help` boots and
+#                 prints the kernel's own: every option, suite, flavour
 #   -- ARGS       passed to QEMU as they are
 # The ISO is build/rcukern.iso, or $RCUKERN_ISO.
 # Exit status: 0 the kernel reported success, 1 it reported failure (or
@@ -26,7 +30,7 @@
 set -uo pipefail
 cd "$(dirname "$0")"
 
-cpus=16 mem=512 cmdline="" uefi=0 machine=pc kvm=0 gdb=0 build=1 display=0 gfx="" usb=0
+cpus=16 mem=512 cmdline="" uefi=0 machine=pc kvm=0 gdb=0 build=1 display=0 gfx="" usb=0 list=0
 extra=()
 usage() { echo "run.sh: $*" >&2; exit 64; }
 # An option's value: a missing one is a usage error, not bash's own.
@@ -44,11 +48,25 @@ while [[ $# -gt 0 ]]; do
 	--display) display=1; shift ;;
 	--gfx) value "$@"; gfx=$2; shift 2 ;;
 	--usb) usb=1; shift ;;
+	--list) list=1; shift ;;
 	--) shift; extra=("$@"); break ;;
-	-h|--help) sed -n '2,25p' "$0" | sed 's/^# \{0,1\}//' >&2; exit 0 ;;
+	-h|--help) sed -n '2,29p' "$0" | sed 's/^# \{0,1\}//' >&2; exit 0 ;;
 	*) usage "unknown option '$1' (try --help)" ;;
 	esac
 done
+# The words of -c, from the sources the kernel is built from: the KTAP
+# suites (KTAP_SUITE) and rcutorture's flavours (rcu/torture.c's table).
+if [[ $list == 1 ]]; then
+	echo "test= suites (test=all: all but selftest_*, which crash on purpose;"
+	echo "  no test=: the paper_* scenarios; several: test=rcu,srcu; prefix: test=paper_*):"
+	grep -ho 'KTAP_SUITE([a-z0-9_]*' tests/kernel/*.c tests/scenarios/*.c |
+		sed 's/KTAP_SUITE(//' | sort | paste -sd' ' | fold -s -w 76 | sed 's/^/  /'
+	echo "torture= flavours (torture.secs=S, default 10):"
+	sed -n '/torture_ops\[\] = {/,/^};/p' rcu/torture.c | grep -o '{ "[a-z-]*"' |
+		tr -d '{" ' | paste -sd' ' | sed 's/^/  /'
+	echo "kernel options, with their help: ./run.sh -s 1 -c help (boots, prints, exits 0)"
+	exit 0
+fi
 if [[ $cmdline == *"'"* ]]; then
 	usage "the kernel command line may not contain single quotes"
 fi
@@ -115,7 +133,12 @@ if [[ $uefi == 1 ]]; then
 	[[ -n $fw ]] || { echo "run.sh: OVMF not found (apt-get install ovmf)" >&2; exit 1; }
 	qemu+=(-bios "$fw")
 fi
-[[ $gdb == 1 ]] && qemu+=(-s -S)
+if [[ $gdb == 1 ]]; then	# paused until gdb continues it; tools/gdb/rcukern.py: rk-* commands
+	qemu+=(-s -S)
+	elf=$(dirname "$iso")/kernel.elf
+	echo "run.sh: QEMU waits for gdb on :1234; in another terminal:" >&2
+	echo "  gdb $elf -ex 'target remote :1234' -x tools/gdb/rcukern.py   (rk-dmesg, rk-ps, rk-cpus, rk-rcu, rk-trace FILE)" >&2
+fi
 qemu+=("${extra[@]}")
 
 # The article's scenarios (no test=/torture= on the command line): keep
@@ -123,6 +146,7 @@ qemu+=("${extra[@]}")
 # it (tools/report.py; build/report/ gets the full report and plots).
 scenarios=0
 [[ " $cmdline " != *" test="* && " $cmdline " != *" torture="* &&
+	" $cmdline " != *" help "* && " $cmdline " != *" help=1 "* &&
 	${RCUKERN_NO_REPORT:-0} != 1 ]] && scenarios=1
 [[ $scenarios == 1 ]] && ! mkdir -p build 2>/dev/null && scenarios=0
 # QEMU's stderr is shown as it comes and kept: its exit status 1 is also

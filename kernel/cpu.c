@@ -23,10 +23,12 @@
  *     it says it is dead, and halts with irqs off for good.
  *  6. Here, once it is dead: its timers and RCU callbacks (in order,
  *     their grace-period tags kept) move to this CPU.
- * cpu_up(cpu): the run queue may run again, the arch starts cpu with
- * INIT-SIPI-SIPI through the trampoline and waits until it is online
- * (rcu_cpu_starting() came first, before cpu can run a reader), then the
- * online hooks unpark its kthreads.
+ * cpu_up(cpu): the arch starts cpu with INIT-SIPI-SIPI through the
+ * trampoline and waits until it is online (rcu_cpu_starting() came
+ * first, before cpu can run a reader), then the online hooks unpark its
+ * kthreads.  cpu itself lets its run queue run again, once it runs: if
+ * it never comes back, the queue stays dying, and threads that last ran
+ * there still move away when woken.
  */
 #include "kernel/cpu.h"
 #include "kernel/atomic.h"
@@ -310,9 +312,9 @@ int cpu_up(int cpu)
 	t0 = ktime_get_ns();
 	trace_cpuhp("up", "begin", cpu, 0);
 	jitter_site(JITTER_HOTPLUG);
-	sched_cpu_up_prepare(cpu);
-	jitter_site(JITTER_HOTPLUG);
-	ret = arch_cpu_up(cpu);
+	ret = cpuhp_injected_failure("bringup");
+	if (!ret)
+		ret = arch_cpu_up(cpu);
 	trace_cpuhp("up", "arch_cpu_up", cpu, ret);
 	if (ret)
 		goto out;

@@ -27,7 +27,8 @@ int cpu_down(int cpu);
 #ifdef CONFIG_SANITIZE
 /* Test build: the next cpu_down() fails at step (a cpuhp state's name:
  * its offline hook fails without running; "teardown": the last step,
- * after every hook), as a hook that fails would. */
+ * after every hook), as a hook that fails would; or, step "bringup", the
+ * next cpu_up() fails as an AP that does not answer would (-EIO). */
 void cpuhp_inject_fail(const char *step);
 #endif
 int cpu_up(int cpu);
@@ -63,7 +64,6 @@ void cpuhp_get_stats(struct cpuhp_stats *s);
 
 /* The scheduler's and the arch's parts (kernel/sched.c, arch/x86_64). */
 void sched_cpu_dying_begin(int cpu);	/* controller: mark the rq, kick it */
-void sched_cpu_up_prepare(int cpu);	/* controller: the rq may run again */
 void sched_cpu_dying(void);		/* dying CPU's idle, irqs off: move threads */
 __noreturn void cpuhp_play_dead(void);	/* dying CPU, irqs off, from the above */
 __noreturn void arch_cpu_play_dead(void);	/* LAPIC timer off, hlt loop */

@@ -240,6 +240,12 @@ static bool run_suite(const struct ktap_suite *s, int index)
 	return ok;
 }
 
+void ktap_list_suites(void)
+{
+	for (const struct ktap_suite *s = __start_ktap_suites; s < __stop_ktap_suites; s++)
+		printk(KERN_INFO "ktap:   %s\n", s->name);
+}
+
 int ktap_run(const char *selection)
 {
 	int total = 0, failed = 0, index = 0;
@@ -249,8 +255,7 @@ int ktap_run(const char *selection)
 			total++;
 	if (!total) {
 		printk(KERN_ERR "ktap: no test suite matches '%s'; suites are:\n", selection);
-		for (const struct ktap_suite *s = __start_ktap_suites; s < __stop_ktap_suites; s++)
-			printk(KERN_ERR "ktap:   %s\n", s->name);
+		ktap_list_suites();
 		printk_raw("KTAP version 1\n1..1\nnot ok 1 %s # no such suite\n", selection);
 		return -1;
 	}

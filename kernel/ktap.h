@@ -93,6 +93,8 @@ void ktap_expect_alarm(const char *fmt, ...) __printf(1, 2);
 /* Runs the suites named in a comma-separated list ("all" for every one);
  * returns the number of failed suites, or -1 if a name matched none. */
 int ktap_run(const char *selection);
+/* Prints the name of every suite this build has (for `help`). */
+void ktap_list_suites(void);
 /* Runs one case in a kthread and reports a case that outlives its timeout
  * as failed; before the scheduler runs, it calls the case directly. */
 bool ktap_run_case(const struct ktap_case *c, unsigned int timeout_ms);

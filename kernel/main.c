@@ -42,6 +42,11 @@ static char *test_selection;
 core_param(test, test_selection, charp,
 	   "KTAP suites to run: all, a comma-separated list, prefix* (default: paper_*, the article's scenarios)");
 
+/* help: the vocabulary of the command line, then the run ends (status 0). */
+static bool help;
+core_param(help, help, bool,
+	   "print every option with its help, the test= suites and torture= flavours, and end the run");
+
 struct boot_info boot_info;
 
 static void parse_boot_info(unsigned long magic, unsigned long info_phys)
@@ -59,6 +64,19 @@ static void parse_boot_info(unsigned long magic, unsigned long info_phys)
 		printk(KERN_ERR "boot: boot information damaged; using what could be read\n");
 }
 
+/* Which build this is, at the top of every log: the test build's figures
+ * are not benchmark figures (tools/report.py warns of them by this line). */
+#ifdef CONFIG_SANITIZE
+#define BUILD_KIND "test (SANITIZE: UBSan, stack protector, test hooks)"
+#else
+#define BUILD_KIND "benchmark"
+#endif
+#ifdef CONFIG_PREEMPT_RCU
+#define BUILD_RCU "preemptible RCU"
+#else
+#define BUILD_RCU "rcu_read_lock() is RCU-sched's (PREEMPT_RCU=0)"
+#endif
+
 void kmain(unsigned long magic, unsigned long info_phys)
 {
 	percpu_init_boot_cpu();
@@ -71,10 +89,19 @@ void kmain(unsigned long magic, unsigned long info_phys)
 	paging_init();		/* own tables, then pmm's bitmap: kmalloc works */
 	fbcon_init(&boot_info, serial);	/* the screen, via ioremap */
 	printk(KERN_INFO "rcukern: an SMP x86-64 kernel for the RCU usage article\n");
+	printk_raw("# build: " BUILD_KIND ", " BUILD_RCU "\n");
 	printk(KERN_INFO "boot: loader '%s', memory %lu MiB usable, command line '%s'\n",
 	       boot_info.loader_name[0] ? boot_info.loader_name : "?",
 	       (unsigned long)(pmm_usable_bytes() >> 20), boot_info.cmdline);
 	cmdline_parse_kernel(boot_info.cmdline);
+	if (help) {
+		cmdline_help();
+		printk(KERN_INFO "help: test= suites (all: every one but selftest_*):\n");
+		ktap_list_suites();
+		printk(KERN_INFO "help: torture= flavours (torture.secs=S):\n");
+		rcu_torture_list();
+		system_exit(EXIT_SUCCESS_STATUS);
+	}
 	spin_lock_setup(arch_under_hypervisor());	/* before any other CPU runs */
 	timers_init();		/* the per-CPU timer bases, before anyone sleeps */
 	sched_init();		/* kmain becomes a task; CPU 0's idle; preempt= */

@@ -208,6 +208,26 @@ void printk_raw(const char *fmt, ...)
 	console_write(line, n);
 }
 
+void printk_raw_nolog(const char *fmt, ...)
+{
+	char line[LINE_MAX];
+	unsigned long flags;
+	va_list ap;
+	va_start(ap, fmt);
+	int n = cut_line(line, vsnprintf(line, sizeof(line), fmt, ap));
+
+	va_end(ap);
+	if (in_nmi_context()) {
+		nmi_store(line, n);
+		return;
+	}
+	printk_nmi_flush();
+	bool locked = console_lock(&flags);
+	for (struct console *c = consoles; c; c = c->next)
+		c->write(line, n);
+	console_unlock(locked, flags);
+}
+
 void printk_bench(const char *indent, const char *fmt, ...)
 {
 	char row[400];

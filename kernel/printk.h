@@ -21,6 +21,10 @@ int printk(const char *fmt, ...) __printf(1, 2);
 int vprintk(const char *fmt, va_list ap);
 /* Raw text, no prefix: KTAP lines must start at their own column. */
 void printk_raw(const char *fmt, ...) __printf(1, 2);
+/* printk_raw() to the consoles only, not the memory log: a trace dump's
+ * lines (kernel/trace.c), which would push out of the log everything
+ * before them (the report a test then looks for). */
+void printk_raw_nolog(const char *fmt, ...) __printf(1, 2);
 /* A benchmark row, "<indent># <row>" where fmt gives "bench name=...".
  * Measured while the CPUs' TSCs disagree (the boot's tsc_sync_skew), it
  * ends in tsc_skew_cycles=N: its times may be off by that.  Every row is

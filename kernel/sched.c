@@ -839,12 +839,15 @@ __noreturn void cpu_idle_loop(void)
 		local_irq_restore(flags);
 	} else {
 		/* Back from cpu_up(): the idle task died here running, on
-		 * this same boot stack, and starts over. */
+		 * this same boot stack, and starts over.  The run queue
+		 * stops dying here, on the CPU, not in cpu_up(): a CPU that
+		 * failed to come back must keep sending its threads away. */
 		unsigned long flags;
 
 		local_irq_save(flags);
 		arch_spin_lock(&rq->lock);
 		WARN_ON_ONCE(rq->curr != rq->idle);
+		rq->dying = false;
 		rq->curr = rq->idle;
 		rq->idle->on_cpu = 1;
 		arch_spin_unlock(&rq->lock);
@@ -913,18 +916,6 @@ void sched_cpu_dying_begin(int cpu)
 	sched_inject(SCHED_INJECT_DYING, NULL, cpu);
 	__atomic_store_n(&per_cpu(sched_need_resched, cpu), true, __ATOMIC_RELEASE);
 	arch_send_reschedule(cpu);	/* it is no longer online: no smp_send_reschedule() */
-}
-
-void sched_cpu_up_prepare(int cpu)
-{
-	struct rq *rq = cpu_rq(cpu);
-	unsigned long flags;
-
-	local_irq_save(flags);
-	arch_spin_lock(&rq->lock);
-	rq->dying = false;
-	arch_spin_unlock(&rq->lock);
-	local_irq_restore(flags);
 }
 
 /*

@@ -93,6 +93,7 @@ struct task {
 	 * docs/article.md): the srcu_structs this task reads. */
 	void *srcu_held[4];
 	int srcu_held_depth;
+	bool srcu_held_overflow;	/* more sections than slots since depth 0 */
 };
 
 DECLARE_PER_CPU(struct task *, current_task);

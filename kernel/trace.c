@@ -113,6 +113,12 @@ struct trace_buf {
 } ____cacheline_aligned;
 
 struct trace_buf trace_bufs[NR_CPUS];
+#ifdef CONFIG_SANITIZE
+void (*trace_inject_hook)(unsigned int id, u64 f0);
+static bool trace_inject_split_reserve;
+core_param(trace.inject_split_reserve, trace_inject_split_reserve, bool,
+	   "test build: reserve a trace slot by a load and a store (a bug test=trace catches)");
+#endif
 static bool trace_stop_when_full;
 static bool trace_enabled_any;
 
@@ -143,7 +149,20 @@ void trace_record(unsigned int id, u64 f0, u64 f1, u64 f2, u64 f3, u64 f4, u32 d
 			return;
 		}
 	}
+#ifdef CONFIG_SANITIZE
+	if (unlikely(trace_inject_split_reserve)) {
+		idx = READ_ONCE(bf->head);
+		if (trace_inject_hook)
+			trace_inject_hook(id, f0);
+		WRITE_ONCE(bf->head, idx + 1);
+	} else {
+		idx = __atomic_fetch_add(&bf->head, 1, __ATOMIC_RELAXED);
+		if (trace_inject_hook)
+			trace_inject_hook(id, f0);
+	}
+#else
 	idx = __atomic_fetch_add(&bf->head, 1, __ATOMIC_RELAXED);
+#endif
 	if (trace_stop_when_full && idx > bf->mask)
 		return;		/* counted as lost: head passed the size */
 	ent = &bf->ent[idx & bf->mask];
@@ -283,6 +302,16 @@ static bool read_slot(struct trace_buf *bf, unsigned long idx, struct trace_entr
 	return __atomic_load_n(&ent->seq, __ATOMIC_RELAXED) == s1;
 }
 
+unsigned long trace_cpu_head(int cpu)
+{
+	return __atomic_load_n(&trace_bufs[cpu].head, __ATOMIC_ACQUIRE);
+}
+
+bool trace_peek(int cpu, unsigned long idx, struct trace_entry *out)
+{
+	return trace_bufs[cpu].ent && read_slot(&trace_bufs[cpu], idx, out);
+}
+
 /* Moves c to its next whole record; counts the torn ones skipped. */
 static void cursor_fill(struct trace_buf *bf, struct dump_cursor *c, unsigned long *torn)
 {
@@ -361,7 +390,7 @@ static void print_event(int cpu, const struct trace_entry *t)
 				      (unsigned long long)v[i]);
 		}
 	}
-	printk_raw("%s\n", line);
+	printk_raw_nolog("%s\n", line);
 }
 
 void trace_dump(const char *reason)
@@ -381,7 +410,7 @@ void trace_dump(const char *reason)
 		WRITE_ONCE(trace_subsys_on[i], false);
 
 	printk(KERN_INFO "trace: dump (%s) begins\n", reason);
-	printk_raw("T: begin reason=%s mode=%s tsc_khz=%llu\n", reason,
+	printk_raw_nolog("T: begin reason=%s mode=%s tsc_khz=%llu\n", reason,
 		   trace_stop_when_full ? "stop" : "overwrite", (unsigned long long)tsc_khz);
 	for (cpu = 0; cpu < NR_CPUS; cpu++) {
 		struct trace_buf *bf = &trace_bufs[cpu];
@@ -400,7 +429,7 @@ void trace_dump(const char *reason)
 			cur[cpu].end = head;
 		}
 		cursor_fill(bf, &cur[cpu], &torn);
-		printk_raw("T: cpu=%d recorded=%lu lost=%lu capped=%lu first_ns=%llu\n", cpu,
+		printk_raw_nolog("T: cpu=%d recorded=%lu lost=%lu capped=%lu first_ns=%llu\n", cpu,
 			   head, l, READ_ONCE(bf->capped),
 			   cur[cpu].have ? (unsigned long long)cycles_to_ktime_ns(cur[cpu].cur.tsc) : 0ull);
 		total += cur[cpu].end - cur[cpu].next;
@@ -410,7 +439,7 @@ void trace_dump(const char *reason)
 	/* trace.dump_max=: the oldest beyond it are skipped, and counted. */
 	skip = total > trace_dump_max ? total - trace_dump_max : 0;
 	if (skip)
-		printk_raw("T: skipped=%lu oldest (trace.dump_max=%u)\n", skip, trace_dump_max);
+		printk_raw_nolog("T: skipped=%lu oldest (trace.dump_max=%u)\n", skip, trace_dump_max);
 	for (;;) {
 		int best = -1;
 
@@ -429,7 +458,7 @@ void trace_dump(const char *reason)
 		cur[best].next++;
 		cursor_fill(&trace_bufs[best], &cur[best], &torn);
 	}
-	printk_raw("T: end printed=%lu lost=%lu capped=%lu torn=%lu skipped=%lu\n", printed,
+	printk_raw_nolog("T: end printed=%lu lost=%lu capped=%lu torn=%lu skipped=%lu\n", printed,
 		   lost, capped, torn, total > trace_dump_max ? total - trace_dump_max : 0ul);
 	printk(KERN_INFO "trace: dump (%s) ends: %lu events printed, %lu lost (overwritten or full), %lu over trace.rate, %lu torn, %lu skipped\n",
 	       reason, printed, lost, capped, torn,

@@ -188,5 +188,16 @@ bool trace_active(void);
 void trace_dump(const char *reason);
 /* The same from irq context: the dump is made by a thread, soon. */
 void trace_dump_later(const char *reason);
+/* Tests (tests/kernel/test_trace.c): records ever reserved on cpu, and
+ * a copy of record idx if its slot still holds it, whole. */
+unsigned long trace_cpu_head(int cpu);
+bool trace_peek(int cpu, unsigned long idx, struct trace_entry *out);
+#ifdef CONFIG_SANITIZE
+/* Test build: called by trace_record() between a slot's reservation and
+ * its writes, where tests/kernel/test_trace.c nests an NMI that records
+ * too; trace.inject_split_reserve makes the reservation a plain load and
+ * store, the bug that test must catch. */
+extern void (*trace_inject_hook)(unsigned int id, u64 f0);
+#endif
 /* At the end of a run: trace_dump("end") if trace.dump=end. */
 void trace_dump_at_end(void);

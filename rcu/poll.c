@@ -110,6 +110,13 @@ void rcu_poll_init_late(void)
 
 	BUG_ON(!t);
 	set_task_prio(t, PRIO_HIGH);
+	/*
+	 * Wake-ups do not move a task off its CPU, so a kthread placed on a
+	 * CPU that then runs a long RCU-sched reader would serve no
+	 * expedited poll until that reader ends, although the expedited GP
+	 * need not wait for it.  CPU 0 is never taken offline.
+	 */
+	kthread_bind(t, 0);
 	WRITE_ONCE(rcu_exp_poll_task, t);
 	wake_up_process(t);
 	if (atomic_read(&rcu_exp_poll_pending))

@@ -37,6 +37,9 @@
 #include "kernel/time.h"
 
 atomic_t srcu_misuse_reports = ATOMIC_INIT(0);
+#ifdef CONFIG_SANITIZE
+void (*srcu_held_push_hook)(struct srcu_struct *ss);
+#endif
 
 static LIST_HEAD(srcu_cb_structs);		/* structs that have callbacks */
 static DEFINE_SPINLOCK(srcu_list_lock);	/* taken before any ->lock */
@@ -65,6 +68,9 @@ bool srcu_read_lock_held(struct srcu_struct *ss)
 	struct task *t = current;
 	int n = MIN(t->srcu_held_depth, (int)ARRAY_SIZE(t->srcu_held));
 
+	/* Not to be trusted: "not held", so that no legal wait is skipped. */
+	if (t->srcu_held_overflow)
+		return false;
 	for (int i = 0; i < n; i++)
 		if (t->srcu_held[i] == ss)
 			return true;

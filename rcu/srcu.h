@@ -67,16 +67,51 @@ int init_srcu_struct(struct srcu_struct *ss);
 /* Waits for its callbacks; warns if a reader is still inside. */
 void cleanup_srcu_struct(struct srcu_struct *ss);
 
-/* Quick Quiz 3's per-task record: which srcu_structs this task reads. */
+#ifdef CONFIG_SANITIZE
+/*
+ * Test build: called by srcu_held_push() between its two stores, where
+ * an interrupt whose handler is an SRCU reader may land (with the same
+ * current).  NULL: nothing.
+ */
+extern void (*srcu_held_push_hook)(struct srcu_struct *ss);
+static inline void srcu_held_push_window(struct srcu_struct *ss)
+{
+	void (*hook)(struct srcu_struct *) = READ_ONCE(srcu_held_push_hook);
+
+	if (unlikely(hook))
+		hook(ss);
+}
+#else
+static inline void srcu_held_push_window(struct srcu_struct *ss) { (void)ss; }
+#endif
+
+/*
+ * Quick Quiz 3's per-task record: which srcu_structs this task reads.
+ * Slots 0..depth-1 name the sections entered, in order; every slot at or
+ * above depth is NULL.  An interrupt (or NMI) handler that is an SRCU
+ * reader runs with the same current and pushes and pops the same record,
+ * wholly between two of our stores: so the depth is published before the
+ * slot is written (the handler pushes above it, and finds NULL there),
+ * and a pop clears the slot it frees before it lowers the depth.  Only
+ * compiler barriers are needed: the record is this CPU's own business.
+ * Sections beyond the slots cannot be recorded, and ones that end out of
+ * order then leave the record wrong: srcu_held_overflow marks it so until
+ * the task has left every section, and srcu_read_lock_held() then says
+ * "not held" (a missed misuse report, never a skipped grace period).
+ */
 static inline void srcu_held_push(struct srcu_struct *ss)
 {
 	struct task *t = current;
 	int d = t->srcu_held_depth;
 
+	if (d >= (int)ARRAY_SIZE(t->srcu_held))
+		t->srcu_held_overflow = true;
+	barrier();
+	t->srcu_held_depth = d + 1;
+	barrier();	/* an interrupt's push and pop nest inside ours */
+	srcu_held_push_window(ss);
 	if (d < (int)ARRAY_SIZE(t->srcu_held))
 		t->srcu_held[d] = ss;
-	barrier();	/* an interrupt's push and pop nest inside ours */
-	t->srcu_held_depth = d + 1;
 }
 
 static inline void srcu_held_pop(struct srcu_struct *ss)
@@ -90,10 +125,14 @@ static inline void srcu_held_pop(struct srcu_struct *ss)
 			continue;
 		for (int j = i; j < top; j++)
 			t->srcu_held[j] = t->srcu_held[j + 1];
+		t->srcu_held[top] = NULL;
 		break;
 	}
 	barrier();
 	t->srcu_held_depth = d;
+	barrier();
+	if (!d)
+		t->srcu_held_overflow = false;
 }
 
 static inline int srcu_read_lock(struct srcu_struct *ss)
@@ -129,7 +168,8 @@ void call_srcu(struct srcu_struct *ss, struct rcu_head *head, rcu_callback_t fun
 void srcu_barrier(struct srcu_struct *ss);
 /* Grace periods of ss completed so far. */
 unsigned long srcu_batches_completed(struct srcu_struct *ss);
-/* True if this task is inside a reader of ss (Quick Quiz 3's check). */
+/* True if this task is inside a reader of ss (Quick Quiz 3's check);
+ * false also when the task's record cannot tell (too deeply nested). */
 bool srcu_read_lock_held(struct srcu_struct *ss);
 
 /* Misuse reports (synchronize_srcu inside its own reader); tests read it. */

@@ -642,6 +642,7 @@ static void rcu_read_preempt_delay(struct torture_random *r)
 struct torture_read_state {
 	unsigned long started;
 	unsigned long gp_cookie, exp_cookie;
+	void *kfree_obj;		/* torture.kfree_rcu's object */
 };
 
 static void rcu_torture_cookies(struct torture_read_state *rs)
@@ -673,6 +674,7 @@ static struct rcu_torture *rcu_torture_read_start(struct torture_read_state *rs)
 	struct rcu_torture *p;
 
 	rcu_torture_cookies(rs);
+	rs->kfree_obj = rcu_torture_kfree_read_start();
 	rs->started = torture_completed();
 	p = cur_ops->flavor == TF_SCHED ? rcu_dereference_sched(rcu_torture_current) :
 	    rcu_dereference_raw(rcu_torture_current);
@@ -709,6 +711,7 @@ static void rcu_torture_read_check(struct rcu_torture *p, const struct torture_r
 		torture_error("reader on CPU %d%s: a full %s grace period ended inside its "
 			      "section (cookie check)\n", cpu, where, gp);
 	}
+	rcu_torture_kfree_read_end(rs->kfree_obj, cpu);
 	atomic_long_inc(&per_cpu(rcu_torture_count, cpu)[pipe]);
 	atomic_long_inc(&per_cpu(rcu_torture_batch, cpu)[completed]);
 }
@@ -1260,11 +1263,13 @@ int rcu_torture_run(const char *type, unsigned int duration_ms,
 	int boosts0;
 	int cpu;
 	bool ok, stressors_ok, onoff_ok;
+	u64 t0 = ktime_get_ns(), t_run, t_settle, t_stop, run_ns, bound_ns, now;
 
 	*res = (struct rcu_torture_result){ 0 };
 	cur_ops = rcu_torture_find(type);
 	if (!cur_ops) {
-		pr_err("rcu-torture: unknown torture type '%s'\n", type);
+		pr_err("rcu-torture: unknown torture type '%s'; the flavours are:\n", type);
+		rcu_torture_list();
 		return -EINVAL;
 	}
 	rcu_torture_reset();
@@ -1304,6 +1309,7 @@ int rcu_torture_run(const char *type, unsigned int duration_ms,
 	if (cur_ops->flavor == TF_SCHED)
 		WRITE_ONCE(rcu_torture_nmi_hook, rcu_torture_nmi_read);
 	rcu_torture_cb_start();
+	rcu_torture_kfree_start();
 	rcu_torture_threads_start();
 
 	torture_onoff_start();
@@ -1311,10 +1317,13 @@ int rcu_torture_run(const char *type, unsigned int duration_ms,
 	stat_next = start + msecs_to_jiffies(torture_stat_interval * 1000);
 	/* With onoff, until its pairs are done too: the bound past the run
 	 * is a hang guard (a loaded host makes each cpu_up() slow), the
-	 * same as the stressors' below. */
-	while (jiffies - start < msecs_to_jiffies(duration_ms) ||
-	       (!torture_onoff_done() &&
-		jiffies - start < msecs_to_jiffies(duration_ms) + (unsigned long)TORTURE_STRESSOR_WAIT_S * HZ)) {
+	 * same as the stressors' below.  The length is ktime's, which is
+	 * what torture.secs means to whoever waits for it. */
+	t_run = ktime_get_ns();
+	run_ns = (u64)duration_ms * 1000000;
+	bound_ns = run_ns + (u64)TORTURE_STRESSOR_WAIT_S * 1000000000;
+	while ((now = ktime_get_ns() - t_run) < run_ns ||
+	       (!torture_onoff_done() && now < bound_ns)) {
 		msleep(20);
 		if (torture_stat_interval && time_after_eq(jiffies, stat_next)) {
 			rcu_torture_stats_print(res, gp0, exp0);
@@ -1322,23 +1331,28 @@ int rcu_torture_run(const char *type, unsigned int duration_ms,
 		}
 	}
 	/* Every stressor that is on does its part at least once. */
+	t_settle = ktime_get_ns();
 	start = jiffies;
-	while ((rcu_torture_cb_pending() || rcu_torture_threads_pending()) &&
+	while ((rcu_torture_cb_pending() || rcu_torture_threads_pending() ||
+		rcu_torture_kfree_pending()) &&
 	       jiffies - start < (unsigned long)TORTURE_STRESSOR_WAIT_S * HZ)
 		msleep(20);
-	if (rcu_torture_cb_pending() || rcu_torture_threads_pending())
+	if (rcu_torture_cb_pending() || rcu_torture_threads_pending() ||
+	    rcu_torture_kfree_pending())
 		pr_err("rcu-torture: a stressor had not done its part once %u s after "
 		       "the run's end; stopping it\n", TORTURE_STRESSOR_WAIT_S);
 	else if (jiffies != start)
 		printk(KERN_INFO "rcu-torture: the stressors' first rounds took %u ms past "
 		       "the run's end\n", jiffies_to_msecs(jiffies - start));
 
+	t_stop = ktime_get_ns();
 	onoff_ok = torture_onoff_stop(cur_ops->name, NULL);
 	WRITE_ONCE(rcu_torture_nmi_hook, NULL);
 	WRITE_ONCE(torture_stop, true);
 	/* Stressor threads first: shuffle may be restarting readers. */
 	rcu_torture_threads_stop();
 	rcu_torture_cb_stop();
+	rcu_torture_kfree_stop();
 	if (writer)
 		kthread_stop(writer);
 	for (i = 0; i < nfake; i++)
@@ -1353,9 +1367,19 @@ int rcu_torture_run(const char *type, unsigned int duration_ms,
 	 * before it saw the stop, so twice. */
 	torture_barrier();
 	torture_barrier();
+	now = ktime_get_ns();
+	res->setup_ms = (t_run - t0) / 1000000;
+	res->run_ms = (t_settle - t_run) / 1000000;
+	res->settle_ms = (t_stop - t_settle) / 1000000;
+	res->stop_ms = (now - t_stop) / 1000000;
+	printk(KERN_INFO "rcu-torture: time: %lu ms in all: setup %lu, the run %lu "
+	       "(torture.secs), the stressors' first rounds %lu, stopping the threads "
+	       "and draining callbacks %lu\n", (unsigned long)((now - t0) / 1000000),
+	       res->setup_ms, res->run_ms, res->settle_ms, res->stop_ms);
 
 	stressors_ok = rcu_torture_threads_report();
 	stressors_ok = rcu_torture_cb_report() && stressors_ok;
+	stressors_ok = rcu_torture_kfree_report() && stressors_ok;
 	if (gp_types)
 		printk(KERN_INFO "rcu-torture: gp kinds used: normal %ld sync %ld exp %ld "
 		       "cond %ld poll %ld\n", atomic_long_read(&n_gp_used[0]),
@@ -1379,6 +1403,12 @@ int rcu_torture_run(const char *type, unsigned int duration_ms,
 	printk(KERN_INFO "rcu-torture:--- End of test: %s: torture_type=%s gps=%lu\n",
 	       res->success ? "SUCCESS" : "FAILURE", cur_ops->name, res->gps);
 	return res->success ? 0 : 1;
+}
+
+void rcu_torture_list(void)
+{
+	for (size_t i = 0; i < ARRAY_SIZE(torture_ops); i++)
+		printk(KERN_INFO "rcu-torture:   %s\n", torture_ops[i].name);
 }
 
 const char *rcu_torture_cmdline_type(void)

@@ -73,6 +73,14 @@ int rcu_torture_cb_start(void);		/* n_barrier_cbs, fwd_progress, object_debug */
 bool rcu_torture_cb_pending(void);	/* one has not yet done its part once */
 void rcu_torture_cb_stop(void);
 bool rcu_torture_cb_report(void);	/* prints; false if a stressor failed */
+/* torture.kfree_rcu (rcu/torture_kfree.c; the host shim's stand-ins are
+ * no-ops): the object a reader fetched at its start, checked at its end. */
+int rcu_torture_kfree_start(void);
+bool rcu_torture_kfree_pending(void);
+void rcu_torture_kfree_stop(void);
+bool rcu_torture_kfree_report(void);
+void *rcu_torture_kfree_read_start(void);
+void rcu_torture_kfree_read_end(void *obj, int cpu);
 int rcu_torture_threads_start(void);	/* irqreader, stall_cpu, read_exit, stutter, shuffle */
 bool rcu_torture_threads_pending(void);
 void rcu_torture_threads_stop(void);

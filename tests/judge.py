@@ -21,7 +21,7 @@ from dataclasses import dataclass
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.dirname(
     os.path.abspath(__file__))), "tools"))
-from benchrows import bench_rows, platform_lines, trace_line  # noqa: E402
+from benchrows import bench_rows, build_lines, platform_lines, trace_line  # noqa: E402
 from ktap_parser import Case, ktap_cases, parse_ktap  # noqa: E402
 from qemu_run import EXIT_FAIL, EXIT_NO_EXIT, EXIT_OK, EXIT_QEMU  # noqa: E402
 
@@ -126,6 +126,7 @@ class Verdict:
     passed: bool
     bench: list
     platform: list
+    build: list = ()            # the kernel's "# build:" lines
 
 
 def judge(cfg, lines, rc=None, timed_out=False, stderr_text="",
@@ -246,9 +247,10 @@ def judge(cfg, lines, rc=None, timed_out=False, stderr_text="",
     failed = any(c.status == "FAIL" for c in all_cases)
     bench = bench_rows(lines)
     platform = platform_lines(lines)
+    build = build_lines(lines)
 
     if not cfg.expect_fail:
-        return Verdict(cfg.name, all_cases, notes, not failed, bench, platform)
+        return Verdict(cfg.name, all_cases, notes, not failed, bench, platform, build)
 
     # Expected to fail: one verdict line, the run's own lines as notes.
     why = []
@@ -269,10 +271,10 @@ def judge(cfg, lines, rc=None, timed_out=False, stderr_text="",
            + (f": {c.detail}" if c.detail else "") for c in all_cases]
     if why:
         verdict = Case("FAIL", "expected-failure", "; ".join(why))
-        return Verdict(cfg.name, [verdict], own + notes, False, bench, platform)
+        return Verdict(cfg.name, [verdict], own + notes, False, bench, platform, build)
     verdict = Case("PASS", "expected-failure", "failed as expected: "
                    + ", ".join(f"/{rx.pattern}/" for rx in cfg.require))
-    return Verdict(cfg.name, [verdict], own, True, bench, platform)
+    return Verdict(cfg.name, [verdict], own, True, bench, platform, build)
 
 
 def format_verdict(v, verbose=False):

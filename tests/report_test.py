@@ -47,7 +47,8 @@ class ReportTest(unittest.TestCase):
     def run_report(self, *extra):
         p = subprocess.run([sys.executable, os.path.join(ROOT, "tools", "report.py"),
                             FIXTURE, "--out", self.out, "--paper-data", self.paper,
-                            *extra], capture_output=True, text=True, timeout=300)
+                            "--peer", "none", *extra],
+                           capture_output=True, text=True, timeout=300)
         self.assertEqual(p.returncode, 0, p.stdout + p.stderr)
         with open(os.path.join(self.out, "report.md")) as f:
             return f.read()
@@ -104,7 +105,21 @@ class ReportTest(unittest.TestCase):
         self.assertGreater(want, 0)
         with open(os.path.join(self.out, "data", "timeline-rwlock-old.dat")) as f:
             self.assertEqual(len(f.read().splitlines()), 1 + want)   # + header
-        self.assertIn("blue saw the old value", md)
+        self.assertIn("orange saw the old value", md)
+        # A legend in every panel, and a short section drawn at least
+        # 0.4% of its panel's span wide.
+        self.assertEqual(gp.count("keyentry"), 2 * 4)
+        self.assertIn("title 'saw the old value'".replace("'", '"'), gp)
+        from report.timeline import TimelinePlot
+        rows, _ = report.read_log(
+            "# bench name=timeline type=rcu-sched who=updater start_ns=0 commit_ns=100 end_ns=800000000 saw=update\n"
+            "# bench name=timeline type=rcu-sched who=reader1 start_ns=1000 end_ns=3000 saw=old\n")
+        data = os.path.join(self.tmp.name, "tl-data")
+        os.makedirs(data)
+        TimelinePlot(rows, "x").script("png", data)
+        with open(os.path.join(data, "timeline-rcu-sched-old.dat")) as f:
+            x0, y, dx, _ = map(float, f.read().splitlines()[1].split())
+        self.assertAlmostEqual(dx, 800 * 0.004, places=3)    # ms: 3.2, not 0.002
 
     def test_platform_labels(self):
         self.assertEqual(report.platform_label(["hardware Intel i7-8650U"]),
@@ -188,6 +203,42 @@ class ReportTest(unittest.TestCase):
         self.assertIn("| 2 | idle | 12x | 6.1x | >= 20x | NOT met |", text)
         self.assertIn("reported, not asserted", text)
 
+    @unittest.skipUnless(shutil.which("gnuplot"), "gnuplot is not installed")
+    def test_a_plot_without_its_points_is_skipped_with_the_reason(self):
+        # Only cs_ns=0 rows: no critical-section-length curve to draw.  The
+        # cslen figures are skipped, the report and stderr say why, and a
+        # PNG of an earlier log is not left beside the report.
+        log = os.path.join(self.tmp.name, "zero.log")
+        with open(log, "w") as f:
+            for t in ("rcu-sched", "rwlock", "refcnt"):
+                for c in (1, 4):
+                    f.write(f"# bench name=readside type={t} cpus={c} cs_ns=0 "
+                            "ns_per_op=5 stddev=0.1 runs=3\n")
+            f.write("# bench name=gp type=normal cpus=4 n=3 min_ns=9 mean_ns=10 max_ns=20\n")
+        os.makedirs(self.out)
+        stale = os.path.join(self.out, "readside-cslen.png")
+        open(stale, "w").close()
+        p = subprocess.run([sys.executable, os.path.join(ROOT, "tools", "report.py"),
+                            log, "--out", self.out, "--paper-data", self.paper,
+                            "--peer", "none"], capture_output=True, text=True, timeout=300)
+        self.assertEqual(p.returncode, 0, p.stderr)
+        with open(os.path.join(self.out, "report.md")) as f:
+            md = f.read()
+        for name in ("readside-cslen", "refcnt-cslen"):
+            self.assertIn(f"report: {name}.png not drawn: the log has one "
+                          "critical-section length", p.stderr)
+            self.assertIn(f"- {name}.png (", md)
+            self.assertFalse(os.path.exists(os.path.join(self.out, name + ".png")))
+        self.assertIn("not drawn: the log has one critical-section length of "
+                      "rcukern's to draw a curve of", md)
+        # The CPU-count figures share one log2 axis with a margin, so that a
+        # log of one CPU count (gp: 4) is not drawn on the border.
+        for name in ("readside-cpus", "refcnt-cpus", "gp-latency"):
+            with open(os.path.join(self.out, name + ".gp")) as f:
+                gp = f.read()
+            self.assertIn("set logscale x 2\nset xrange [0.7:", gp, name)
+        self.assertTrue(os.path.isfile(os.path.join(self.out, "gp-latency.png")))
+
     def test_harness_row_and_less_gaps(self):
         # The gross time less the host gaps, and the harness alone as a
         # row of its own, in the matrix and the three-source table.
@@ -209,12 +260,75 @@ class ReportTest(unittest.TestCase):
         rows, _ = report.read_log(
             "# bench name=readside type=rcu cpus=1 vcpus=1 cs_ns=0 ns_per_op=9 stddev=1 runs=3 median_ns=9 batch_ns=8\n"
             "# bench name=gp type=normal cpus=2 n=10 min_ns=900 mean_ns=1000 max_ns=3000 median_ns=950\n")
+        saved = report.common.PEER_DIR
+        self.addCleanup(setattr, report.common, "PEER_DIR", saved)
+        report.common.PEER_DIR = os.path.join(self.tmp.name, "no-peer")
         three = "\n".join(report.three_source_table(rows, {}))
         self.assertIn("| rcu_read_lock(), preemptible | 1 | - | 9 (batch 8) [-smp 1] | - |", three)
         self.assertIn("`make peer` builds the peer", three)
         gp = "\n".join(report.gp_table(rows))
         self.assertIn("| synchronize_sched() / PREEMPT_NONE synchronize_rcu() | 2 | 0.95 | 1 | 3 | - | - | - | - |", gp)
         self.assertIn("`make peer` builds the peer", gp)
+        # The peer built but not run: the note says how to run it.
+        built = os.path.join(self.tmp.name, "peer")
+        os.makedirs(built)
+        open(os.path.join(built, "bzImage-preempt"), "w").close()
+        report.common.PEER_DIR = built
+        self.assertIn("The peer is built (build/peer): `make bench ONLY=peer`",
+                      "\n".join(report.gp_table(rows)))
+
+    def test_the_peer_file_is_picked_up(self):
+        # build/bench-logs/peer.txt (--peer) joins the logs when they have
+        # no peer rows of their own, once; --peer none leaves it out.
+        peer = os.path.join(self.tmp.name, "peer.txt")
+        with open(peer, "w") as f:
+            f.write("# bench name=linux_readside kernel=linux-6.1 model=preempt type=rcu "
+                    "cpus=1 vcpus=4 ns_per_op=3.1 median_ns=2.9\n")
+        def run(*args):
+            p = subprocess.run([sys.executable, os.path.join(ROOT, "tools", "report.py"),
+                                *args, "--out", self.out, "--gnuplot", "none"],
+                               capture_output=True, text=True, timeout=300)
+            self.assertEqual(p.returncode, 0, p.stderr)
+            with open(os.path.join(self.out, "report.md")) as f:
+                return f.read(), p.stderr
+        md, err = run(FIXTURE, "--peer", peer)
+        self.assertIn("1 row(s) of the Linux peer", err)
+        self.assertIn("2.9 (mean 3.1) [-smp 4, preempt]", md)
+        self.assertIn("### name=linux_readside (1 row)", md)
+        md, err = run(FIXTURE, peer, "--peer", peer)        # given: not twice
+        self.assertNotIn("of the Linux peer", err)
+        self.assertIn("### name=linux_readside (1 row)", md)
+        md, _ = run(FIXTURE, "--peer", "none")
+        self.assertNotIn("linux_readside", md)
+
+    def test_a_test_build_log_is_flagged(self):
+        # The kernel's "# build:" line: a test-build log's figures carry a
+        # warning in report.md, the summary and each figure's title.
+        with open(FIXTURE) as f:
+            fixture = f.read()
+        for build, warned in (("test (SANITIZE: UBSan, stack protector, test hooks), "
+                               "preemptible RCU", True),
+                              ("benchmark, preemptible RCU", False)):
+            log = os.path.join(self.tmp.name, "build.log")
+            with open(log, "w") as f:
+                f.write(f"[c0] rcukern: an SMP x86-64 kernel\n# build: {build}\n" + fixture)
+            p = subprocess.run([sys.executable, os.path.join(ROOT, "tools", "report.py"),
+                                log, "--out", self.out, "--peer", "none", "--summary",
+                                "--gnuplot", shutil.which("gnuplot") or "none"],
+                               capture_output=True, text=True, timeout=300)
+            self.assertEqual(p.returncode, 0, p.stderr)
+            with open(os.path.join(self.out, "report.md")) as f:
+                md = f.read()
+            self.assertIn(f"- Build: **{build}**.", md)
+            head = md.split("## Read-side goals")[0]
+            self.assertEqual("> **Warning:** these figures come from the **test build**" in head,
+                             warned)
+            self.assertEqual("WARNING: these figures come from the test build" in p.stdout,
+                             warned)
+            self.assertIn(f"build: {build} ==", p.stdout)
+            if shutil.which("gnuplot"):
+                with open(os.path.join(self.out, "gp-latency.gp")) as f:
+                    self.assertEqual("[TEST BUILD: not benchmark figures]" in f.read(), warned)
 
     def test_no_rows(self):
         # No bench rows (an empty or garbage log): an error, and the last

@@ -68,6 +68,8 @@ def append_bench(v, path):
     """Adds one run's rows as soon as it ends, so an interrupted sweep keeps
     what it measured."""
     with open(path, "a") as f:
+        for b in v.build[:1] if v.bench else ():
+            f.write(f"# build: {b} config={v.config}\n")
         for p in v.platform:
             f.write(f"# platform: {p} config={v.config}\n")
         for row in v.bench:

@@ -704,6 +704,23 @@ class RunShTest(unittest.TestCase):
             self.assertEqual(p.returncode, 64, (args, p.stderr))
             self.assertIn(said, p.stderr, args)
 
+    def test_list_prints_the_vocabulary(self):
+        # Every suite the sources define and every torture flavour, no QEMU.
+        p = self.run_sh("--list")
+        self.assertEqual(p.returncode, 0, p.stderr)
+        root = os.path.dirname(HERE)
+        suites = set()
+        for d in ("tests/kernel", "tests/scenarios"):
+            for name in os.listdir(os.path.join(root, d)):
+                if name.endswith(".c"):
+                    with open(os.path.join(root, d, name)) as f:
+                        suites |= set(re.findall(r"KTAP_SUITE\((\w+)", f.read()))
+        self.assertGreater(len(suites), 10)
+        words = set(p.stdout.split())
+        self.assertLessEqual(suites, words, suites - words)
+        for flavour in ("sched", "sched-expedited", "busted", "rcu", "srcu-expedited"):
+            self.assertIn(flavour, words)
+
     @unittest.skipUnless(shutil.which("qemu-system-x86_64"), "no QEMU")
     def test_qemu_that_fails_to_start_is_not_success(self):
         with tempfile.TemporaryDirectory() as d:

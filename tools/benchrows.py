@@ -7,7 +7,8 @@ plots the rows).
 clean_lines() turns serial bytes into text lines: terminal escapes (GRUB,
 firmware), CRs and other control characters removed.  A row is a KTAP
 diagnostic `# bench name=NAME key=value ...` (the shape docs/design.md
-fixes); a `# platform: ...` line says what ran them.  A trace dump's
+fixes); a `# platform: ...` line says what ran them, a `# build: ...`
+line which build of the kernel (benchmark or test).  A trace dump's
 lines (kernel/trace.c, tools/trace.py) start with `T: `; trace_line()
 tells them apart, so that the judge reads past them.
 Only the Python standard library is used.
@@ -18,6 +19,8 @@ import re
 ANSI = re.compile(r"\x1b(\[[0-9;?]*[ -/]*[@-~]|[()][0-9A-Za-z]|[@-Z\\-_])")
 BENCH = re.compile(r"#\s*bench\s+(name=\S+(?:.*\S)?)")
 PLATFORM = re.compile(r"#\s*platform:\s*(.*\S)")
+# The kernel's "# build: benchmark|test (...), ..." line at boot.
+BUILD = re.compile(r"^\s*#\s*build:\s*(.*\S)")
 
 
 TRACE_PREFIX = "T: "
@@ -36,6 +39,11 @@ def bench_rows(lines):
 def platform_lines(lines):
     """The text after "# platform:" of every such line."""
     return [m.group(1) for m in map(PLATFORM.search, lines) if m]
+
+
+def build_lines(lines):
+    """The text after "# build:" of every such line."""
+    return [m.group(1) for m in map(BUILD.search, lines) if m]
 
 
 _CTRL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f]")

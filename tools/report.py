@@ -5,6 +5,7 @@ draws or tabulates).
 
     tools/report.py                       boot ./run.sh (the scenarios) and report
     tools/report.py build/test-logs/bench.txt     report on saved rows
+    tools/report.py a.log b.log peer.txt  several logs' rows together
     tools/report.py serial.log --out DIR --paper-data DIR
 """
 

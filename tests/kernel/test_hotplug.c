@@ -668,6 +668,68 @@ static void hotplug_jiffies_duty_handed_over(void)
 #endif
 }
 
+/* cpu_up() fails (test build: the AP "does not answer"): the CPU stays
+ * offline, and a thread that last ran there and sleeps runs elsewhere
+ * when woken, as while the CPU was down, not queued where nothing runs. */
+#ifdef CONFIG_SANITIZE
+struct bu_sleeper {
+	struct completion go;
+	int asleep, ran_cpu;
+};
+
+static int bu_sleep(void *arg)
+{
+	struct bu_sleeper *b = arg;
+
+	WRITE_ONCE(b->asleep, 1);
+	wait_for_completion(&b->go);
+	WRITE_ONCE(b->ran_cpu, smp_processor_id());
+	return 0;
+}
+#endif
+
+static void hotplug_failed_bringup_keeps_threads_away(void)
+{
+#ifdef CONFIG_SANITIZE
+	struct bu_sleeper *b;
+	struct task *t;
+	int cpu = 1;
+
+	if (skip_if_one_cpu())
+		return;
+	KTAP_ASSERT(cpu_online(cpu));
+	b = kzalloc(sizeof(*b), GFP_KERNEL);
+	KTAP_ASSERT(b);
+	init_completion(&b->go);
+	b->ran_cpu = -1;
+	t = kthread_create_on_cpu(bu_sleep, b, cpu, "bringupsleeper");
+	KTAP_ASSERT(t);
+	t->bound_cpu = -1;	/* free to move */
+	wake_up_process(t);
+	/* Asleep on cpu: neither queued nor on it. */
+	KTAP_ASSERT(WAIT_UNTIL(READ_ONCE(b->asleep) && !READ_ONCE(t->on_rq) &&
+			       !smp_load_acquire(&t->on_cpu), 10000));
+	KTAP_ASSERT(READ_ONCE(t->cpu) == cpu);
+	KTAP_ASSERT(cpu_down(cpu) == 0);
+	cpuhp_inject_fail("bringup");
+	KTAP_EXPECT_EQ(cpu_up(cpu), -EIO);
+	cpuhp_inject_fail(NULL);
+	KTAP_EXPECT(!cpu_online(cpu));
+	complete(&b->go);
+	if (!WAIT_UNTIL(READ_ONCE(b->ran_cpu) >= 0, 30000))
+		ktap_fail("a thread woken after CPU %d failed to come up did not run "
+			  "within 30 s (queued on the offline CPU?)", cpu);
+	else
+		KTAP_EXPECT(READ_ONCE(b->ran_cpu) != cpu);
+	KTAP_EXPECT_EQ(cpu_up(cpu), 0);
+	kthread_join(t);
+	ktap_log("the thread ran on CPU %d", READ_ONCE(b->ran_cpu));
+	kfree(b);
+#else
+	ktap_skip("needs the test build (cpuhp_inject_fail)");
+#endif
+}
+
 /* Printed for the closing note: down and up latencies so far. */
 static void hotplug_latency_report(void)
 {
@@ -693,6 +755,7 @@ KTAP_SUITE(hotplug,
 	   KTAP_CASE(hotplug_barrier_waits_for_departed),
 	   KTAP_CASE(hotplug_failed_step_backs_out),
 	   KTAP_CASE(hotplug_jiffies_duty_handed_over),
+	   KTAP_CASE(hotplug_failed_bringup_keeps_threads_away),
 	   KTAP_CASE(hotplug_latency_report));
 
 /* Its own suite, so that the build with rcu.inject=report_dead shows it

@@ -192,7 +192,7 @@ static void kfree_rcu_double(void)
 	}
 	p = kt_alloc();
 	KTAP_ASSERT(p);
-	ktap_expect_warnings(1, "a head queued twice");
+	ktap_expect_warnings(1, "ODEBUG: a second kfree_rcu() of a queued object");
 	kfree_rcu(p, rh);
 	kfree_rcu(p, rh);	/* still queued: reported and refused */
 	kvfree_rcu_barrier();
@@ -209,7 +209,7 @@ static void kfree_rcu_mightsleep_atomic(void)
 	struct kt_obj *p = kt_alloc();
 
 	KTAP_ASSERT(p);
-	ktap_expect_warnings(1, "kvfree_rcu_mightsleep() with preemption off");
+	ktap_expect_warnings(1, "kvfree_rcu_mightsleep() from atomic context");
 	preempt_disable();
 	kvfree_rcu_mightsleep(p);	/* a page has room: queued, reported */
 	preempt_enable();

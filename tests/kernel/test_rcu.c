@@ -1391,10 +1391,12 @@ static void torture_report(const char *type, unsigned int ms, int ret,
 			   const struct rcu_torture_result *r)
 {
 	ktap_log("bench name=torture type=%s cpus=%d ms=%u gps=%lu exp_gps=%lu gps_per_sec=%lu "
-		 "updates=%lu reads=%ld errors=%ld pipe_errors=%ld mberrors=%ld result=%s",
+		 "updates=%lu reads=%ld errors=%ld pipe_errors=%ld mberrors=%ld result=%s "
+		 "setup_ms=%lu run_ms=%lu settle_ms=%lu stop_ms=%lu",
 		 type, num_online_cpus(), ms, r->gps, r->exp_gps,
 		 (r->gps + r->exp_gps) * 1000 / (ms ? ms : 1), r->versions, r->reads,
-		 r->errors, r->pipe_errors, r->mberrors, ret == 0 ? "SUCCESS" : "FAILURE");
+		 r->errors, r->pipe_errors, r->mberrors, ret == 0 ? "SUCCESS" : "FAILURE",
+		 r->setup_ms, r->run_ms, r->settle_ms, r->stop_ms);
 }
 
 static void torture_one(const char *type, unsigned int ms, bool must_fail)

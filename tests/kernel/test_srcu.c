@@ -164,6 +164,132 @@ static void srcu_qq3_misuse_reported(void)
 	KTAP_EXPECT_EQ(atomic_read(&srcu_misuse_reports) - misuse0, 3);
 }
 
+/*
+ * The record of held structs against an interrupt (issue 27, bug 4): an
+ * interrupt whose handler is a reader of B, landing inside this task's
+ * srcu_read_lock(&A) with the same current, must leave the record saying
+ * A, not B.  srcu_held_push_hook (test build) fires that reader, irqs
+ * off as a handler runs, between the push's two stores.  Then
+ * synchronize_srcu(&B) inside A is legal and must wait, here for a
+ * reader of B in another task that began before it; synchronize_srcu(&A)
+ * is the misuse and must be reported.
+ */
+DEFINE_STATIC_SRCU(srcu_test_c);
+DEFINE_STATIC_SRCU(srcu_test_d);
+DEFINE_STATIC_SRCU(srcu_test_e);
+
+#ifdef CONFIG_SANITIZE
+static struct srcu_struct *irq_hook_on;
+static int irq_hook_fired;
+
+static void irq_reader_of_b(struct srcu_struct *ss)
+{
+	unsigned long flags;
+	int idx;
+
+	if (ss != READ_ONCE(irq_hook_on))
+		return;
+	WRITE_ONCE(irq_hook_on, NULL);	/* once: B's own push comes here too */
+	local_irq_save(flags);
+	idx = srcu_read_lock(&srcu_test_b);
+	srcu_read_unlock(&srcu_test_b, idx);
+	local_irq_restore(flags);
+	irq_hook_fired++;
+}
+#endif
+
+/* A reader of ss in another task, released after a while by a helper. */
+static int release_later(void *p)
+{
+	struct sleeper *s = p;
+
+	msleep(100);
+	s->release = true;
+	return 0;
+}
+
+/* synchronize_srcu(ss) in this task must wait for another task's reader. */
+static void legal_wait_waits(struct srcu_struct *ss, const char *name)
+{
+	static struct sleeper s;
+	int misuse0 = atomic_read(&srcu_misuse_reports);
+	unsigned long gp0 = srcu_batches_completed(ss);
+	struct task *st, *rt;
+
+	s = (struct sleeper){ .ss = ss };
+	if (!sleeper_start(&s, &st))
+		return;
+	rt = start(release_later, &s, "srcu-release");
+	KTAP_ASSERT(rt);
+	synchronize_srcu(ss);
+	if (!s.unlock_ns || atomic_read(&srcu_misuse_reports) != misuse0)
+		ktap_fail("synchronize_srcu(%s) returned while another task's reader of it "
+			  "that began before it was still inside (%d misuse reports)", name,
+			  atomic_read(&srcu_misuse_reports) - misuse0);
+	KTAP_EXPECT(srcu_batches_completed(ss) > gp0);
+	kthread_join(rt);
+	kthread_join(st);
+}
+
+static void srcu_held_record_vs_irq_reader(void)
+{
+#ifdef CONFIG_SANITIZE
+	int misuse0, ia;
+
+	irq_hook_fired = 0;
+	WRITE_ONCE(irq_hook_on, &srcu_test_a);
+	WRITE_ONCE(srcu_held_push_hook, irq_reader_of_b);
+	ia = srcu_read_lock(&srcu_test_a);
+	WRITE_ONCE(srcu_held_push_hook, NULL);
+	KTAP_EXPECT_EQ(irq_hook_fired, 1);
+	KTAP_EXPECT(srcu_read_lock_held(&srcu_test_a));
+	KTAP_EXPECT(!srcu_read_lock_held(&srcu_test_b));
+	legal_wait_waits(&srcu_test_b, "B");
+	misuse0 = atomic_read(&srcu_misuse_reports);
+	ktap_expect_warnings(1, "synchronize_srcu(A) inside a reader of A");
+	synchronize_srcu(&srcu_test_a);		/* the misuse: reported, returns */
+	KTAP_EXPECT_EQ(atomic_read(&srcu_misuse_reports) - misuse0, 1);
+	srcu_read_unlock(&srcu_test_a, ia);
+	KTAP_EXPECT_EQ(current->srcu_held_depth, 0);
+#else
+	ktap_skip("needs the test build (srcu_held_push_hook)");
+#endif
+}
+
+/*
+ * More nested sections than the record has slots (issue 27, bug 4): A..E
+ * nested, then A ends, then D ends.  The task reads B, C and E; the
+ * record must not claim D, and synchronize_srcu(&D) must wait for
+ * another task's reader of D.  A record that overflowed answers "not
+ * held" until the task has left every section; then it works again.
+ */
+static void srcu_held_record_overflow(void)
+{
+	struct srcu_struct *ss[5] = { &srcu_test_a, &srcu_test_b, &srcu_test_c,
+				      &srcu_test_d, &srcu_test_e };
+	int idx[5], misuse0;
+
+	for (int i = 0; i < 5; i++)
+		idx[i] = srcu_read_lock(ss[i]);
+	srcu_read_unlock(ss[0], idx[0]);
+	srcu_read_unlock(ss[3], idx[3]);
+	KTAP_EXPECT(!srcu_read_lock_held(&srcu_test_d));
+	KTAP_EXPECT(!srcu_read_lock_held(&srcu_test_a));
+	legal_wait_waits(&srcu_test_d, "D");
+	srcu_read_unlock(ss[4], idx[4]);
+	srcu_read_unlock(ss[1], idx[1]);
+	srcu_read_unlock(ss[2], idx[2]);
+	KTAP_EXPECT_EQ(current->srcu_held_depth, 0);
+	/* Trusted again: the misuse is caught. */
+	idx[0] = srcu_read_lock(&srcu_test_a);
+	KTAP_EXPECT(srcu_read_lock_held(&srcu_test_a));
+	misuse0 = atomic_read(&srcu_misuse_reports);
+	ktap_expect_warnings(1, "synchronize_srcu(A) inside a reader of A, the record trusted again");
+	synchronize_srcu(&srcu_test_a);
+	KTAP_EXPECT_EQ(atomic_read(&srcu_misuse_reports) - misuse0, 1);
+	srcu_read_unlock(&srcu_test_a, idx[0]);
+}
+
 /* ---- callbacks ----------------------------------------------------------- */
 
 #define NCB 64
@@ -253,6 +379,8 @@ static void srcu_bench_gp(void)
 
 KTAP_SUITE(srcu,
 	KTAP_CASE(srcu_qq3_misuse_reported),
+	KTAP_CASE(srcu_held_record_vs_irq_reader),
+	KTAP_CASE(srcu_held_record_overflow),
 	KTAP_CASE(srcu_sleeping_reader_holds_own_struct_only),
 	KTAP_CASE(srcu_expedited_sleeping_reader_holds_own_struct_only),
 	KTAP_CASE(srcu_call_srcu_and_barrier),

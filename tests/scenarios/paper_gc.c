@@ -1,12 +1,22 @@
 /* tests/scenarios/paper_gc.c: "RCU is a Poor Man's Garbage Collector".
  *
  * Updaters replace a shared object as fast as they can and hand the old
- * one to call_rcu_sched(), never waiting; readers use whatever they find.
- * Collection happens by itself, after grace periods.  The memory in flight
- * (replaced, not yet freed) is sampled; it must stay under
- * gc.max_in_flight, and after rcu_barrier_sched() every object ever
+ * one to the collector, never waiting; readers use whatever they find.
+ * Collection happens by itself, after grace periods.  Two collectors, one
+ * case each, at the same load: call_rcu_sched() with a callback per
+ * object (the article's), and kfree_rcu(), which is what Linux code
+ * writes today (rcu/kvfree.c: pages of pointers, one grace period per
+ * batch).  The memory in flight (replaced, not yet freed: objects, plus
+ * kfree_rcu's pages of pointers) is sampled; it must stay under
+ * gc.max_in_flight, and after the collector's barrier every object ever
  * replaced must have been freed exactly once.  No reader may see a freed
- * (poisoned) object.
+ * (poisoned) object.  Each prints a `name=gc` row (collector=, updates per
+ * second, peak bytes in flight, grace periods used).
+ *
+ * gc_kfree_bench is rcuscale's kfree test (kfree_rcu_test=1): threads
+ * each allocate alloc_num objects and free them all through kfree_rcu(),
+ * loops times; by_call_rcu=1 frees them through call_rcu() instead.  Its
+ * `name=kfree_rcu` rows compare with Linux's (tools/peer).
  */
 #include "tests/scenarios/scenario.h"
 #include "kernel/cmdline.h"
@@ -18,6 +28,8 @@
 #include "kernel/spinlock.h"
 #include "kernel/time.h"
 #include "rcu/rculist.h"
+#include "rcu/kvfree.h"
+#include "kernel/sched.h"
 
 static unsigned int gc_ms;
 core_param(gc.ms, gc_ms, uint, "duration of each paper_gc run in ms (default 200 quick, 2000 full)");
@@ -49,10 +61,36 @@ static void gc_free_cb(struct rcu_head *rh)
 	atomic_long_inc(&gc_freed);
 }
 
+/* The collectors. */
+enum { GC_CALL_RCU, GC_KFREE_RCU };
+
+/* Replaced objects not yet freed: kfree_rcu() frees without telling us,
+ * so its own counters say how many of ours it still holds. */
+static long gc_in_flight(int collector)
+{
+	if (collector == GC_KFREE_RCU)
+		return atomic_long_read(&kfree_rcu_stats.queued) -
+		       atomic_long_read(&kfree_rcu_stats.freed);
+	return atomic_long_read(&gc_allocated) - atomic_long_read(&gc_freed) - 1;
+}
+
+/* The call_rcu case's updates per second, the kfree_rcu case's pace
+ * (gc.rate overrides; 0 and no call_rcu run yet: unpaced). */
+static unsigned long gc_call_rcu_rate;
+static unsigned int gc_rate;
+core_param(gc.rate, gc_rate, uint,
+	   "paper_gc kfree_rcu case: updates per second (0: the call_rcu case's)");
+
 struct gc_ctx {
+	int collector;
 	int updaters;
+	unsigned long rate;		/* updates per second, 0: unpaced */
+	u64 t0;				/* the run's start, for the pace */
+	atomic_long_t done;		/* updates so far, all updaters */
 	unsigned long reads[NR_CPUS], bad[NR_CPUS], updates[NR_CPUS];
 	long max_in_flight;
+	long max_pages;			/* kfree_rcu's pages at that peak */
+	long max_bytes;			/* objects and pages in flight, peak */
 	u64 in_flight_sum, samples;
 };
 
@@ -69,8 +107,15 @@ static void gc_worker(struct scen_worker *w)
 		return;
 	if (w->idx < x->updaters) {
 		while (!scen_should_stop(w)) {
-			struct gc_obj *fresh = kmalloc(sizeof(*fresh), GFP_KERNEL), *old;
+			struct gc_obj *fresh, *old;
 
+			/* The same load as the call_rcu case: no faster. */
+			if (x->rate && (u64)atomic_long_read(&x->done) * 1000000000ull >
+				       (ktime_get_ns() - x->t0) * x->rate) {
+				scen_sleep_ms(1);
+				continue;
+			}
+			fresh = kmalloc(sizeof(*fresh), GFP_KERNEL);
 			if (!fresh) {
 				scen_sleep_ms(1);	/* collection will catch up */
 				continue;
@@ -82,14 +127,26 @@ static void gc_worker(struct scen_worker *w)
 			old = gc_head;
 			rcu_assign_pointer(gc_head, fresh);
 			spin_unlock(&gc_lock);
-			call_rcu_sched(&old->rh, gc_free_cb);
+			if (x->collector == GC_KFREE_RCU) {
+				kfree_rcu(old, rh);
+			} else {
+				call_rcu_sched(&old->rh, gc_free_cb);
+			}
+			atomic_long_inc(&x->done);
 			if (++x->updates[w->idx] >= GC_MIN_UPDATES)
 				scen_paid(w);
 			if (w->idx == 0) {
-				long f = atomic_long_read(&gc_allocated) - atomic_long_read(&gc_freed) - 1;
+				long f = gc_in_flight(x->collector);
+				long pages = x->collector == GC_KFREE_RCU ?
+					     atomic_long_read(&kfree_rcu_stats.pages) : 0;
+				long bytes = (f > 0 ? f : 0) * (long)ksize(fresh) + pages * 4096;
 
 				if (f > x->max_in_flight)
 					x->max_in_flight = f;
+				if (bytes > x->max_bytes) {
+					x->max_bytes = bytes;
+					x->max_pages = pages;
+				}
 				x->in_flight_sum += (u64)(f > 0 ? f : 0);
 				x->samples++;
 			}
@@ -116,7 +173,7 @@ static void gc_worker(struct scen_worker *w)
 	}
 }
 
-static void gc_under_update_load(void)
+static void gc_run(int collector)
 {
 	int cpus[NR_CPUS], n;
 	unsigned int ms = scen_run_ms(gc_ms);
@@ -138,14 +195,24 @@ static void gc_under_update_load(void)
 	first->gen = -1;
 	rcu_assign_pointer(gc_head, first);
 	x->updaters = n >= 4 ? 2 : 1;
+	x->collector = collector;
+	x->rate = collector == GC_KFREE_RCU ? (gc_rate ? gc_rate : gc_call_rcu_rate) : 0;
+	x->t0 = ktime_get_ns();
+	if (collector == GC_KFREE_RCU)
+		kvfree_rcu_barrier();	/* nobody else's objects in its counters */
 	unsigned long gps0 = rcu_batches_completed_sched();
+	long kq0 = atomic_long_read(&kfree_rcu_stats.queued);
+	long kb0 = atomic_long_read(&kfree_rcu_stats.batches);
 
 	if (scen_run(g, cpus, n, gc_worker, x, ms, false, NULL))
 		return;		/* left allocated: a worker may still use it */
-	long in_flight_end = atomic_long_read(&gc_allocated) - atomic_long_read(&gc_freed) - 1;
+	long in_flight_end = gc_in_flight(collector);
 	u64 t0 = ktime_get_ns();
 
-	rcu_barrier_sched();	/* every queued callback has run */
+	if (collector == GC_KFREE_RCU)
+		kvfree_rcu_barrier();	/* every object queued has been freed */
+	else
+		rcu_barrier_sched();	/* every queued callback has run */
 	u64 barrier_ns = ktime_get_ns() - t0;
 	unsigned long gps = rcu_batches_completed_sched() - gps0;
 	unsigned long reads = 0, bad = 0, updates = 0;
@@ -155,18 +222,29 @@ static void gc_under_update_load(void)
 		bad += x->bad[i];
 		updates += x->updates[i];
 	}
-	long freed = atomic_long_read(&gc_freed);
+	long freed = collector == GC_KFREE_RCU ?
+		     atomic_long_read(&kfree_rcu_stats.queued) - kq0 - gc_in_flight(collector) :
+		     atomic_long_read(&gc_freed);
+	long batches = collector == GC_KFREE_RCU ?
+		       atomic_long_read(&kfree_rcu_stats.batches) - kb0 : (long)updates;
 
-	ktap_log("bench name=gc cpus=%d updaters=%d ms=%u updates=%lu freed=%ld gps=%lu max_in_flight=%ld mean_in_flight=%llu in_flight_end=%ld bytes_in_flight_max=%lu barrier_ns=%llu reads=%lu bad=%lu",
-		 n, x->updaters, ms, updates, freed, gps, x->max_in_flight,
+	/* batches: the call_rcu()s made, one per object for call_rcu. */
+	if (collector == GC_CALL_RCU)
+		gc_call_rcu_rate = updates * 1000 / (ms ? ms : 1);
+	ktap_log("bench name=gc collector=%s paced=%lu cpus=%d updaters=%d ms=%u updates=%lu updates_per_s=%llu freed=%ld gps=%lu batches=%ld max_in_flight=%ld mean_in_flight=%llu in_flight_end=%ld bytes_in_flight_max=%ld pages_at_max=%ld barrier_ns=%llu reads=%lu bad=%lu",
+		 collector == GC_KFREE_RCU ? "kfree_rcu" : "call_rcu", x->rate, n, x->updaters, ms,
+		 updates, (unsigned long long)updates * 1000 / (ms ? ms : 1), freed, gps, batches,
+		 x->max_in_flight,
 		 (unsigned long long)(x->samples ? x->in_flight_sum / x->samples : 0),
-		 in_flight_end, (unsigned long)x->max_in_flight * sizeof(struct gc_obj),
+		 in_flight_end, x->max_bytes, x->max_pages,
 		 (unsigned long long)barrier_ns, reads, bad);
 	if (bad)
 		ktap_fail("%lu reads saw a freed or changed object", bad);
 	/* Garbage is collected: every replaced object freed, once. */
 	KTAP_EXPECT_EQ(freed, (long)updates);
 	KTAP_EXPECT_EQ(atomic_long_read(&gc_bad_frees), 0);
+	if (collector == GC_KFREE_RCU)
+		KTAP_EXPECT_EQ(gc_in_flight(collector), 0);
 	if (x->max_in_flight > (long)gc_max_in_flight)
 		ktap_fail("%ld objects waited for collection at once (limit %u)",
 			  x->max_in_flight, gc_max_in_flight);
@@ -177,4 +255,165 @@ static void gc_under_update_load(void)
 	scen_group_free(g, 0);
 }
 
-KTAP_SUITE(paper_gc, KTAP_CASE(gc_under_update_load));
+static void gc_under_update_load(void)
+{
+	gc_run(GC_CALL_RCU);
+}
+
+static void gc_kfree_rcu_under_update_load(void)
+{
+	gc_run(GC_KFREE_RCU);
+}
+
+/* ---- rcuscale's kfree test ---- */
+
+static unsigned int kfree_threads, kfree_alloc_num = 8000, kfree_loops = 10;
+core_param(gc.kfree_threads, kfree_threads, uint, "gc_kfree_bench threads (0: one per CPU)");
+core_param(gc.kfree_alloc_num, kfree_alloc_num, uint, "gc_kfree_bench objects per loop");
+core_param(gc.kfree_loops, kfree_loops, uint, "gc_kfree_bench loops per thread");
+
+/* Linux's struct kfree_obj (rcuscale.c): 8 bytes and the rcu_head. */
+struct kfree_obj {
+	char kfree_obj[8];
+	struct rcu_head rh;
+};
+
+#define KFREE_OBJ_SIZE 32	/* kmalloc's class for struct kfree_obj */
+
+static atomic_long_t kfree_bench_cb_freed;
+
+static void kfree_obj_cb(struct rcu_head *rh)
+{
+	kfree(container_of(rh, struct kfree_obj, rh));
+	atomic_long_inc(&kfree_bench_cb_freed);
+}
+
+struct kfree_bench {
+	int by_call_rcu;
+	atomic_t running;
+	atomic_long_t queued;		/* objects handed to the collector */
+	long kq0, kf0;			/* kfree_rcu's counters at the start */
+	long max_bytes;			/* in flight, objects and pages: peak */
+	spinlock_t lock;
+};
+
+/*
+ * Memory in flight: objects queued and not yet freed (each a
+ * kmalloc-32), plus kfree_rcu's pages of pointers.  Counted, not read
+ * from the page allocator, whose free count never sees kmalloc's class
+ * pages come back (rcuscale reads the system's free memory instead).
+ */
+static void kfree_bench_sample(struct kfree_bench *b)
+{
+	long objs, pages = 0, bytes;
+	unsigned long flags;
+
+	if (b->by_call_rcu) {
+		objs = atomic_long_read(&b->queued) - atomic_long_read(&kfree_bench_cb_freed);
+	} else {
+		objs = (atomic_long_read(&kfree_rcu_stats.queued) - b->kq0) -
+		       (atomic_long_read(&kfree_rcu_stats.freed) - b->kf0);
+		pages = atomic_long_read(&kfree_rcu_stats.pages);
+	}
+	bytes = objs * (long)KFREE_OBJ_SIZE + pages * 4096;
+	spin_lock_irqsave(&b->lock, flags);
+	if (bytes > b->max_bytes)
+		b->max_bytes = bytes;
+	spin_unlock_irqrestore(&b->lock, flags);
+}
+
+static int kfree_bench_thread(void *arg)
+{
+	struct kfree_bench *b = arg;
+
+	for (unsigned int l = 0; l < kfree_loops; l++) {
+		for (unsigned int i = 0; i < kfree_alloc_num; i++) {
+			struct kfree_obj *p = kmalloc(sizeof(*p), GFP_KERNEL);
+
+			if (!p) {
+				msleep(1);	/* the collector catches up */
+				continue;
+			}
+			if (b->by_call_rcu)
+				call_rcu(&p->rh, kfree_obj_cb);
+			else
+				kfree_rcu(p, rh);
+			atomic_long_inc(&b->queued);
+			if (!(i % 1024))
+				kfree_bench_sample(b);
+		}
+		kfree_bench_sample(b);
+		cond_resched();
+	}
+	atomic_dec(&b->running);
+	return 0;
+}
+
+static void gc_kfree_bench_one(int by_call_rcu)
+{
+	int n = kfree_threads ? (int)kfree_threads : num_online_cpus(), k = 0, cpu;
+	struct kfree_bench b = { .by_call_rcu = by_call_rcu };
+	unsigned long gps0;
+	long batches0 = atomic_long_read(&kfree_rcu_stats.batches);
+	struct task *t[NR_CPUS];
+	u64 t0, ns;
+
+	spin_lock_init(&b.lock);
+	if (by_call_rcu)
+		rcu_barrier();
+	else
+		kvfree_rcu_barrier();	/* nobody else's objects in the counters */
+	atomic_long_set(&kfree_bench_cb_freed, 0);
+	b.kq0 = atomic_long_read(&kfree_rcu_stats.queued);
+	b.kf0 = atomic_long_read(&kfree_rcu_stats.freed);
+	atomic_set(&b.running, n);
+	gps0 = rcu_batches_completed();
+	t0 = ktime_get_ns();
+	for (int i = 0; i < n; i++) {
+		do
+			cpu = k++ % NR_CPUS;
+		while (!cpu_online(cpu));
+		t[i] = kthread_create_on_cpu(kfree_bench_thread, &b, cpu, "kfree_bench");
+		if (!t[i]) {
+			atomic_sub(n - i, &b.running);
+			n = i;
+			break;
+		}
+		wake_up_process(t[i]);
+	}
+	for (int i = 0; i < n; i++)
+		kthread_join(t[i]);
+	/* Linux's total time ends when the last object is queued; the
+	 * barrier after it is the memory's, not the rate's. */
+	ns = ktime_get_ns() - t0;
+	u64 nobj = (u64)n * kfree_alloc_num * kfree_loops;
+
+	kfree_bench_sample(&b);
+	if (by_call_rcu)
+		rcu_barrier();
+	else
+		kvfree_rcu_barrier();
+	ktap_log("bench name=kfree_rcu threads=%d alloc_num=%u loops=%u total_ns=%llu batches=%lu footprint_kb=%lu by_call_rcu=%d call_rcus=%ld ns_per_obj=%llu",
+		 n, kfree_alloc_num, kfree_loops, (unsigned long long)ns,
+		 rcu_batches_completed() - gps0, b.max_bytes / 1024, by_call_rcu,
+		 by_call_rcu ? (long)nobj :
+		 atomic_long_read(&kfree_rcu_stats.batches) - batches0,
+		 (unsigned long long)(nobj ? ns / nobj : 0));
+	KTAP_EXPECT_EQ(atomic_read(&b.running), 0);
+}
+
+/* batches= is what Linux's rcuscale prints under that name: grace
+ * periods completed during the run (rcu_batches_completed()). */
+static void gc_kfree_bench(void)
+{
+	gc_kfree_bench_one(0);
+	gc_kfree_bench_one(1);
+	if (scen_full()) {
+		gc_kfree_bench_one(0);
+		gc_kfree_bench_one(1);
+	}
+}
+
+KTAP_SUITE(paper_gc, KTAP_CASE(gc_under_update_load),
+	   KTAP_CASE(gc_kfree_rcu_under_update_load),
+	   KTAP_CASE(gc_kfree_bench));

@@ -276,7 +276,14 @@ static long rs_fit_loops(const struct rs_ops *ops, const int *online, int cpus,
 				  2 * budget_ns, &done, &cut, &batch_ps, &gap_cycles);
 		if (*ret)
 			return probe;
-		u64 per_reader_ns = scen_cycles_to_ps(cycles / (u64)cpus) / 1000;
+		/* The probe's time less its host gaps (rs_count_gaps()): a
+		 * vCPU the host took away for milliseconds in a probe of a
+		 * few sections (quick runs on a loaded host: loops=270 where
+		 * 20000 fit) made the probe look like a convoy, and the count
+		 * so small that the timing's own cost per batch dominated.
+		 * A convoy slows every batch, not a few, so it stays in. */
+		u64 busy = cycles - MIN(gap_cycles, cycles);
+		u64 per_reader_ns = scen_cycles_to_ps(busy / (u64)cpus) / 1000;
 		/* Sections one reader fits in the budget, from the median
 		 * batch: one host gap in a short probe must not shrink the
 		 * count.  Never more than the sections the probe itself did

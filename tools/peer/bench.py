@@ -12,6 +12,11 @@ the grace-period runs at 1, 2 and 4 vCPUs (the bench-gp-N sizes).
               refcnt, lock (PREEMPT): nreaders=1,2,4, loops per run, nruns
     rcuscale  one writer, no readers (the others idle), normal and
               expedited, both images
+    kfree     rcuscale.kfree_rcu_test=1 at 4 vCPUs (PREEMPT image, else
+              the one there is): KFREE_THREADS threads, each KFREE_LOOPS
+              times allocating KFREE_ALLOC_NUM objects and freeing them
+              through kfree_rcu() (kfree_by_call_rcu=0) or call_rcu() (=1):
+              the parameters of rcukern's gc_kfree_bench (paper_gc)
 
 Rows (one line each, in --out, default build/bench-logs/peer.txt):
 
@@ -20,11 +25,15 @@ Rows (one line each, in --out, default build/bench-logs/peer.txt):
     runs= loops=
   # bench name=linux_gp kernel=linux-6.1 model=none|preempt type=normal|expedited
     cpus=N n= min_ns= mean_ns= median_ns= max_ns=
+  # bench name=linux_kfree_rcu kernel=linux-6.1 model= vcpus=N threads=
+    alloc_num= loops= total_ns= batches= footprint_kb= by_call_rcu=0|1
+    (batches: grace periods during the run, as rcuscale counts them;
+    footprint: rcuscale's MB, in KB)
 
 Each boot's serial log is kept beside it (peer-MODEL-KIND-TYPE-N.log).
 When build/peer has no images it prints one line and exits 0.
 
-    tools/peer/bench.py [--out FILE] [--log-dir DIR] [--quick] [--only rs|gp]
+    tools/peer/bench.py [--out FILE] [--log-dir DIR] [--quick] [--only rs|gp|kf]
 """
 
 import argparse
@@ -50,9 +59,16 @@ RS_RUNS = (("none", "rcu"), ("preempt", "rcu"), ("preempt", "srcu"),
 RS_VCPUS = 4
 RS_READERS = (1, 2, 4)
 GP_VCPUS = (1, 2, 4)
+KFREE_VCPUS = 4
+KFREE_THREADS = 4
+KFREE_ALLOC_NUM = 8000
+KFREE_LOOPS = 10
 
 _RUN_LINE = re.compile(r"^\s*(?:\[[\s\d.]+\]\s*)?(\d+)\t(\d+\.\d+)\s*$")
 _GP_LINE = re.compile(r"writer-duration:\s+(\d+)\s+(\d+)\s*$")
+# Linux 6.1 rcuscale.c kfree_scale_thread()'s summary.
+_KFREE_LINE = re.compile(r"Total time taken by all kfree'ers: (\d+) ns, loops: (\d+), "
+                         r"batches: (-?\d+), memory footprint: (-?\d+)MB")
 
 
 def qemu_cmd(image, vcpus, append, mem=256):
@@ -120,6 +136,23 @@ def parse_rcuscale(text):
     return [int(m.group(2)) for m in map(_GP_LINE.search, text.splitlines()) if m]
 
 
+def parse_kfree(text):
+    """(total_ns, loops, batches, footprint_mb) of the kfree test, or None."""
+    for line in text.splitlines():
+        m = _KFREE_LINE.search(line)
+        if m:
+            return tuple(int(g) for g in m.groups())
+    return None
+
+
+def kfree_row(model, by_call_rcu, res):
+    total_ns, loops, batches, mb = res
+    return (f"# bench name=linux_kfree_rcu kernel={KERNEL} model={model} vcpus={KFREE_VCPUS} "
+            f"threads={KFREE_THREADS} alloc_num={KFREE_ALLOC_NUM} loops={loops} "
+            f"total_ns={total_ns} batches={batches} footprint_kb={mb * 1024} "
+            f"by_call_rcu={by_call_rcu}")
+
+
 def fmt(v):
     return f"{v:.3f}"
 
@@ -147,7 +180,7 @@ def main(argv=None):
     ap.add_argument("--runs", type=int, default=10, help="refscale nruns")
     ap.add_argument("--quick", action="store_true",
                     help="a tenth of the loops, 3 runs (a smoke test)")
-    ap.add_argument("--only", choices=("rs", "gp"))
+    ap.add_argument("--only", choices=("rs", "gp", "kf"))
     ap.add_argument("--timeout", type=int, default=900, help="per boot, s")
     args = ap.parse_args(argv)
 
@@ -177,7 +210,7 @@ def main(argv=None):
             f.write("\n".join(rows) + "\n")
 
     open(args.out, "w").close()
-    if args.only != "gp":
+    if args.only in (None, "rs"):
         for model, typ in RS_RUNS:
             if model not in images:
                 if typ == "rcu":
@@ -206,7 +239,7 @@ def main(argv=None):
                     if not vals:
                         continue
                 emit(rs_row(model, typ, readers, vals, loops))
-    if args.only != "rs":
+    if args.only in (None, "gp"):
         for model in [m for m in ("none", "preempt") if m in images]:
             for vcpus in GP_VCPUS:
                 for typ, exp in (("normal", 0), ("expedited", 1)):
@@ -226,6 +259,24 @@ def main(argv=None):
                         failed += 1
                         continue
                     emit(gp_row(model, typ, vcpus, vals))
+    if args.only in (None, "kf"):
+        model = "preempt" if "preempt" in images else next(iter(images))
+        for by_call_rcu in (0, 1):
+            log = os.path.join(args.log_dir, f"peer-{model}-kfree-{by_call_rcu}.log")
+            loops = max(1, KFREE_LOOPS // (10 if args.quick else 1))
+            append = (base + f"rcuscale.kfree_rcu_test=1 rcuscale.kfree_nthreads={KFREE_THREADS} "
+                      f"rcuscale.kfree_alloc_num={KFREE_ALLOC_NUM} "
+                      f"rcuscale.kfree_loops={loops} "
+                      f"rcuscale.kfree_by_call_rcu={by_call_rcu} rcuscale.holdoff=2")
+            res = parse_kfree(boot(images[model], KFREE_VCPUS, append, log, args.timeout))
+            if res is None:
+                res = parse_kfree(boot(images[model], KFREE_VCPUS, append, log, args.timeout))
+            if res is None:
+                print(f"peer: {model} kfree by_call_rcu={by_call_rcu}: no summary in the "
+                      f"log ({os.path.relpath(log, ROOT)})", file=sys.stderr)
+                failed += 1
+                continue
+            emit(kfree_row(model, by_call_rcu, res))
     print(f"peer: {len(rows)} row(s) in {os.path.relpath(args.out, ROOT)}"
           + (f", {failed} run(s) short" if failed else ""))
     return 1 if failed else 0

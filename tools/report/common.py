@@ -5,6 +5,7 @@ the Markdown and number formatting."""
 
 import math
 import os
+import re
 import sys
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
@@ -12,10 +13,22 @@ PAPER_LABEL = "2007 Linux, 16-CPU 3GHz x86"
 LINUX_LABEL = "Linux 6.1, same QEMU, same host"
 
 sys.path.insert(0, os.path.join(ROOT, "tools"))
-from benchrows import BENCH, PLATFORM, clean_lines  # noqa: E402
+from benchrows import BENCH, BUILD, PLATFORM, clean_lines  # noqa: E402
 
-NO_PEER = ("The log has no Linux 6.1 rows: `make peer` builds the peer "
-           "(build/peer) and `make bench` then runs it.")
+PEER_DIR = os.path.join(ROOT, "build", "peer")     # `make peer`'s images
+
+
+def no_peer():
+    """What to do for the Linux 6.1 rows the log lacks: build the peer, or
+    (built already) run it."""
+    if any(os.path.exists(os.path.join(PEER_DIR, f"bzImage-{m}"))
+           for m in ("none", "preempt")):
+        return ("The log has no Linux 6.1 rows. The peer is built (build/peer): "
+                "`make bench ONLY=peer` runs it into build/bench-logs/peer.txt, "
+                "which the report then reads by itself.")
+    return ("The log has no Linux 6.1 rows: `make peer` builds the peer "
+            "(build/peer) and `make bench` then runs it into "
+            "build/bench-logs/peer.txt, which the report reads by itself.")
 
 
 # --------------------------------------------------------------------------
@@ -49,7 +62,8 @@ def read_log(text, source=""):
     """Returns (rows, platform lines) of a serial log or a bench.txt, its
     lines cleaned as the runner cleans them (tools/benchrows.py)."""
     rows, platforms = [], []
-    for n, line in enumerate(clean_lines(text), 1):
+    lines = clean_lines(text)
+    for n, line in enumerate(lines, 1):
         m = BENCH.search(line)
         if m:
             row = parse_row(m.group(1), f"{source}:{n}")
@@ -59,7 +73,38 @@ def read_log(text, source=""):
         m = PLATFORM.search(line)
         if m:
             platforms.append(m.group(1))
-    return rows, platforms
+    from .trace_events import trace_rows   # a trace dump's rows, if any
+    return rows + trace_rows(lines, source), platforms
+
+
+def read_builds(text):
+    """The kernel's "# build: ..." lines of a log (a bench.txt's with their
+    " config=NAME" taken off)."""
+    out = []
+    for line in clean_lines(text):
+        m = BUILD.search(line)
+        if m:
+            out.append(re.sub(r"\s+config=\S+$", "", m.group(1)))
+    return out
+
+
+TEST_BUILD_WARNING = ("these figures come from the **test build** (SANITIZE: "
+                      "UBSan, stack protector, test hooks), not the benchmark "
+                      "build: they are not benchmark figures (the checks cost "
+                      "time on every path). `make bench`, or `./run.sh` with "
+                      "build/rcukern.iso, gives benchmark figures.")
+
+
+def build_label(builds):
+    """(label, is_test) of the builds a log names: "benchmark", "test
+    (...)", both, or not stated."""
+    kinds = list(dict.fromkeys(builds))
+    test = any(b.startswith("test") for b in kinds)
+    if not kinds:
+        return "not stated in the log (no `# build:` line: an older kernel)", False
+    if len(kinds) > 1:
+        return "mixed: " + "; ".join(kinds), test
+    return kinds[0], test
 
 
 def platform_label(platforms, ran_qemu=False):

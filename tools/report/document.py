@@ -5,10 +5,12 @@ import datetime
 import os
 
 from . import paper as paper_data
-from .common import LINUX_LABEL, PAPER_LABEL, ROOT, md_table, platform_label
+from .common import (LINUX_LABEL, PAPER_LABEL, ROOT, TEST_BUILD_WARNING, build_label,
+                     md_table, platform_label)
 from .figures import build_plots
 from .goals import goals
 from .gp_latency import gp_ratio_table, gp_table
+from .kfree import kfree_table
 from .plot import draw
 from .readside_tables import readside_matrix, three_source_table
 
@@ -30,11 +32,15 @@ def row_tables(rows):
 
 
 def write_report(rows, platforms, sources, out_dir, paper_dir,
-                 gnuplot=None, ran_qemu=False):
+                 gnuplot=None, ran_qemu=False, builds=()):
     os.makedirs(out_dir, exist_ok=True)
     ours = platform_label(platforms, ran_qemu)
+    build, test_build = build_label(builds)
     paper = paper_data.load(paper_dir)
     plots = build_plots(rows, ours, paper)
+    if test_build:
+        for p in plots:     # a PNG may travel without the report
+            p.title += " [TEST BUILD: not benchmark figures]"
     drawn = None
     if gnuplot:
         drawn = draw(plots, out_dir, gnuplot)
@@ -43,6 +49,9 @@ def write_report(rows, platforms, sources, out_dir, paper_dir,
     md = ["# rcukern benchmark report", "",
           f"Written by tools/report.py at {now} from "
           + ", ".join(f"`{s}`" for s in sources) + ".", ""]
+    if test_build:
+        md += [f"> **Warning:** {TEST_BUILD_WARNING}", ""]
+    md.append(f"- Build: **{build}**.")
     md.append(f"- Our numbers: **{ours}**"
               + (f" (`# platform: {platforms[0]}`)" if platforms else
                  " (the log has no `# platform:` line)") + ".")
@@ -89,6 +98,9 @@ def write_report(rows, platforms, sources, out_dir, paper_dir,
     ratio = gp_ratio_table(rows)
     if ratio:
         md += ["", "## Expedited against normal grace periods", ""] + ratio
+    kft = kfree_table(rows)
+    if kft:
+        md += ["", f"## kfree_rcu(): the garbage collector, beside {LINUX_LABEL}", ""] + kft
     md += ["", "## Figures", ""]
     if drawn is None:
         md.append("Plots skipped: gnuplot was not found (Debian: "
@@ -96,8 +108,12 @@ def write_report(rows, platforms, sources, out_dir, paper_dir,
                   "every number.")
     else:
         for p in plots:
+            if getattr(p, "skip", None):
+                md.append(f"- {p.name}.png ({p.title}): not drawn: {p.skip}.")
+                continue
             if p.name not in drawn:
-                md.append(f"- {p.title}: nothing to draw (no rows).")
+                md.append(f"- {p.name}.png ({p.title}): not drawn: the log "
+                          "has no rows for it.")
                 continue
             if drawn[p.name]:
                 md.append(f"- {p.title}: gnuplot failed: {drawn[p.name]}")
@@ -113,15 +129,19 @@ def write_report(rows, platforms, sources, out_dir, paper_dir,
     path = os.path.join(out_dir, "report.md")
     with open(path, "w") as f:
         f.write("\n".join(md) + "\n")
-    return path, drawn
+    return path, drawn, plots
 
 
-def summary_lines(rows, platforms, paper_dir, ran_qemu=False):
-    """The report's head for a terminal: whose numbers, the goals beside
-    the article's, the read-side matrix."""
+def summary_lines(rows, platforms, paper_dir, ran_qemu=False, builds=()):
+    """The report's head for a terminal: which build, whose numbers, the
+    goals beside the article's, the read-side matrix."""
     paper = paper_data.load(paper_dir)
+    build, test_build = build_label(builds)
     out = ["", f"== rcukern report: {len(rows)} benchmark row(s), "
-           f"{platform_label(platforms, ran_qemu)} ==", "", "Read-side goals:"]
+           f"{platform_label(platforms, ran_qemu)}, build: {build} =="]
+    if test_build:
+        out += ["WARNING: " + TEST_BUILD_WARNING.replace("**", "")]
+    out += ["", "Read-side goals:"]
     out += goals(rows, paper)[:7]       # the table without its footnote
     matrix = readside_matrix(rows)
     if matrix:

@@ -2,28 +2,31 @@
 latency by CPU count, normal against expedited, bars min..max) and the
 table of grace-period latency beside the Linux peer's rcuscale."""
 
-from .common import LINUX_LABEL, NO_PEER, fmt, md_table
+from .common import LINUX_LABEL, fmt, md_table, no_peer
 from .plot import Plot
 
 
 def figures(rows, ours, paper):
-    plots = []
-    p = Plot("gp-latency", "Grace-period latency: synchronize_sched() vs "
-             "expedited (bars: min..max; no 2007 data)", "CPUs",
-             "ns per grace period (log)")
+    """One series per grace-period type and load: the median (the mean in
+    rows without one), bars min..max; a row with the other CPUs busy is
+    dashed beside its idle twin instead of replacing it."""
+    p = Plot("gp-latency", "Grace-period latency: normal vs expedited "
+             "(median, bars: min..max; no 2007 data)", "CPUs",
+             "ns per grace period (log)", xaxis="cpus")
+    p.dodge = True
     gp = {}
     for r in rows:
         if r.get("name") != "gp":
             continue
-        x, y = r.num("cpus"), r.num("mean_ns")
+        x, y = r.num("cpus"), r.num("median_ns", r.num("mean_ns"))
         if x is None or y is None:
             continue
-        gp.setdefault(r.get("type", "?"), {})[x] = \
+        gp.setdefault((r.get("type", "?"), r.get("load", "idle")), {})[x] = \
             (x, y, r.num("min_ns", y), r.num("max_ns", y))
-    for t in sorted(gp):
-        p.add(f"{ours}: {t}", sorted(gp[t].values()), bars="range", kind=t)
-    plots.append(p)
-    return plots
+    for t, load in sorted(gp, key=lambda k: (k[1] != "idle", k)):
+        p.add(f"{ours}: {t}" + ("" if load == "idle" else f", load={load}"),
+              sorted(gp[(t, load)].values()), bars="range", kind=t, alt=load != "idle")
+    return [p]
 
 
 # Grace-period latency: (what, our gp type, Linux model and type).
@@ -68,7 +71,7 @@ def gp_table(rows):
             "being the RCU-sched flavour. At one CPU rcukern takes the "
             "shortcut (blocking is a grace period); the Linux figure is what "
             "its rcuscale measured there."]
-    return out + ([] if lin else ["", NO_PEER])
+    return out + ([] if lin else ["", no_peer()])
 
 
 GP_RATIO_GOAL = 20

@@ -106,7 +106,7 @@ def figures(rows, ours, paper):
     if bz:
         p = Plot("readside-cpus-batch", "Read-side cost by CPU count, batch "
                  "medians (batch_ns; cs_ns=0)", "CPUs",
-                 "ns per critical section (log)")
+                 "ns per critical section (log)", xaxis="cpus")
         s, _ = series_by(bz, lambda r: r.get("type"), lambda r: r.num("cpus"),
                          "batch_ns", None)
         for t in sorted(s, key=type_order):

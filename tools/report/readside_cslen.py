@@ -5,7 +5,7 @@ from the batch medians)."""
 
 from .common import PAPER_LABEL, cs_of, cslen_sweep, series_by, type_order
 from .paper import paper_series
-from .plot import Plot
+from .plot import Plot, fit_cslen_axis
 
 
 def figures(rows, ours, paper):
@@ -24,6 +24,7 @@ def figures(rows, ours, paper):
                                                     "rwlock_sd"), True, kind="rwlock")
         p.add(f"{PAPER_LABEL}: RCU", paper_series(c, "cs_us", "rcu_ns",
                                                  "rcu_sd"), True, kind="rcu-sched")
+    fit_cslen_axis(p)
     plots.append(p)
 
     bs = [r for r in sweep if r.num("batch_ns") is not None]
@@ -41,5 +42,6 @@ def figures(rows, ours, paper):
             for col, kind in (("rwlock", "rwlock"), ("refcnt", "refcnt"), ("rcu", "rcu-sched")):
                 p.add(f"{PAPER_LABEL}: {col}", paper_series(c, "cs_us", f"{col}_ns",
                                                            f"{col}_sd"), True, kind=kind)
+        fit_cslen_axis(p)
         plots.append(p)
     return plots

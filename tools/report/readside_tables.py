@@ -4,7 +4,7 @@ article, rcukern, the Linux 6.1 peer)."""
 
 import math
 
-from .common import LINUX_LABEL, NO_PEER, cs_of, fmt, md_table, readside, type_order
+from .common import LINUX_LABEL, cs_of, fmt, md_table, no_peer, readside, type_order
 
 
 def _zero_cells(rows):
@@ -157,4 +157,4 @@ def three_source_table(rows, paper, counts=(1, 2, 4)):
             "gross cost per section, in every other gross figure). The 2007 figures are means on "
             "a 16-CPU 3 GHz x86 (PREEMPT=y, except the non-preemptible RCU row: "
             "PREEMPT=n, the loop the compiler deleted)."]
-    return out + ([] if lin else ["", NO_PEER])
+    return out + ([] if lin else ["", no_peer()])

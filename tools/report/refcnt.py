@@ -4,7 +4,7 @@ critical-section length (the article's reference-counting comparison)."""
 
 from .common import PAPER_LABEL, cs_of, cslen_sweep, readside, series_by, type_order
 from .paper import paper_series
-from .plot import Plot
+from .plot import Plot, fit_cslen_axis
 
 
 def figures(rows, ours, paper):
@@ -28,7 +28,7 @@ def figures(rows, ours, paper):
         return key.split(" ")[0]
 
     p = Plot("refcnt-cpus", "Reference count vs RCU by CPU count (cs_ns=0)",
-             "CPUs", "ns per get/put or read-side section (log)")
+             "CPUs", "ns per get/put or read-side section (log)", xaxis="cpus")
     s, _ = series_by(zero + [r for r in ref_rows if cs_of(r) == 0], ref_key,
                      lambda r: r.num("cpus"), "ns_per_op", "stddev")
     for t in sorted(s, key=type_order):
@@ -54,5 +54,6 @@ def figures(rows, ours, paper):
                                                     "refcnt_sd"), True, kind="refcnt")
         p.add(f"{PAPER_LABEL}: RCU", paper_series(c, "cs_us", "rcu_ns",
                                                  "rcu_sd"), True, kind="rcu-sched")
+    fit_cslen_axis(p)
     plots.append(p)
     return plots

@@ -771,15 +771,6 @@ void sched_cpu_dying_begin(int cpu)
 	post(c, 0);
 }
 
-void sched_cpu_up_prepare(int cpu)
-{
-	struct shim_cpu *c = &shim_cpus[cpu];
-
-	pthread_mutex_lock(&c->lock);
-	c->dying = false;
-	pthread_mutex_unlock(&c->lock);
-}
-
 /* The dying CPU's idle, irqs off: the queued threads go elsewhere. */
 void sched_cpu_dying(void)
 {
@@ -828,6 +819,7 @@ __noreturn void arch_cpu_play_dead(void)
 	while (!c->revive)
 		pthread_cond_wait(&c->cond, &c->lock);
 	c->revive = false;
+	c->dying = false;	/* back, as kernel/sched.c's cpu_idle_loop() says */
 	if (!list_empty(&c->rq)) {
 		/* Queued while it was dead: it waited for this cpu_up(). */
 		shim_count_error();

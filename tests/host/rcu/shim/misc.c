@@ -119,6 +119,19 @@ void printk_raw(const char *fmt, ...)
 	va_end(ap);
 }
 
+/* The host keeps no memory log: the same as printk_raw(). */
+void printk_raw_nolog(const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	pthread_mutex_lock(&printk_lock);
+	vprintf(fmt, ap);
+	fflush(stdout);
+	pthread_mutex_unlock(&printk_lock);
+	va_end(ap);
+}
+
 /* The host's threads share one clock: no TSC skew to mark. */
 void printk_bench(const char *indent, const char *fmt, ...)
 {
@@ -240,3 +253,16 @@ void sprint_symbol(char *buf, size_t size, unsigned long addr)
 {
 	snprintf(buf, size, "%#lx", addr);
 }
+
+/* ---- torture.kfree_rcu: the host has no kfree_rcu() ----
+ * rcu/kvfree.c needs the kernel's pages and timers, so it and its
+ * stressor (rcu/torture_kfree.c) are kernel only; torture.c's hooks do
+ * nothing here. */
+#include "rcu/torture_internal.h"
+
+int rcu_torture_kfree_start(void) { return 0; }
+bool rcu_torture_kfree_pending(void) { return false; }
+void rcu_torture_kfree_stop(void) {}
+bool rcu_torture_kfree_report(void) { return true; }
+void *rcu_torture_kfree_read_start(void) { return NULL; }
+void rcu_torture_kfree_read_end(void *obj, int cpu) { (void)obj; (void)cpu; }

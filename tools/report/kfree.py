@@ -1,0 +1,46 @@
+"""tools/report/kfree.py: the poor man's garbage collector today: the
+kfree_rcu() rows (paper_gc's `name=gc` pairs and rcuscale's kfree test,
+`name=kfree_rcu`) beside the Linux peer's (`name=linux_kfree_rcu`)."""
+
+from .common import LINUX_LABEL, NO_PEER, fmt, md_table
+
+
+def _per_obj_ns(r):
+    n = (r.num("threads") or 0) * (r.num("alloc_num") or 0) * (r.num("loops") or 0)
+    t = r.num("total_ns")
+    return fmt(t / n) if n and t is not None else "-"
+
+
+def kfree_table(rows):
+    """rcuscale's kfree test, ours and Linux's, then paper_gc's pairs."""
+    kf = [r for r in rows if r.get("name") in ("kfree_rcu", "linux_kfree_rcu")]
+    gc = [r for r in rows if r.get("name") == "gc" and r.get("collector")]
+    if not kf and not gc:
+        return []
+    out = []
+    if kf:
+        body = []
+        for r in kf:
+            who = LINUX_LABEL if r.get("name") == "linux_kfree_rcu" else "rcukern"
+            body.append([who, "call_rcu()" if r.get("by_call_rcu") == "1" else "kfree_rcu()",
+                         r.get("threads", "-"), r.get("alloc_num", "-"), r.get("loops", "-"),
+                         _per_obj_ns(r), r.get("batches", "-"), r.get("footprint_kb", "-")])
+        out += md_table(["kernel", "freed by", "threads", "alloc_num", "loops",
+                         "ns per object", "grace periods", "footprint KB"], body)
+        out += ["", "rcuscale's kfree test (`kfree_rcu_test=1`): each thread "
+                "allocates alloc_num objects and frees them, loops times. Grace "
+                "periods: completed during the run (rcuscale's `batches`). "
+                "Footprint: rcukern counts the objects in flight and kfree_rcu's "
+                "pages at their peak; rcuscale reads the system's free memory "
+                "(MB steps)."]
+        if not any(r.get("name") == "linux_kfree_rcu" for r in kf):
+            out += ["", NO_PEER]
+    if gc:
+        body = [[r.get("collector"), r.get("cpus", "-"), r.get("ms", "-"),
+                 r.get("updates_per_s", "-"), r.get("gps", "-"), r.get("batches", "-"),
+                 r.get("bytes_in_flight_max", "-"), r.get("max_in_flight", "-")] for r in gc]
+        out += ["", "paper_gc, the two collectors at the same update rate "
+                "(the kfree_rcu case paced to the call_rcu case's):", ""]
+        out += md_table(["collector", "CPUs", "ms", "updates/s", "grace periods",
+                         "call_rcu()s", "peak bytes in flight", "peak objects"], body)
+    return out
