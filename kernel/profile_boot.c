@@ -11,6 +11,7 @@ static char *profile_opt;
 core_param(profile, profile_opt, charp,
 	   "profile the run by NMI: SECONDS[,RATE_HZ] (default rate 1000)");
 static bool boot_profiling;
+static u64 boot_profile_start, boot_profile_end;	/* ktime, ns */
 
 static unsigned long parse_uint(const char **s)
 {
@@ -40,7 +41,9 @@ void profile_boot_start(void)
 		printk(KERN_ERR "profile: could not start (%d)\n", err);
 		return;
 	}
-	profile_sample_until(ktime_get_ns() + secs * 1000000000ull);
+	boot_profile_start = ktime_get_ns();
+	boot_profile_end = boot_profile_start + secs * 1000000000ull;
+	profile_sample_until(boot_profile_end);
 	boot_profiling = true;
 	printk(KERN_INFO "profile: sampling for %lu s at %lu Hz\n", secs, rate);
 }
@@ -49,8 +52,16 @@ void profile_boot_start(void)
  * the run ended first); report what was seen. */
 void profile_boot_finish(void)
 {
+	u64 now = ktime_get_ns();
+
 	if (!profile_running() || !boot_profiling)
 		return;
+	/* Else the report's "N ms" reads as a short count of the asked time. */
+	if (now < boot_profile_end)
+		printk(KERN_INFO "profile: the run ended %llu ms into the %llu s asked: "
+		       "the profile covers only that\n",
+		       (unsigned long long)(now - boot_profile_start) / 1000000,
+		       (unsigned long long)(boot_profile_end - boot_profile_start) / 1000000000);
 	profile_stop(true);
 	profile_sample_until(0);
 	boot_profiling = false;

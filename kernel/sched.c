@@ -99,8 +99,23 @@ bool need_resched(void)
 
 /* ---- run queue --------------------------------------------------------- */
 
+/*
+ * Invariants of the run queues, checked in the test build only (Linux's
+ * SCHED_WARN_ON()): a task is queued on at most one queue, once; a dead
+ * task is never queued; a queued task's ->cpu is its queue's (so the
+ * task a CPU picks, its rq->curr, is that CPU's).
+ */
+#ifdef CONFIG_SANITIZE
+#define SCHED_WARN_ON(cond)	WARN_ON_ONCE(cond)
+#else
+#define SCHED_WARN_ON(cond)	do { } while (0)
+#endif
+
 static void enqueue(struct rq *rq, struct task *t, bool head)
 {
+	SCHED_WARN_ON(!list_empty(&t->run_list));
+	SCHED_WARN_ON(t->state == TASK_DEAD);
+	SCHED_WARN_ON(cpu_rq(t->cpu) != rq);
 	if (head)
 		list_add(&t->run_list, &rq->queue[t->prio]);
 	else

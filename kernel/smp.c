@@ -170,6 +170,25 @@ static int queue_call(int target, smp_call_func_t fn, void *info)
 	return 0;
 }
 
+#ifdef CONFIG_SANITIZE
+void (*smp_inject_call_hook)(enum smp_inject_point where, int cpu);
+
+static void smp_inject_call(enum smp_inject_point where, int cpu)
+{
+	void (*hook)(enum smp_inject_point, int) =
+		__atomic_load_n(&smp_inject_call_hook, __ATOMIC_ACQUIRE);
+
+	if (hook)
+		hook(where, cpu);
+}
+#else
+static inline void smp_inject_call(enum smp_inject_point where, int cpu)
+{
+	(void)where;
+	(void)cpu;
+}
+#endif
+
 /* Queueing is done with irqs off (so "this CPU" holds still), waiting
  * with the caller's irq state: a caller with irqs on keeps taking its
  * ticks.  Should it migrate meanwhile it still waits on the slots it
@@ -178,10 +197,12 @@ int smp_call_function_many(const struct cpumask *mask, smp_call_func_t fn,
 			   void *info, int wait)
 {
 	unsigned long flags;
+	struct cpumask queued;
 	int cpu, me, ret = 0;
 
 	if (WARN_ON_ONCE(in_nmi()))
 		return -EINVAL;
+	cpumask_clear(&queued);
 	local_irq_save(flags);
 	me = smp_processor_id();
 	for_each_cpu(cpu, mask) {
@@ -191,32 +212,22 @@ int smp_call_function_many(const struct cpumask *mask, smp_call_func_t fn,
 
 		if (r)
 			ret = r;
+		else
+			cpumask_set_cpu(cpu, &queued);
 	}
 	local_irq_restore(flags);
 	if (wait) {
-		for_each_cpu(cpu, mask) {
-			if (cpu == me || !cpu_online(cpu))
-				continue;
+		/* Every call queued, even to a CPU gone offline since: it
+		 * was online when we queued with irqs off, so it runs the
+		 * call before it dies, and fn's info may be on our stack. */
+		for_each_cpu(cpu, &queued) {
+			smp_inject_call(SMP_INJECT_WAIT, cpu);
 			if (!wait_slot(&call_slots[me][cpu], cpu))
 				ret = -ETIMEDOUT;
 		}
 	}
 	return ret;
 }
-
-#ifdef CONFIG_SANITIZE
-void (*smp_inject_call_hook)(int cpu);
-
-static void smp_inject_call(int cpu)
-{
-	void (*hook)(int) = __atomic_load_n(&smp_inject_call_hook, __ATOMIC_ACQUIRE);
-
-	if (hook)
-		hook(cpu);
-}
-#else
-static inline void smp_inject_call(int cpu) { (void)cpu; }
-#endif
 
 int smp_call_function_single(int cpu, smp_call_func_t fn, void *info, int wait)
 {
@@ -227,7 +238,7 @@ int smp_call_function_single(int cpu, smp_call_func_t fn, void *info, int wait)
 		return -EINVAL;
 	if (WARN_ON_ONCE(in_nmi()))
 		return -EINVAL;
-	smp_inject_call(cpu);
+	smp_inject_call(SMP_INJECT_QUEUE, cpu);
 	/* Online is tested with irqs off, an RCU-sched reader, as
 	 * smp_call_function_many() does: cpu_down()'s grace period then
 	 * waits for us, and the CPU runs the call before it dies.  Tested

@@ -68,12 +68,17 @@ typedef void (*smp_call_func_t)(void *info);
  * NMI context (-EINVAL and a warning).
  */
 int smp_call_function_single(int cpu, smp_call_func_t fn, void *info, int wait);
+/* Test build: a hook the tests set (NULL: none), called with irqs as
+ * the caller has them where a host or an NMI may stop a sender: */
+enum smp_inject_point {
+	SMP_INJECT_QUEUE,	/* smp_call_function_single(): just before the
+				 * irqs-off section that tests cpu online and
+				 * queues the call */
+	SMP_INJECT_WAIT,	/* smp_call_function_many(): the calls queued,
+				 * irqs back on, before waiting (once per call) */
+};
 #ifdef CONFIG_SANITIZE
-/* Test build: a hook the tests set (NULL: none), called by
- * smp_call_function_single() with irqs as the caller has them, just
- * before the irqs-off section that tests cpu online and queues the call:
- * the sender a host or an NMI stops there. */
-extern void (*smp_inject_call_hook)(int cpu);
+extern void (*smp_inject_call_hook)(enum smp_inject_point where, int cpu);
 #endif
 /* The same on every CPU in mask except this one. */
 int smp_call_function_many(const struct cpumask *mask, smp_call_func_t fn,

@@ -24,8 +24,10 @@
  *    once instead of deadlocking.
  *
  * Implementation: rcu/tree.c (grace periods), rcu/segcblist.c (callback
- * lists), rcu/expedited.c, rcu/stall.c, rcu/torture.c.  Built unchanged in
- * the kernel and on the host (tests/host/rcu/shim).
+ * lists), rcu/expedited.c, rcu/poll.c (full polled cookies), rcu/kvfree.c
+ * (kfree_rcu()), rcu/stall.c, rcu/torture.c.  Built unchanged in the
+ * kernel and on the host (tests/host/rcu/shim), kvfree.c in the kernel
+ * only.
  */
 #pragma once
 

@@ -1568,7 +1568,9 @@ void rcu_late_init(void)
 	rcu_poll_init_late();	/* rcu_exp_poll (rcu/poll.c) */
 	smp_mb();
 	WRITE_ONCE(rcu_state.scheduler_active, true);
-	pr_info("rcu: RCU-sched: %d levels, %d nodes, fanout leaf %u / %u, %d CPUs online\n",
-		rcu_state.num_levels, rcu_state.num_nodes, rcu_fanout_leaf, rcu_fanout,
-		num_online_cpus());
+	/* The tree is built for every CPU there may be, not the ones up. */
+	pr_info("rcu: RCU-sched: %d level%s, %d node%s for %d possible CPUs, fanout leaf %u / %u, "
+		"%d CPU%s online\n", rcu_state.num_levels, rcu_state.num_levels == 1 ? "" : "s",
+		rcu_state.num_nodes, rcu_state.num_nodes == 1 ? "" : "s", rcu_state.ncpus,
+		rcu_fanout_leaf, rcu_fanout, num_online_cpus(), num_online_cpus() == 1 ? "" : "s");
 }

@@ -152,7 +152,14 @@ def judge(cfg, lines, rc=None, timed_out=False, stderr_text="",
     notes = []
     extra = []                  # run-level failures, shown as cases
 
+    shown = []
+
     def tail(n=20):
+        """The log's last lines, for the notes: once, whichever
+        findings ask for them."""
+        if shown:
+            return []
+        shown.append(True)
         t = [x for x in raw if not trace_line(x)][-n:]
         out = [f"last {len(t)} line(s) of the serial output:"]
         out += ["| " + x for x in t] if t else ["| (nothing at all)"]

@@ -135,8 +135,15 @@ def main(argv=None):
         return 2
     if args.list:
         for c in configs:
-            flags = (" uefi" if c.uefi else "") + \
+            # Everything that makes two configurations differ (hw-tsc-pit
+            # and hw-nopit differ only in qemu=).
+            flags = (" uefi" if c.uefi else "") + (" usb" if c.usb else "") + \
                     (f" machine={c.machine}" if c.machine else "") + \
+                    (f" gfx={c.gfx}" if c.gfx else "") + \
+                    (f" qemu='{' '.join(c.qemu)}'" if c.qemu else "") + \
+                    (" monitor" if c.monitor else "") + \
+                    (f" during='{c.during}'" if c.during else "") + \
+                    (f" check='{c.check}'" if c.check else "") + \
                     (" expect=fail" if c.expect_fail else "")
             print(f"{c.name}: {c.cpus} CPU(s), {c.mem} MB, {c.timeout:g} s, "
                   f"idle {c.idle:g} s"

@@ -344,6 +344,13 @@ class VerdictTest(unittest.TestCase):
         self.assertEqual(statuses(v)["exit-status"], "FAIL")
         self.assertNotIn("exit-status", statuses(judge_fixture("not-ok.log", rc=1)))
 
+    def test_a_cut_log_shows_its_last_lines_once(self):
+        # A case that never reported and the missing end both ask for the
+        # log's last lines: they are shown once.
+        v = judge_fixture("truncated.log")
+        self.assertFalse(v.passed)
+        self.assertEqual(sum(x.startswith("last ") for x in v.notes), 1, v.notes)
+
     def test_unknown_option_fails_the_run(self):
         # The kernel says each unknown option again before its exit status
         # (1 for them); cmdline.unknown=ignore makes the line say so.

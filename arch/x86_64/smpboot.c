@@ -409,7 +409,7 @@ static void print_cpu_table(void)
 {
 	int cpu;
 
-	pr_info("smp: %d CPUs online\n", num_online_cpus());
+	pr_info("smp: %d CPU%s online\n", num_online_cpus(), num_online_cpus() == 1 ? "" : "s");
 	pr_info("  cpu  apic-id  pkg core thread  tsc-skew(cycles)  timer\n");
 	for_each_online_cpu(cpu) {
 		const char *mode = per_cpu(timer_mode, cpu);

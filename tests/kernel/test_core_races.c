@@ -21,6 +21,8 @@
  *  - smp_call_function_single() to a CPU that goes down while the
  *    sender is stopped just before it queues: the call is refused, not
  *    left for a dead CPU, and calls reach the CPU once it is back.
+ *  - smp_call_function_many(wait) whose target goes offline after the
+ *    call was queued, before it ran: the sender returns only after it.
  * The windows are widened by test-build switches (CONFIG_SANITIZE); every
  * wait is bounded.
  */
@@ -496,9 +498,10 @@ static void xc_count(void *unused)
 	atomic_inc(&xc_ran);
 }
 
-static void xc_hook(int cpu)
+static void xc_hook(enum smp_inject_point where, int cpu)
 {
-	if (cpu != READ_ONCE(xc.cpu) || current != READ_ONCE(xc.sender))
+	if (where != SMP_INJECT_QUEUE || cpu != READ_ONCE(xc.cpu) ||
+	    current != READ_ONCE(xc.sender))
 		return;
 	WRITE_ONCE(xc.in_window, 1);
 	SPIN_UNTIL(READ_ONCE(xc.cpu_dead), 30000);
@@ -556,6 +559,100 @@ static void call_single_to_cpu_going_down(void)
 #endif
 }
 
+#ifdef CONFIG_SANITIZE
+static struct {
+	struct task *sender;
+	int cpu;
+	int target_ready;	/* the target runs with irqs off */
+	int queued;		/* the sender queued and holds before waiting */
+	int ran_at_return;	/* calls run when the sender returned */
+	int ret, done;
+} xm;
+static atomic_t xm_ran;
+
+static void xm_count(void *unused)
+{
+	(void)unused;
+	atomic_inc(&xm_ran);
+}
+
+/* The target, irqs off: the call stays pending until cpu_down() has
+ * taken it out of the mask (its grace period waits for us meanwhile);
+ * then, for a while, the sender must not return without it. */
+static int xm_target(void *unused)
+{
+	(void)unused;
+	local_irq_disable();
+	WRITE_ONCE(xm.target_ready, 1);
+	SPIN_UNTIL(!cpu_online(smp_processor_id()), 30000);
+	SPIN_WINDOW(READ_ONCE(xm.done), 200);
+	local_irq_enable();
+	return 0;
+}
+
+static void xm_hook(enum smp_inject_point where, int cpu)
+{
+	if (where != SMP_INJECT_WAIT || cpu != READ_ONCE(xm.cpu) ||
+	    current != READ_ONCE(xm.sender))
+		return;
+	WRITE_ONCE(xm.queued, 1);
+	SPIN_UNTIL(!cpu_online(cpu), 30000);
+}
+
+static int xm_send(void *unused)
+{
+	struct cpumask m;
+
+	(void)unused;
+	cpumask_clear(&m);
+	cpumask_set_cpu(READ_ONCE(xm.cpu), &m);
+	WRITE_ONCE(xm.ret, smp_call_function_many(&m, xm_count, NULL, 1));
+	WRITE_ONCE(xm.ran_at_return, atomic_read(&xm_ran));
+	WRITE_ONCE(xm.done, 1);
+	return 0;
+}
+#endif
+
+static void call_many_waits_for_cpu_going_down(void)
+{
+#ifdef CONFIG_SANITIZE
+	struct task *target, *sender;
+	int cpu = 1;
+
+	if (num_online_cpus() < 2 || !cpu_online(cpu)) {
+		ktap_skip("needs CPU 1 online and another");
+		return;
+	}
+	memset(&xm, 0, sizeof(xm));
+	atomic_set(&xm_ran, 0);
+	WRITE_ONCE(xm.cpu, cpu);
+	target = kthread_create_on_cpu(xm_target, NULL, cpu, "xmtarget");
+	sender = kthread_create_on_cpu(xm_send, NULL, smp_processor_id(), "xmsend");
+	KTAP_ASSERT(target && sender);
+	target->bound_cpu = -1;
+	WRITE_ONCE(xm.sender, sender);
+	__atomic_store_n(&smp_inject_call_hook, xm_hook, __ATOMIC_RELEASE);
+	wake_up_process(target);
+	KTAP_EXPECT(WAIT_UNTIL(READ_ONCE(xm.target_ready), 10000));
+	wake_up_process(sender);
+	KTAP_EXPECT(WAIT_UNTIL(READ_ONCE(xm.queued), 10000));
+	KTAP_EXPECT_EQ(cpu_down(cpu), 0);
+	KTAP_EXPECT(WAIT_UNTIL(READ_ONCE(xm.done), 30000));
+	__atomic_store_n(&smp_inject_call_hook, NULL, __ATOMIC_RELEASE);
+	kthread_join(sender);
+	kthread_join(target);
+	ktap_log("smp_call_function_many() returned %d having seen %d of 1 call run",
+		 READ_ONCE(xm.ret), READ_ONCE(xm.ran_at_return));
+	KTAP_EXPECT_EQ(READ_ONCE(xm.ret), 0);
+	KTAP_EXPECT_EQ(READ_ONCE(xm.ran_at_return), 1);
+	KTAP_EXPECT_EQ(atomic_read(&xm_ran), 1);
+	if (!cpu_online(cpu))
+		KTAP_EXPECT_EQ(cpu_up(cpu), 0);
+#else
+	ktap_skip("needs the test build (smp_inject_call_hook)");
+#endif
+}
+
 KTAP_SUITE(core_races,
 	   KTAP_CASE(kthread_stop_from_wait_event),
 	   KTAP_CASE(polled_call_sees_irq_context),
@@ -563,4 +660,5 @@ KTAP_SUITE(core_races,
 	   KTAP_CASE(nested_call_from_timer_during_expedited_gp),
 	   KTAP_CASE(del_timer_sync_rearming_handler),
 	   KTAP_CASE(dead_thread_dropped_once_across_cpu_down),
-	   KTAP_CASE(call_single_to_cpu_going_down));
+	   KTAP_CASE(call_single_to_cpu_going_down),
+	   KTAP_CASE(call_many_waits_for_cpu_going_down));

@@ -267,10 +267,14 @@ static void gc_kfree_rcu_under_update_load(void)
 
 /* ---- rcuscale's kfree test ---- */
 
-static unsigned int kfree_threads, kfree_alloc_num = 8000, kfree_loops = 10;
+/* 0: rcuscale's defaults (8000 objects, 10 loops) with bench=full, a
+ * short run (2000, 1) otherwise. */
+static unsigned int kfree_threads, kfree_alloc_num, kfree_loops;
 core_param(gc.kfree_threads, kfree_threads, uint, "gc_kfree_bench threads (0: one per CPU)");
-core_param(gc.kfree_alloc_num, kfree_alloc_num, uint, "gc_kfree_bench objects per loop");
-core_param(gc.kfree_loops, kfree_loops, uint, "gc_kfree_bench loops per thread");
+core_param(gc.kfree_alloc_num, kfree_alloc_num, uint,
+	   "gc_kfree_bench objects per loop (0: 8000 with bench=full, else 2000)");
+core_param(gc.kfree_loops, kfree_loops, uint,
+	   "gc_kfree_bench loops per thread (0: 10 with bench=full, else 1)");
 
 /* Linux's struct kfree_obj (rcuscale.c): 8 bytes and the rcu_head. */
 struct kfree_obj {
@@ -406,6 +410,10 @@ static void gc_kfree_bench_one(int by_call_rcu)
  * periods completed during the run (rcu_batches_completed()). */
 static void gc_kfree_bench(void)
 {
+	if (!kfree_alloc_num)
+		kfree_alloc_num = scen_full() ? 8000 : 2000;
+	if (!kfree_loops)
+		kfree_loops = scen_full() ? 10 : 1;
 	gc_kfree_bench_one(0);
 	gc_kfree_bench_one(1);
 	if (scen_full()) {

@@ -2,7 +2,7 @@
 kfree_rcu() rows (paper_gc's `name=gc` pairs and rcuscale's kfree test,
 `name=kfree_rcu`) beside the Linux peer's (`name=linux_kfree_rcu`)."""
 
-from .common import LINUX_LABEL, NO_PEER, fmt, md_table
+from .common import LINUX_LABEL, fmt, md_table, no_peer
 
 
 def _per_obj_ns(r):
@@ -34,7 +34,7 @@ def kfree_table(rows):
                 "pages at their peak; rcuscale reads the system's free memory "
                 "(MB steps)."]
         if not any(r.get("name") == "linux_kfree_rcu" for r in kf):
-            out += ["", NO_PEER]
+            out += ["", no_peer()]
     if gc:
         body = [[r.get("collector"), r.get("cpus", "-"), r.get("ms", "-"),
                  r.get("updates_per_s", "-"), r.get("gps", "-"), r.get("batches", "-"),
