@@ -43,6 +43,11 @@
  *    and only then dropping the old ones, also in a random order (so out
  *    of nesting order: preempt_disable(), local_irq_disable(),
  *    preempt_enable() is one of them), lingering now and then in between.
+ *  - Every flavour, in thread readers with irqs on: 1 section in 16384
+ *    stays running (not preempted; preemption on in rcu's and srcu's
+ *    plain readers) until a grace period that began after it is under
+ *    way, then 4-11 ticks more (rcu_read_long_delay()): a tick inside
+ *    must not credit a QS.
  *  - torture.irqreader: in a timer handler (irq context) on every CPU,
  *    and, for RCU-sched, in NMI handlers (smp_call_nmi()); the host shim
  *    has NMI readers of its own (rcu_torture_nmi_hook).
@@ -156,6 +161,7 @@ static atomic_long_t n_rcu_torture_free;
 static atomic_long_t n_rcu_torture_mberror;
 static atomic_long_t n_rcu_torture_error;
 static atomic_long_t n_rcu_torture_nmi_reads;
+static atomic_long_t n_rcu_torture_long_reads;	/* rcu_read_long_delay() */
 static atomic_long_t n_rcu_torture_extended;
 static atomic_long_t n_rcu_torture_cookie_errors;
 static atomic_long_t rcu_torture_wcount[RCU_TORTURE_PIPE_LEN + 1];
@@ -315,6 +321,11 @@ static unsigned long torture_exp_completed(void)
 	if (cur_ops->flavor == TF_SRCU)
 		return 0;	/* SRCU counts one kind */
 	return rcu_exp_batches_completed_sched();
+}
+
+unsigned long torture_completed_any(void)
+{
+	return torture_completed() + torture_exp_completed();
 }
 
 /* The polled API of the flavour (RCU-sched and RCU; SRCU has none). */
@@ -716,6 +727,46 @@ static void rcu_torture_read_check(struct rcu_torture *p, const struct torture_r
 	atomic_long_inc(&per_cpu(rcu_torture_batch, cpu)[completed]);
 }
 
+/* The flavour's grace-period sequence (rcu/rcu.h), the cookies' unit. */
+static unsigned long rcu_torture_gp_seq(void)
+{
+	return cur_ops->flavor == TF_SRCU ? READ_ONCE(rcu_torture_srcu.srcu_gp_seq) :
+	       READ_ONCE(rcu_state.gp_seq);
+}
+
+/*
+ * Now and then (1 section in 16384, some ten a second per reader) stay in
+ * the section, running: irqs on and, in the preemptible flavours' plain
+ * readers, preemption on, so that ticks land inside a reader no context
+ * switch has queued on a blocked list.  First until a grace period that
+ * began after the section did is under way (the writers keep asking for
+ * them), then 4-11 ticks more: that grace period must wait for this
+ * reader, and only the tick's check of the interrupted task
+ * (rcu_preempt_tick_in_reader(), the preempt count for RCU-sched) keeps
+ * it from ending; a tick that credited a quiescent state here fails the
+ * reader's cookie check.  Readers with irqs off do not: this CPU's ticks
+ * could not come.  Counts ticks (jiffies); 200 ms at most in all.
+ */
+static void rcu_read_long_delay(struct torture_random *r, const struct torture_read_state *rs)
+{
+	u32 x = torture_random(r);
+	unsigned long j0, ticks;
+	u64 end;
+
+	if (x % 16384 || irqs_disabled())
+		return;
+	atomic_long_inc(&n_rcu_torture_long_reads);
+	end = ktime_get_ns() + 200ull * 1000000ull;
+	/* The full grace period's first state is the cookie's value minus 3. */
+	while (!ULONG_CMP_GE(rcu_torture_gp_seq(), rs->gp_cookie - RCU_SEQ_STATE_MASK) &&
+	       ktime_get_ns() < end)
+		udelay(10);
+	j0 = jiffies;
+	ticks = 4 + (x >> 16) % 8;
+	while (time_before(jiffies, j0 + ticks) && ktime_get_ns() < end)
+		udelay(10);
+}
+
 /* The body of a read: works in any reader context, NMI included. */
 void rcu_torture_one_read_body(struct torture_random *r, int cpu)
 {
@@ -724,10 +775,12 @@ void rcu_torture_one_read_body(struct torture_random *r, int cpu)
 
 	if (!p)
 		return;
-	if (r && in_irq())
+	if (r && in_irq()) {
 		rcu_irq_read_delay(r);
-	else if (r)
+	} else if (r) {
 		rcu_read_delay(r);
+		rcu_read_long_delay(r, &rs);
+	}
 	if (r && cur_ops->flavor != TF_SCHED && preemptible())
 		rcu_read_preempt_delay(r);
 	rcu_torture_read_check(p, &rs, cpu);
@@ -1187,6 +1240,7 @@ static void rcu_torture_reset(void)
 	atomic_long_set(&n_rcu_torture_mberror, 0);
 	atomic_long_set(&n_rcu_torture_error, 0);
 	atomic_long_set(&n_rcu_torture_nmi_reads, 0);
+	atomic_long_set(&n_rcu_torture_long_reads, 0);
 	atomic_long_set(&n_rcu_torture_extended, 0);
 	atomic_long_set(&n_rcu_torture_cookie_errors, 0);
 	for (i = 0; i < (int)ARRAY_SIZE(n_gp_used); i++)
@@ -1390,6 +1444,8 @@ int rcu_torture_run(const char *type, unsigned int duration_ms,
 		       "expedited GP before the normal one: %ld\n",
 		       atomic_long_read(&n_full_cookies), atomic_long_read(&n_full_by_exp));
 	ok = rcu_torture_stats_print(res, gp0, exp0);
+	printk(KERN_INFO "rcu-torture: readers that ran on into a later grace period: %ld\n",
+	       atomic_long_read(&n_rcu_torture_long_reads));
 	if (cur_ops->flavor == TF_RCU)
 		printk(KERN_INFO "rcu-torture: readers preempted inside rcu_read_lock(): %ld, "
 		       "boosted: %d\n", atomic_long_read(&rcu_preempt_blocked_total) - blocked0,

@@ -52,6 +52,7 @@ void torture_barrier(void);
 void torture_sync_normal(void);
 void torture_sync_exp(void);
 unsigned long torture_completed(void);	/* GPs of the flavour, normal ones */
+unsigned long torture_completed_any(void);	/* ... normal and expedited */
 
 /* ---- run state ---- */
 

@@ -23,8 +23,16 @@
  *    the next GP, which would name the CPU, cannot start: use sched or
  *    srcu to see the CPU named.
  *  - read_exit_burst=N (read_exit_delay=S): every S seconds N kthreads
- *    each read 100 times, with their sections preempted or asleep as the
- *    flavour allows, and exit while grace periods run.
+ *    each read at least 100 times, with their sections preempted or
+ *    asleep as the flavour allows, and on until two grace periods of the
+ *    flavour have ended since their first read began, then exit.  Each
+ *    child records its reads and the grace-period counts at its first
+ *    read and its last; the parent checks every child read, saw two
+ *    grace periods end meanwhile and exited, waiting for each at most
+ *    READ_EXIT_WAIT_S seconds: a hung child is named, not waited for
+ *    for ever.  torture.read_exit_fault (test build) shows the check
+ *    failing: 1, the first child of each burst does not read; 2, it
+ *    hangs until the run stops.
  *  - stutter=S: the test runs S seconds, then writers, readers and the
  *    other stressors pause for S seconds, again and again.
  *  - shuffle_interval=S: every S seconds the readers move: tasks never
@@ -38,6 +46,7 @@
 #include "rcu/torture_internal.h"
 #include "kernel/timer.h"
 #include "kernel/cpu.h"
+#include "kernel/string.h"
 
 static bool irqreader;
 core_param(torture.irqreader, irqreader, bool, "readers in timer and NMI handlers");
@@ -71,6 +80,8 @@ static unsigned long stall_bound(void)
 	return 3 * rcu_jiffies_till_stall_check() + 10UL * HZ;
 }
 #define READ_EXIT_READS		100
+#define READ_EXIT_READ_S	60	/* a child reads at most this long */
+#define READ_EXIT_WAIT_S	(READ_EXIT_READ_S + 30)	/* the parent's wait */
 #define MAX_READ_EXIT_BURST	64
 
 /* ---- irqreader ---- */
@@ -235,23 +246,92 @@ static int rcu_torture_stall(void *arg)
 /* ---- read_exit ---- */
 
 static struct task *read_exit_task;
-static atomic_long_t n_read_exits, n_read_exit_reads, n_read_exit_started;
+static atomic_long_t n_read_exits, n_read_exit_reads, n_read_exit_started, n_read_exit_bad;
 static unsigned long n_read_exit_bursts;
+
+#ifdef CONFIG_SANITIZE
+static unsigned int read_exit_fault;
+core_param(torture.read_exit_fault, read_exit_fault, uint,
+	   "test build: the first read_exit child of each burst reads nothing (1) or hangs "
+	   "until the run stops (2)");
+#else
+#define read_exit_fault 0u
+#endif
+
+/* One child's record: written by the child, read by the parent once done. */
+static struct read_exit_kid {
+	struct task *t;
+	int cpu;
+	unsigned int fault;	/* read_exit_fault, for this child */
+	long reads;
+	unsigned long gp_first, gp_last;	/* torture_completed_any() */
+	bool stopped;		/* the run ended while it read */
+	bool done;		/* about to return (smp_store_release) */
+} read_exit_kids[MAX_READ_EXIT_BURST];
 
 static int rcu_torture_read_exit_child(void *arg)
 {
+	struct read_exit_kid *k = arg;
 	struct torture_random r;
-	int i;
+	unsigned long end = jiffies + READ_EXIT_READ_S * HZ;
 
-	torture_random_init(&r, (unsigned long)arg);
-	for (i = 0; i < READ_EXIT_READS; i++) {
+	torture_random_init(&r, (unsigned long)(k - read_exit_kids) + 1000 +
+			    n_read_exit_bursts * MAX_READ_EXIT_BURST);
+	while (k->fault == 2 && !torture_must_stop())
+		schedule_timeout_uninterruptible(1 + HZ / 50);
+	k->gp_first = torture_completed_any();
+	while (k->fault != 1) {
 		rcu_torture_one_read(&r);
+		k->reads++;
 		atomic_long_inc(&n_read_exit_reads);
-		if (!(i & 0xf))
+		if (k->reads >= READ_EXIT_READS &&
+		    torture_completed_any() - k->gp_first >= 2)
+			break;
+		if (torture_must_stop()) {
+			k->stopped = true;
+			break;
+		}
+		if (time_after(jiffies, end))
+			break;
+		if (!(k->reads & 0xf))
 			cond_resched();
+		stutter_wait();
 	}
+	k->gp_last = torture_completed_any();
 	atomic_long_inc(&n_read_exits);
+	smp_store_release(&k->done, true);
 	return 0;		/* exits while grace periods run */
+}
+
+/* After a burst: what each child did; false if one has not finished. */
+static bool read_exit_check(unsigned int n)
+{
+	bool all_done = true;
+
+	for (unsigned int i = 0; i < n; i++) {
+		struct read_exit_kid *k = &read_exit_kids[i];
+
+		if (!smp_load_acquire(&k->done)) {
+			torture_error("read_exit: child %u of burst %lu (CPU %d) has not finished "
+				      "%u s after the burst began (%ld reads): hung\n", i,
+				      n_read_exit_bursts, k->cpu, READ_EXIT_WAIT_S, READ_ONCE(k->reads));
+			atomic_long_inc(&n_read_exit_bad);
+			all_done = false;
+		} else if (k->stopped) {
+			continue;
+		} else if (k->reads < READ_EXIT_READS) {
+			torture_error("read_exit: child %u of burst %lu (CPU %d) read %ld times, "
+				      "not %d\n", i, n_read_exit_bursts, k->cpu, k->reads,
+				      READ_EXIT_READS);
+			atomic_long_inc(&n_read_exit_bad);
+		} else if (k->gp_last - k->gp_first < 2) {
+			torture_error("read_exit: child %u of burst %lu (CPU %d): %lu grace periods "
+				      "ended in its %ld reads (%d s), not 2\n", i, n_read_exit_bursts,
+				      k->cpu, k->gp_last - k->gp_first, k->reads, READ_EXIT_READ_S);
+			atomic_long_inc(&n_read_exit_bad);
+		}
+	}
+	return all_done;
 }
 
 /* The (n mod online count)-th online CPU; cpus_read_lock() held. */
@@ -267,9 +347,8 @@ static int nth_online_cpu(unsigned long n)
 
 static int rcu_torture_read_exit(void *arg)
 {
-	struct task *kids[MAX_READ_EXIT_BURST];
-	unsigned int n = MIN(read_exit_burst, MAX_READ_EXIT_BURST), i;
-	unsigned long seed = 1000;
+	unsigned int n = MIN(read_exit_burst, MAX_READ_EXIT_BURST), i, j;
+	bool hung = false;
 
 	(void)arg;
 	while (!torture_must_stop()) {
@@ -281,9 +360,14 @@ static int rcu_torture_read_exit(void *arg)
 			break;
 		stutter_wait();
 		for (i = 0; i < n; i++) {
-			kids[i] = kthread_create(rcu_torture_read_exit_child, (void *)seed++,
-						 "rcu_torture_read_exit_child");
-			if (!kids[i])
+			struct read_exit_kid *k = &read_exit_kids[i];
+
+			*k = (struct read_exit_kid){ .fault = i ? 0 : read_exit_fault };
+			if (k->fault == 2 && n_read_exit_bursts)
+				k->fault = 0;	/* one hung child is enough */
+			k->t = kthread_create(rcu_torture_read_exit_child, k,
+					      "rcu_torture_read_exit_child");
+			if (!k->t)
 				break;
 			/*
 			 * Spread over the CPUs online now; under onoff a
@@ -291,14 +375,44 @@ static int rcu_torture_read_exit(void *arg)
 			 * moved, unbound), but never before the bind.
 			 */
 			cpus_read_lock();
-			kthread_bind(kids[i], nth_online_cpu(n_read_exit_bursts + i));
-			wake_up_process(kids[i]);
+			k->cpu = nth_online_cpu(n_read_exit_bursts + i);
+			kthread_bind(k->t, k->cpu);
+			wake_up_process(k->t);
 			cpus_read_unlock();
 			atomic_long_inc(&n_read_exit_started);
 		}
-		while (i > 0)
-			kthread_join(kids[--i]);
+		/* Bounded: a child that never finishes is named, not joined. */
+		for (j = 0; j < READ_EXIT_WAIT_S * 50; j++) {
+			unsigned int d = 0;
+
+			for (unsigned int c = 0; c < i; c++)
+				d += smp_load_acquire(&read_exit_kids[c].done);
+			if (d == i)
+				break;
+			schedule_timeout_uninterruptible(1 + HZ / 50);
+		}
+		hung = !read_exit_check(i);
+		for (unsigned int c = 0; c < i; c++)
+			if (smp_load_acquire(&read_exit_kids[c].done))
+				kthread_join(read_exit_kids[c].t);
 		WRITE_ONCE(n_read_exit_bursts, n_read_exit_bursts + 1);
+		if (hung)
+			break;	/* the hung child's record stays where it is */
+	}
+	/* Stopping: a hung child that finishes now is joined; else left. */
+	if (hung) {
+		while (!torture_must_stop())
+			schedule_timeout_uninterruptible(1 + HZ / 50);
+		for (i = 0; i < n; i++) {
+			struct read_exit_kid *k = &read_exit_kids[i];
+
+			if (!k->t || smp_load_acquire(&k->done))
+				continue;
+			for (j = 0; j < 5 * 50 && !smp_load_acquire(&k->done); j++)
+				schedule_timeout_uninterruptible(1 + HZ / 50);
+			if (smp_load_acquire(&k->done))
+				kthread_join(k->t);
+		}
 	}
 	return 0;
 }
@@ -380,6 +494,8 @@ int rcu_torture_threads_start(void)
 	atomic_long_set(&n_read_exits, 0);
 	atomic_long_set(&n_read_exit_reads, 0);
 	atomic_long_set(&n_read_exit_started, 0);
+	atomic_long_set(&n_read_exit_bad, 0);
+	memset(read_exit_kids, 0, sizeof(read_exit_kids));
 	n_read_exit_bursts = n_stutter_pauses = n_shuffles = 0;
 	stall_named = stall_done = stall_resumed = stall_skipped = false;
 	stall_ms = stall_gps_after = 0;
@@ -474,13 +590,13 @@ bool rcu_torture_threads_report(void)
 		stall_task = NULL;
 	}
 	if (read_exit_task) {
-		printk(KERN_INFO "rcu-torture: read_exit: bursts %lu kthreads exited %ld reads %ld\n",
-		       n_read_exit_bursts, atomic_long_read(&n_read_exits),
-		       atomic_long_read(&n_read_exit_reads));
-		if (atomic_long_read(&n_read_exits) != atomic_long_read(&n_read_exit_started) ||
-		    !atomic_long_read(&n_read_exits)) {
-			torture_error("read_exit: %ld kthreads exited of %ld started\n",
-				      atomic_long_read(&n_read_exits),
+		printk(KERN_INFO "rcu-torture: read_exit: bursts %lu kthreads started %ld finished "
+		       "%ld reads %ld, kthreads that failed the check %ld\n", n_read_exit_bursts,
+		       atomic_long_read(&n_read_exit_started), atomic_long_read(&n_read_exits),
+		       atomic_long_read(&n_read_exit_reads), atomic_long_read(&n_read_exit_bad));
+		if (atomic_long_read(&n_read_exit_bad) || !atomic_long_read(&n_read_exits)) {
+			torture_error("read_exit: %ld of %ld kthreads failed the check\n",
+				      atomic_long_read(&n_read_exit_bad),
 				      atomic_long_read(&n_read_exit_started));
 			ok = false;
 		}
