@@ -192,40 +192,42 @@ int printk(const char *fmt, ...)
 	return n;
 }
 
-void printk_raw(const char *fmt, ...)
-{
-	char line[LINE_MAX];
-	va_list ap;
-	va_start(ap, fmt);
-	int n = cut_line(line, vsnprintf(line, sizeof(line), fmt, ap));
-
-	va_end(ap);
-	if (in_nmi_context()) {
-		nmi_store(line, n);
-		return;
-	}
-	printk_nmi_flush();
-	console_write(line, n);
-}
-
-void printk_raw_nolog(const char *fmt, ...)
+/* A KTAP or dump line: no "[cN] " prefix; into the memory log too, or not. */
+static void vprintk_raw(bool log, const char *fmt, va_list ap)
 {
 	char line[LINE_MAX];
 	unsigned long flags;
-	va_list ap;
-	va_start(ap, fmt);
 	int n = cut_line(line, vsnprintf(line, sizeof(line), fmt, ap));
 
-	va_end(ap);
 	if (in_nmi_context()) {
 		nmi_store(line, n);
 		return;
 	}
 	printk_nmi_flush();
+	if (log) {
+		console_write(line, n);
+		return;
+	}
 	bool locked = console_lock(&flags);
 	for (struct console *c = consoles; c; c = c->next)
 		c->write(line, n);
 	console_unlock(locked, flags);
+}
+
+void printk_raw(const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	vprintk_raw(true, fmt, ap);
+	va_end(ap);
+}
+
+void printk_raw_nolog(const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	vprintk_raw(false, fmt, ap);
+	va_end(ap);
 }
 
 void printk_bench(const char *indent, const char *fmt, ...)
