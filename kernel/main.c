@@ -17,6 +17,7 @@
 #include "kernel/string.h"
 #include "kernel/pmm.h"
 #include "kernel/sched.h"
+#include "kernel/lockdep.h"
 #include "kernel/spinlock.h"
 #include "kernel/timer.h"
 #include "kernel/cpu.h"
@@ -80,6 +81,7 @@ static void parse_boot_info(unsigned long magic, unsigned long info_phys)
 void kmain(unsigned long magic, unsigned long info_phys)
 {
 	percpu_init_boot_cpu();
+	lockdep_init();		/* test build: the lock validator, from here on */
 	bool serial = serial_init();
 	gdt_init_cpu(0);
 	idt_init();

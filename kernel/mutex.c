@@ -12,11 +12,31 @@
 
 atomic_t mutex_bugs = ATOMIC_INIT(0);
 
+/* The validator's hooks (kernel/lockdep.h); the caller is the site. */
+#ifdef CONFIG_LOCKDEP
+#define mutex_dep_acquire(m, try) \
+	lock_acquire(&(m)->dep_map, 0, (try), false, NULL, _RET_IP_)
+#define mutex_dep_release(m)	lock_release(&(m)->dep_map, _RET_IP_)
+#else
+#define mutex_dep_acquire(m, try)	do { } while (0)
+#define mutex_dep_release(m)		do { } while (0)
+#endif
+
 struct mutex_waiter {
 	struct list_head list;
 	struct task *task;
 };
 
+#ifdef CONFIG_LOCKDEP
+void __mutex_init(struct mutex *m, const char *name, const struct lock_class_key *key)
+{
+	atomic_long_set(&m->owner, 0);
+	spin_lock_init(&m->wait_lock);
+	INIT_LIST_HEAD(&m->wait_list);
+	m->name = name;
+	lockdep_init_map(&m->dep_map, name, key);
+}
+#else
 void mutex_init(struct mutex *m)
 {
 	atomic_long_set(&m->owner, 0);
@@ -24,6 +44,7 @@ void mutex_init(struct mutex *m)
 	INIT_LIST_HEAD(&m->wait_list);
 	m->name = "mutex";
 }
+#endif
 
 struct task *mutex_owner(struct mutex *m)
 {
@@ -36,8 +57,10 @@ bool mutex_trylock(struct mutex *m)
 
 	while (!(old & ~MUTEX_FLAGS)) {
 		long seen = atomic_long_cmpxchg(&m->owner, old, (long)current | (old & MUTEX_FLAGS));
-		if (seen == old)
+		if (seen == old) {
+			mutex_dep_acquire(m, true);
 			return true;
+		}
 		old = seen;
 	}
 	return false;
@@ -76,6 +99,7 @@ static void mutex_lock_slowpath(struct mutex *m)
 void mutex_lock(struct mutex *m)
 {
 	might_sleep();
+	mutex_dep_acquire(m, false);
 	if (atomic_long_cmpxchg(&m->owner, 0, (long)current) == 0)
 		return;
 	mutex_lock_slowpath(m);
@@ -84,8 +108,13 @@ void mutex_lock(struct mutex *m)
 void mutex_unlock(struct mutex *m)
 {
 	long me = (long)current;
-	long old = atomic_long_cmpxchg(&m->owner, me, 0);
+	long old;
 
+#ifdef CONFIG_LOCKDEP
+	if ((atomic_long_read(&m->owner) & ~MUTEX_FLAGS) == me)
+		mutex_dep_release(m);	/* a wrong owner is reported below */
+#endif
+	old = atomic_long_cmpxchg(&m->owner, me, 0);
 	if (likely(old == me))
 		return;
 	if ((old & ~MUTEX_FLAGS) != me) {

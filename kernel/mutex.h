@@ -25,14 +25,32 @@ struct mutex {
 	spinlock_t wait_lock;
 	struct list_head wait_list;
 	const char *name;
+#ifdef CONFIG_LOCKDEP
+	struct lockdep_map dep_map;	/* its class (kernel/lockdep.h) */
+#endif
 };
 
+#ifdef CONFIG_LOCKDEP
+#define __MUTEX_DEP_MAP_INIT(x)	, .dep_map = STATIC_LOCKDEP_MAP_INIT(#x)
+#else
+#define __MUTEX_DEP_MAP_INIT(x)
+#endif
 #define __MUTEX_INITIALIZER(x) { .owner = ATOMIC_LONG_INIT(0),		\
 	.wait_lock = __SPIN_LOCK_UNLOCKED(x.wait_lock),			\
-	.wait_list = LIST_HEAD_INIT((x).wait_list), .name = #x }
+	.wait_list = LIST_HEAD_INIT((x).wait_list), .name = #x		\
+	__MUTEX_DEP_MAP_INIT(x) }
 #define DEFINE_MUTEX(x)	struct mutex x = __MUTEX_INITIALIZER(x)
 
+#ifdef CONFIG_LOCKDEP
+/* Each call site is a lock class of its own. */
+void __mutex_init(struct mutex *m, const char *name, const struct lock_class_key *key);
+#define mutex_init(m) do {						\
+	static const struct lock_class_key __key = { .name = #m };	\
+	__mutex_init((m), #m, &__key);					\
+} while (0)
+#else
 void mutex_init(struct mutex *m);
+#endif
 void mutex_lock(struct mutex *m);
 bool mutex_trylock(struct mutex *m);
 void mutex_unlock(struct mutex *m);

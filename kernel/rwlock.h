@@ -35,15 +35,47 @@
 typedef struct {
 	atomic_t cnt;	/* BIAS - readers, or 0 when write-held */
 	int owner;	/* writer CPU + 1, 0 when not write-held */
+#ifdef CONFIG_LOCKDEP
+	struct lockdep_map dep_map;
+#endif
 } rwlock_t;
 
-#define __RW_LOCK_UNLOCKED(x)	{ .cnt = ATOMIC_INIT(RW_LOCK_BIAS), .owner = 0 }
+/*
+ * The validator (kernel/lockdep.h): a writer is a lock like any other; a
+ * reader is recorded as held (for lockdep_assert_held() and the irq-usage
+ * check) but adds no dependency, since readers of these reader-preferring
+ * or queued locks nest and share.
+ */
+#ifdef CONFIG_LOCKDEP
+#define __RW_DEP_MAP_INIT(x)	, .dep_map = STATIC_LOCKDEP_MAP_INIT(#x)
+#define rw_dep_acquire(rw, read, try)					\
+	lock_acquire(&(rw)->dep_map, 0, (try), (read), NULL, 0)
+#define rw_dep_release(rw)	lock_release(&(rw)->dep_map, 0)
+#define __rw_dep_init(rw, n) do {					\
+	static const struct lock_class_key __key = { .name = n };	\
+	lockdep_init_map(&(rw)->dep_map, n, &__key);			\
+} while (0)
+#else
+#define __RW_DEP_MAP_INIT(x)
+#define rw_dep_acquire(rw, read, try)	do { } while (0)
+#define rw_dep_release(rw)		do { } while (0)
+#define __rw_dep_init(rw, n)		do { } while (0)
+#endif
+
+#define __RW_LOCK_UNLOCKED(x)	{ .cnt = ATOMIC_INIT(RW_LOCK_BIAS), .owner = 0 __RW_DEP_MAP_INIT(x) }
 #define DEFINE_RWLOCK(x)	rwlock_t x = __RW_LOCK_UNLOCKED(x)
-static inline void rwlock_init(rwlock_t *rw)
+#ifndef CONFIG_LOCKDEP
+#define __rwlock_init		rwlock_init	/* the benchmark build's, as it was */
+#define __rwlock_fair_init	rwlock_fair_init
+#endif
+static inline void __rwlock_init(rwlock_t *rw)
 {
 	atomic_set(&rw->cnt, RW_LOCK_BIAS);
 	rw->owner = 0;
 }
+#ifdef CONFIG_LOCKDEP
+#define rwlock_init(rw)	do { __rwlock_init(rw); __rw_dep_init(rw, #rw); } while (0)
+#endif
 
 /*
  * The writer's CPU, or -1.  Read locklessly by the lockup report on
@@ -116,16 +148,26 @@ typedef struct {
 	atomic_t cnts;
 	arch_spinlock_t wait_lock;	/* FIFO of those who could not get in */
 	int owner;			/* writer CPU + 1, 0 when not write-held */
+#ifdef CONFIG_LOCKDEP
+	struct lockdep_map dep_map;
+#endif
 } rwlock_fair_t;
 
 #define __RW_LOCK_FAIR_UNLOCKED(x)	{ .cnts = ATOMIC_INIT(0), \
 					  .wait_lock = __ARCH_SPIN_LOCK_UNLOCKED, \
-					  .owner = 0 }
+					  .owner = 0 __RW_DEP_MAP_INIT(x) }
 #define DEFINE_RWLOCK_FAIR(x)	rwlock_fair_t x = __RW_LOCK_FAIR_UNLOCKED(x)
-static inline void rwlock_fair_init(rwlock_fair_t *rw)
+static inline void __rwlock_fair_init(rwlock_fair_t *rw)
 {
 	*rw = (rwlock_fair_t)__RW_LOCK_FAIR_UNLOCKED(x);
 }
+#ifdef CONFIG_LOCKDEP
+#define rwlock_fair_init(rw) do {					\
+	__rwlock_fair_init(rw);						\
+	__rw_dep_init(rw, #rw);						\
+	__rw_dep_init(&(rw)->wait_lock, "rwlock_fair wait_lock");	\
+} while (0)
+#endif
 
 void queued_read_lock_slowpath(rwlock_fair_t *rw);
 void queued_write_lock_slowpath(rwlock_fair_t *rw);
@@ -181,32 +223,40 @@ static inline bool arch_write_trylock_fair(rwlock_fair_t *rw)
 	rwlock_t *: arch_##op,						\
 	rwlock_fair_t *: arch_##op##_fair)(rw)
 
-#define read_lock(rw)	do { preempt_disable(); __RW_OP(read_lock, rw); } while (0)
-#define read_unlock(rw)	do { __RW_OP(read_unlock, rw); preempt_enable(); } while (0)
-#define write_lock(rw)	do { preempt_disable(); __RW_OP(write_lock, rw); } while (0)
-#define write_unlock(rw) do { __RW_OP(write_unlock, rw); preempt_enable(); } while (0)
+/* The lock operation with the validator's hook: still one RMW without it. */
+#define __RW_LOCK(op, rw, read)	do { rw_dep_acquire(rw, read, false); __RW_OP(op, rw); } while (0)
+#define __RW_UNLOCK(op, rw)	do { rw_dep_release(rw); __RW_OP(op, rw); } while (0)
+#define __RW_TRYLOCK(op, rw, read) ({ bool __t = __RW_OP(op, rw);	\
+	if (__t)							\
+		rw_dep_acquire(rw, read, true);				\
+	__t; })
+
+#define read_lock(rw)	do { preempt_disable(); __RW_LOCK(read_lock, rw, true); } while (0)
+#define read_unlock(rw)	do { __RW_UNLOCK(read_unlock, rw); preempt_enable(); } while (0)
+#define write_lock(rw)	do { preempt_disable(); __RW_LOCK(write_lock, rw, false); } while (0)
+#define write_unlock(rw) do { __RW_UNLOCK(write_unlock, rw); preempt_enable(); } while (0)
 
 #define read_trylock(rw)  ({ bool __ok; preempt_disable();		\
-	__ok = __RW_OP(read_trylock, rw); if (!__ok) preempt_enable(); __ok; })
+	__ok = __RW_TRYLOCK(read_trylock, rw, true); if (!__ok) preempt_enable(); __ok; })
 #define write_trylock(rw) ({ bool __ok; preempt_disable();		\
-	__ok = __RW_OP(write_trylock, rw); if (!__ok) preempt_enable(); __ok; })
+	__ok = __RW_TRYLOCK(write_trylock, rw, false); if (!__ok) preempt_enable(); __ok; })
 
 #define read_lock_irq(rw)	do { local_irq_disable(); read_lock(rw); } while (0)
-#define read_unlock_irq(rw)	do { __RW_OP(read_unlock, rw); local_irq_enable(); \
+#define read_unlock_irq(rw)	do { __RW_UNLOCK(read_unlock, rw); local_irq_enable(); \
 				     preempt_enable(); } while (0)
 #define write_lock_irq(rw)	do { local_irq_disable(); write_lock(rw); } while (0)
-#define write_unlock_irq(rw)	do { __RW_OP(write_unlock, rw); local_irq_enable(); \
+#define write_unlock_irq(rw)	do { __RW_UNLOCK(write_unlock, rw); local_irq_enable(); \
 				     preempt_enable(); } while (0)
 #define read_lock_irqsave(rw, f)  do { local_irq_save(f); read_lock(rw); } while (0)
-#define read_unlock_irqrestore(rw, f) do { __RW_OP(read_unlock, rw); \
+#define read_unlock_irqrestore(rw, f) do { __RW_UNLOCK(read_unlock, rw); \
 		local_irq_restore(f); preempt_enable(); } while (0)
 #define write_lock_irqsave(rw, f) do { local_irq_save(f); write_lock(rw); } while (0)
-#define write_unlock_irqrestore(rw, f) do { __RW_OP(write_unlock, rw); \
+#define write_unlock_irqrestore(rw, f) do { __RW_UNLOCK(write_unlock, rw); \
 		local_irq_restore(f); preempt_enable(); } while (0)
-#define read_lock_bh(rw)	do { local_bh_disable(); __RW_OP(read_lock, rw); } while (0)
-#define read_unlock_bh(rw)	do { __RW_OP(read_unlock, rw); local_bh_enable(); } while (0)
-#define write_lock_bh(rw)	do { local_bh_disable(); __RW_OP(write_lock, rw); } while (0)
-#define write_unlock_bh(rw)	do { __RW_OP(write_unlock, rw); local_bh_enable(); } while (0)
+#define read_lock_bh(rw)	do { local_bh_disable(); __RW_LOCK(read_lock, rw, true); } while (0)
+#define read_unlock_bh(rw)	do { __RW_UNLOCK(read_unlock, rw); local_bh_enable(); } while (0)
+#define write_lock_bh(rw)	do { local_bh_disable(); __RW_LOCK(write_lock, rw, false); } while (0)
+#define write_unlock_bh(rw)	do { __RW_UNLOCK(write_unlock, rw); local_bh_enable(); } while (0)
 
 /* Counted by the slow paths' watchdog (same knob as spinlocks); the
  * writer CPU the last report named (-1: none, readers held it). */

@@ -408,7 +408,9 @@ static void move_queued_task(struct rq *from, struct task *t, int to)
 
 	list_del_init(&t->run_list);
 	from->nr_running--;
-	arch_spin_lock(&rq->lock);
+	/* Two run-queue locks: only the dying CPU nests them, its own first
+	 * (cpu_down() is serialised), so lockdep is told: subclass 1. */
+	arch_spin_lock_nested(&rq->lock, 1);
 	WRITE_ONCE(t->cpu, to);
 	enqueue(rq, t, false);
 	check_preempt(rq, to, t);
@@ -827,7 +829,7 @@ static void init_rq(int cpu)
 {
 	struct rq *rq = cpu_rq(cpu);
 
-	rq->lock = (arch_spinlock_t)__ARCH_SPIN_LOCK_UNLOCKED;
+	arch_spin_lock_init(&rq->lock);	/* every CPU's: one lock class */
 	for (int p = 0; p < NR_PRIO; p++)
 		INIT_LIST_HEAD(&rq->queue[p]);
 }

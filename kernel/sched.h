@@ -31,6 +31,7 @@
 #include "kernel/percpu.h"
 #include "kernel/preempt.h"
 #include "kernel/wait.h"
+#include "kernel/lockdep.h"
 
 #define TASK_RUNNING		0x0
 #define TASK_INTERRUPTIBLE	0x1
@@ -94,6 +95,9 @@ struct task {
 	void *srcu_held[4];
 	int srcu_held_depth;
 	bool srcu_held_overflow;	/* more sections than slots since depth 0 */
+#ifdef CONFIG_LOCKDEP
+	struct lockdep_held lockdep;	/* locks this task holds (kernel/lockdep.c) */
+#endif
 };
 
 DECLARE_PER_CPU(struct task *, current_task);

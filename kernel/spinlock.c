@@ -185,7 +185,7 @@ static bool lock_got(arch_spinlock_t *raw, int ticket, u16 served)
 	if (ticket >= 0)
 		return served == (u16)ticket;
 	return served == __atomic_load_n(&raw->next, __ATOMIC_RELAXED) &&
-	       arch_spin_trylock(raw);
+	       __arch_spin_trylock(raw);
 }
 
 /*

@@ -21,13 +21,51 @@
 #include "kernel/atomic.h"
 #include "kernel/preempt.h"
 #include "kernel/smp.h"
+#include "kernel/lockdep.h"
 
 typedef struct {
 	u16 owner;	/* ticket now being served; written only by the holder */
 	u16 next;	/* next ticket to hand out */
+#ifdef CONFIG_LOCKDEP
+	struct lockdep_map dep_map;	/* its class (kernel/lockdep.h) */
+#endif
 } arch_spinlock_t;
 
+#ifdef CONFIG_LOCKDEP
+#define __ARCH_SPIN_LOCK_UNLOCKED	{ 0, 0, STATIC_LOCKDEP_MAP_INIT(0) }
+#else
 #define __ARCH_SPIN_LOCK_UNLOCKED	{ 0, 0 }
+#endif
+
+/*
+ * The lock validator's hooks (kernel/lockdep.h), one call per place a
+ * lock is taken or let go, so that the lock code reads the same with or
+ * without them: empty inlines in the benchmark build.  The acquire hook
+ * runs before the wait, so a deadlock is reported before it hangs.
+ */
+#ifdef CONFIG_LOCKDEP
+#define lockdep_lock_acquire(map, sub, try, read, name)		\
+	lock_acquire((map), (sub), (try), (read), (name), 0)
+#define lockdep_lock_release(map)	lock_release((map), 0)
+/* A call site's own class: a static key per arch_spin_lock_init(). */
+#define arch_spin_lock_init(l) do {					\
+	static const struct lock_class_key __key = { .name = #l };	\
+	*(l) = (arch_spinlock_t)__ARCH_SPIN_LOCK_UNLOCKED;		\
+	lockdep_init_map(&(l)->dep_map, #l, &__key);			\
+} while (0)
+#else
+/*
+ * No validator: the bare operations are the API itself, under the names
+ * they always had, so the benchmark build compiles exactly as before.
+ */
+#define __arch_spin_lock	arch_spin_lock
+#define __arch_spin_trylock	arch_spin_trylock
+#define __arch_spin_unlock	arch_spin_unlock
+#define arch_spin_lock_nested(l, subclass)	arch_spin_lock(l)
+#define lockdep_lock_acquire(map, sub, try, read, name)	do { } while (0)
+#define lockdep_lock_release(map)			do { } while (0)
+#define arch_spin_lock_init(l)	(*(l) = (arch_spinlock_t)__ARCH_SPIN_LOCK_UNLOCKED)
+#endif
 
 static inline bool arch_spin_is_locked(arch_spinlock_t *l)
 {
@@ -45,7 +83,7 @@ static inline bool arch_spin_is_locked(arch_spinlock_t *l)
  * critical section was not ordered before ours: tests/host/test_locks.c's
  * trylock-only hammer makes TSan show it.)
  */
-static inline bool arch_spin_trylock(arch_spinlock_t *l)
+static inline bool __arch_spin_trylock(arch_spinlock_t *l)
 {
 	u16 o = __atomic_load_n(&l->owner, __ATOMIC_ACQUIRE);
 
@@ -77,12 +115,12 @@ extern bool virt_spin_lock_enabled;
  */
 void arch_spin_lock_wait(arch_spinlock_t *l, int ticket);
 
-static inline void arch_spin_lock(arch_spinlock_t *l)
+static inline void __arch_spin_lock(arch_spinlock_t *l)
 {
 	u16 t;
 
 	if (__atomic_load_n(&virt_spin_lock_enabled, __ATOMIC_RELAXED)) {
-		if (!arch_spin_trylock(l))
+		if (!__arch_spin_trylock(l))
 			arch_spin_lock_wait(l, -1);
 		return;
 	}
@@ -92,7 +130,7 @@ static inline void arch_spin_lock(arch_spinlock_t *l)
 		arch_spin_lock_wait(l, t);
 }
 
-static inline void arch_spin_unlock(arch_spinlock_t *l)
+static inline void __arch_spin_unlock(arch_spinlock_t *l)
 {
 	u16 o = __atomic_load_n(&l->owner, __ATOMIC_RELAXED);
 
@@ -100,6 +138,41 @@ static inline void arch_spin_unlock(arch_spinlock_t *l)
 	__atomic_store_n(&l->owner, (u16)(o + 1), __ATOMIC_RELEASE);
 	jitter_site(JITTER_LOCK_RELEASE);	/* test build only */
 }
+
+#ifdef CONFIG_LOCKDEP
+/* The API: the bare lock, with the validator's hooks around it (always
+ * inline, so that the hooks' return address is the caller's site). */
+static inline __attribute__((always_inline)) void arch_spin_lock(arch_spinlock_t *l)
+{
+	lockdep_lock_acquire(&l->dep_map, 0, false, false, NULL);
+	__arch_spin_lock(l);
+}
+
+/*
+ * Two locks of one class held at once (two timer bases, taken in a fixed
+ * order): the inner one is told apart by its subclass, as Linux's
+ * spin_lock_nested().
+ */
+static inline __attribute__((always_inline)) void arch_spin_lock_nested(arch_spinlock_t *l, unsigned int subclass)
+{
+	lockdep_lock_acquire(&l->dep_map, subclass, false, false, NULL);
+	__arch_spin_lock(l);
+}
+
+static inline __attribute__((always_inline)) bool arch_spin_trylock(arch_spinlock_t *l)
+{
+	if (!__arch_spin_trylock(l))
+		return false;
+	lockdep_lock_acquire(&l->dep_map, 0, true, false, NULL);
+	return true;
+}
+
+static inline __attribute__((always_inline)) void arch_spin_unlock(arch_spinlock_t *l)
+{
+	lockdep_lock_release(&l->dep_map);
+	__arch_spin_unlock(l);
+}
+#endif
 
 #define SPINLOCK_MAGIC	0xdead4eadu
 
@@ -109,17 +182,35 @@ typedef struct spinlock {
 	int owner;		/* holder CPU + 1, 0 when free: a zeroed lock is valid */
 	int recursion;		/* reported recursive acquisitions to undo */
 	const char *name;
+#ifdef CONFIG_LOCKDEP
+	struct lockdep_map dep_map;	/* its class (raw's is unused) */
+#endif
 } spinlock_t;
 
+#ifdef CONFIG_LOCKDEP
+#define __SPIN_DEP_MAP_INIT(x)	, .dep_map = STATIC_LOCKDEP_MAP_INIT(#x)
+#else
+#define __SPIN_DEP_MAP_INIT(x)
+#endif
 #define __SPIN_LOCK_UNLOCKED(x)						\
 	{ .raw = __ARCH_SPIN_LOCK_UNLOCKED, .magic = SPINLOCK_MAGIC,	\
-	  .owner = 0, .recursion = 0, .name = #x }
+	  .owner = 0, .recursion = 0, .name = #x __SPIN_DEP_MAP_INIT(x) }
 #define DEFINE_SPINLOCK(x)	spinlock_t x = __SPIN_LOCK_UNLOCKED(x)
 
+#ifdef CONFIG_LOCKDEP
+/* Each call site is a lock class of its own (a static key there). */
+#define spin_lock_init(l) do {						\
+	static const struct lock_class_key __key = { .name = #l };	\
+	*(l) = (spinlock_t)__SPIN_LOCK_UNLOCKED(dynamic);		\
+	(l)->name = #l;							\
+	lockdep_init_map(&(l)->dep_map, #l, &__key);			\
+} while (0)
+#else
 static inline void spin_lock_init(spinlock_t *l)
 {
 	*l = (spinlock_t)__SPIN_LOCK_UNLOCKED(dynamic);
 }
+#endif
 
 static inline bool spin_is_locked(spinlock_t *l)
 {
@@ -169,7 +260,17 @@ static inline void spin_set_owner(spinlock_t *l, int cpu)
 	__atomic_store_n(&l->owner, cpu + 1, __ATOMIC_RELAXED);
 }
 
+/*
+ * With the validator the lock takes a subclass, for two locks of one
+ * class held at once in a fixed order (spin_lock_nested(), as Linux's);
+ * without it the function is what it always was.
+ */
+#ifdef CONFIG_LOCKDEP
+#define do_raw_spin_lock(l)	do_raw_spin_lock_nested(l, 0)
+static inline void do_raw_spin_lock_nested(spinlock_t *l, unsigned int subclass)
+#else
 static inline void do_raw_spin_lock(spinlock_t *l)
+#endif
 {
 	u16 t;
 
@@ -183,8 +284,9 @@ static inline void do_raw_spin_lock(spinlock_t *l)
 	if (unlikely(spin_owner_cpu(l) == smp_processor_id()) &&
 	    spin_bug_recursion(l))
 		return;
+	lockdep_lock_acquire(&l->dep_map, subclass, false, false, NULL);
 	if (__atomic_load_n(&virt_spin_lock_enabled, __ATOMIC_RELAXED)) {
-		if (unlikely(!arch_spin_trylock(&l->raw)))
+		if (unlikely(!__arch_spin_trylock(&l->raw)))
 			spin_lock_wait(l, -1);
 	} else {
 		t = __atomic_fetch_add(&l->raw.next, 1, __ATOMIC_RELAXED);
@@ -196,8 +298,9 @@ static inline void do_raw_spin_lock(spinlock_t *l)
 
 static inline bool do_raw_spin_trylock(spinlock_t *l)
 {
-	if (!arch_spin_trylock(&l->raw))
+	if (!__arch_spin_trylock(&l->raw))
 		return false;
+	lockdep_lock_acquire(&l->dep_map, 0, true, false, NULL);
 	spin_set_owner(l, smp_processor_id());
 	return true;
 }
@@ -211,12 +314,19 @@ static inline bool do_raw_spin_unlock(spinlock_t *l)
 {
 	if (unlikely(spin_owner_cpu(l) != smp_processor_id() || l->recursion))
 		return spin_bug_unlock(l);
+	lockdep_lock_release(&l->dep_map);
 	spin_set_owner(l, -1);
-	arch_spin_unlock(&l->raw);
+	__arch_spin_unlock(&l->raw);
 	return true;
 }
 
 #define spin_lock(l)	do { preempt_disable(); do_raw_spin_lock(l); } while (0)
+#ifdef CONFIG_LOCKDEP
+#define spin_lock_nested(l, subclass)					\
+	do { preempt_disable(); do_raw_spin_lock_nested(l, subclass); } while (0)
+#else
+#define spin_lock_nested(l, subclass)	spin_lock(l)
+#endif
 #define spin_unlock(l)	do { if (do_raw_spin_unlock(l)) preempt_enable(); } while (0)
 
 static inline bool spin_trylock(spinlock_t *l)

@@ -49,7 +49,7 @@ void (*timer_inject_hook)(enum timer_inject_point where, struct timer_list *t);
 void timers_init(void)
 {
 	for (int i = 0; i < NR_CPUS; i++) {
-		timer_bases[i].lock = (arch_spinlock_t)__ARCH_SPIN_LOCK_UNLOCKED;
+		arch_spin_lock_init(&timer_bases[i].lock);	/* one class */
 		INIT_LIST_HEAD(&timer_bases[i].list);
 		timer_bases[i].running = NULL;
 	}
@@ -122,7 +122,7 @@ static void lock_two_bases(int a, int b)
 		arch_spin_lock(&timer_bases[a].lock);
 	} else {
 		arch_spin_lock(&timer_bases[MIN(a, b)].lock);
-		arch_spin_lock(&timer_bases[MAX(a, b)].lock);
+		arch_spin_lock_nested(&timer_bases[MAX(a, b)].lock, 1);
 	}
 }
 

@@ -13,6 +13,20 @@
 #include "kernel/atomic.h"
 #include "rcu/segcblist.h"	/* ULONG_CMP_GE */
 #include "rcu/rcupdate.h"	/* RCU_GET_STATE_* */
+#include "kernel/printk.h"
+
+/*
+ * An invariant of rcu/'s state, written where the state changes: a
+ * WARN_ON_ONCE() in the test build (CONFIG_SANITIZE), so every path a
+ * test takes checks it (a WARNING the running KTAP case did not announce
+ * fails it); not compiled, not even evaluated, in the benchmark build.
+ * True when the invariant is broken (in the test build), for a repair.
+ */
+#ifdef CONFIG_SANITIZE
+#define RCU_INVARIANT_BROKEN(c)	WARN_ON_ONCE(!(c))
+#else
+#define RCU_INVARIANT_BROKEN(c)	({ (void)sizeof(c); false; })
+#endif
 
 #define RCU_SEQ_CTR_SHIFT	2
 #define RCU_SEQ_STATE_MASK	((1UL << RCU_SEQ_CTR_SHIFT) - 1)
@@ -47,6 +61,7 @@ static inline unsigned long rcu_seq_endval(unsigned long s)
  * around it (a full barrier after, where the GP's checks must follow). */
 static inline void rcu_seq_start(unsigned long *sp)
 {
+	RCU_INVARIANT_BROKEN(!rcu_seq_state(*sp));	/* idle -> started only */
 	smp_store_release(sp, *sp + 1);
 }
 
@@ -57,6 +72,7 @@ static inline void rcu_seq_start(unsigned long *sp)
  */
 static inline void rcu_seq_end(unsigned long *sp)
 {
+	RCU_INVARIANT_BROKEN(rcu_seq_state(*sp));	/* only a started one ends */
 	smp_store_release(sp, rcu_seq_endval(*sp));
 }
 

@@ -61,9 +61,18 @@ static inline void list_replace_rcu(struct list_head *old, struct list_head *new
 #define list_entry_rcu(ptr, type, member) \
 	container_of(rcu_dereference_raw(ptr), type, member)
 
-/* Walk under rcu_read_lock_sched() (or the update-side lock). */
-#define list_for_each_entry_rcu(pos, head, member)				\
-	for (pos = list_entry_rcu((head)->next, __typeof__(*pos), member);	\
+/*
+ * Walk inside a reader, or under the update-side lock that the optional
+ * cond names (Linux's lockdep condition, e.g. lockdep_is_held(&lock)):
+ * checked once at the start in the test build (RCU-lockdep), nothing
+ * at all in the benchmark build.
+ */
+#define __list_check_rcu(dummy, cond, extra...) ({			\
+	RCU_LOCKDEP_WARN(!(cond) && !rcu_read_lock_any_held(),		\
+			 "RCU-list traversed in non-reader section"); })
+#define list_for_each_entry_rcu(pos, head, member, cond...)			\
+	for (__list_check_rcu(dummy, ## cond, 0),				\
+	     pos = list_entry_rcu((head)->next, __typeof__(*pos), member);	\
 	     !list_entry_is_head(pos, head, member);				\
 	     pos = list_entry_rcu(pos->member.next, __typeof__(*pos), member))
 
@@ -132,7 +141,8 @@ static inline void hlist_replace_rcu(struct hlist_node *old, struct hlist_node *
 	struct hlist_node *____p = rcu_dereference_raw(ptr);		\
 	____p ? container_of(____p, type, member) : NULL; })
 
-#define hlist_for_each_entry_rcu(pos, head, member)				\
-	for (pos = hlist_entry_safe_rcu(hlist_first_rcu(head), __typeof__(*pos), member); \
+#define hlist_for_each_entry_rcu(pos, head, member, cond...)		\
+	for (__list_check_rcu(dummy, ## cond, 0),				\
+	     pos = hlist_entry_safe_rcu(hlist_first_rcu(head), __typeof__(*pos), member); \
 	     pos;								\
 	     pos = hlist_entry_safe_rcu(hlist_next_rcu(&(pos)->member), __typeof__(*pos), member))

@@ -51,11 +51,43 @@ static inline void rcu_read_unlock_sched(void) { preempt_enable(); }
 static inline void rcu_read_lock_sched_notrace(void) { preempt_disable(); }
 static inline void rcu_read_unlock_sched_notrace(void) { preempt_enable(); }
 
-/* True if this context is an RCU-sched reader (what lockdep would say). */
+
+/* True unless this CPU is idle with no irq/NMI: rcu_dereference is legal. */
+bool rcu_is_watching(void);
+
+/*
+ * True if this context is an RCU-sched reader.  In the test build
+ * (CONFIG_LOCKDEP, RCU-lockdep) also only while RCU watches this CPU:
+ * the idle loop runs with irqs off, but in its extended quiescent state
+ * no grace period waits for it, so it is never a reader there (Linux's
+ * "RCU used illegally from extended quiescent state").
+ */
 static inline bool rcu_read_lock_sched_held(void)
 {
+#ifdef CONFIG_LOCKDEP
+	if (!rcu_is_watching())
+		return false;
+#endif
 	return preempt_count() != 0 || irqs_disabled();
 }
+
+/*
+ * RCU-lockdep (test build): a check that fails reports "suspicious RCU
+ * usage" once per call site, through WARN() (kernel/lockdep.c).  In the
+ * benchmark build the condition is not even evaluated.
+ */
+#ifdef CONFIG_LOCKDEP
+void lockdep_rcu_suspicious(const char *file, int line, const char *s);
+#define RCU_LOCKDEP_WARN(c, s) do {					\
+	static bool __warned;						\
+	if (unlikely(c) && !__warned) {					\
+		__warned = true;					\
+		lockdep_rcu_suspicious(__FILE__, __LINE__, s);		\
+	}								\
+} while (0)
+#else
+#define RCU_LOCKDEP_WARN(c, s)	do { (void)sizeof(c); } while (0)
+#endif
 
 /* Out of line so the read path stays a compare and a branch. */
 void rcu_dereference_sched_warn(const char *file, int line);
@@ -67,13 +99,24 @@ void rcu_dereference_sched_warn(const char *file, int line);
  * dependency, preserved by every CPU but Alpha).
  */
 #define rcu_dereference_raw(p) smp_load_acquire(&(p))
-#define rcu_dereference(p) rcu_dereference_raw(p)
-#define rcu_dereference_sched(p) ({					\
-	if (unlikely(!rcu_read_lock_sched_held()))			\
+/*
+ * Inside a reader (rcu_read_lock_any_held()), or where c says the pointer
+ * cannot change (the update-side lock: lockdep_is_held(&lock)).
+ */
+#define rcu_dereference_check(p, c) ({					\
+	RCU_LOCKDEP_WARN(!((c) || rcu_read_lock_any_held()),		\
+			 "suspicious rcu_dereference_check() usage");	\
+	rcu_dereference_raw(p); })
+#define rcu_dereference(p) rcu_dereference_check(p, 0)
+#define rcu_dereference_sched_check(p, c) ({				\
+	if (unlikely(!((c) || rcu_read_lock_sched_held())))		\
 		rcu_dereference_sched_warn(__FILE__, __LINE__);		\
 	rcu_dereference_raw(p); })
-/* The updater holds the lock (c) that keeps p from changing. */
-#define rcu_dereference_protected(p, c) ({ (void)(c); READ_ONCE(p); })
+#define rcu_dereference_sched(p) rcu_dereference_sched_check(p, 0)
+/* The updater holds the lock (c) that keeps p from changing: no reader. */
+#define rcu_dereference_protected(p, c) ({				\
+	RCU_LOCKDEP_WARN(!(c), "suspicious rcu_dereference_protected() usage"); \
+	READ_ONCE(p); })
 /* Only the pointer's value, never dereferenced: no ordering needed. */
 #define rcu_access_pointer(p) READ_ONCE(p)
 
@@ -230,7 +273,15 @@ static inline void rcu_read_lock(void) { __rcu_read_lock(); }
 static inline void rcu_read_unlock(void) { __rcu_read_unlock(); }
 /* Depth of the running task's rcu_read_lock() nesting. */
 static inline int rcu_preempt_depth(void) { return current->rcu_read_lock_nesting; }
-static inline bool rcu_read_lock_held(void) { return rcu_preempt_depth() > 0; }
+/* In the test build also false where RCU does not watch (idle, EQS). */
+static inline bool rcu_read_lock_held(void)
+{
+#ifdef CONFIG_LOCKDEP
+	if (!rcu_is_watching())
+		return false;
+#endif
+	return rcu_preempt_depth() > 0;
+}
 
 void synchronize_rcu(void);
 void synchronize_rcu_expedited(void);
@@ -349,6 +400,16 @@ extern atomic_t rcu_boosts;		/* readers raised so far */
 /* Tasks queued on a leaf's blkd_tasks so far (preempted readers). */
 extern atomic_long_t rcu_preempt_blocked_total;
 
+/*
+ * Any reader that synchronize_rcu() waits for: rcu_read_lock(), or an
+ * RCU-sched reader, since one grace-period machine serves both (above).
+ * What rcu_dereference() checks.
+ */
+static inline bool rcu_read_lock_any_held(void)
+{
+	return rcu_read_lock_held() || rcu_read_lock_sched_held();
+}
+
 /* ---- hooks the kernel calls ---- */
 
 void rcu_init(void);			/* boot CPU, before SMP */
@@ -374,5 +435,3 @@ void rcu_nmi_enter(void);		/* every NMI */
 void rcu_nmi_exit(void);
 void rcu_sched_clock_irq(int user);	/* the tick, on every CPU */
 void rcu_preempt_deferred_qs(void);	/* preempt_enable() hit 0, flag set */
-/* True unless this CPU is idle with no irq/NMI: rcu_dereference is legal. */
-bool rcu_is_watching(void);

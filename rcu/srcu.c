@@ -132,6 +132,7 @@ static bool srcu_readers_active_idx_check(struct srcu_struct *ss, int idx)
 /* ss->lock held: take the grace period as far as the readers allow. */
 static void srcu_gp_advance(struct srcu_struct *ss)
 {
+	lockdep_assert_held(&ss->lock);
 	for (;;) {
 		switch (rcu_seq_state(ss->srcu_gp_seq)) {
 		case 0:
@@ -174,6 +175,8 @@ static unsigned long srcu_request_gp(struct srcu_struct *ss)
 {
 	unsigned long s = rcu_seq_snap(&ss->srcu_gp_seq);
 
+	lockdep_assert_held(&ss->lock);
+
 	if (ULONG_CMP_LT(ss->srcu_gp_seq_needed, s))
 		ss->srcu_gp_seq_needed = s;
 	return s;
@@ -183,6 +186,8 @@ static unsigned long srcu_request_gp(struct srcu_struct *ss)
 static void srcu_accelerate_cbs(struct srcu_struct *ss)
 {
 	unsigned long s = rcu_seq_snap(&ss->srcu_gp_seq);
+
+	lockdep_assert_held(&ss->lock);
 
 	if (rcu_segcblist_accelerate(&ss->cblist, s) &&
 	    ULONG_CMP_LT(ss->srcu_gp_seq_needed, s))

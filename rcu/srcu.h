@@ -186,7 +186,13 @@ static inline void srcu_read_unlock(struct srcu_struct *ss, int idx)
 	atomic_long_inc_return(&ss->sda[raw_smp_processor_id()].unlock_count[idx & 1]);
 }
 
-#define srcu_dereference(p, ss) ({ (void)(ss); rcu_dereference_raw(p); })
+/* Inside a reader of ss, or where c says p cannot change (RCU-lockdep). */
+#define srcu_dereference_check(p, ss, c) ({				\
+	RCU_LOCKDEP_WARN(!((c) || srcu_read_lock_held(ss)),		\
+			 "suspicious srcu_dereference_check() usage");	\
+	(void)(ss);							\
+	rcu_dereference_raw(p); })
+#define srcu_dereference(p, ss) srcu_dereference_check(p, ss, 0)
 
 void synchronize_srcu(struct srcu_struct *ss);
 void synchronize_srcu_expedited(struct srcu_struct *ss);

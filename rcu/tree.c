@@ -34,6 +34,7 @@
 #include "kernel/jitter.h"
 #include "kernel/slab.h"
 #include "kernel/cpu.h"
+#include "kernel/lockdep.h"
 
 /* Non-idle baseline of dynticks_nmi_nesting (large, even), as Linux. */
 #define DYNTICK_IRQ_NONIDLE	((long)(((unsigned long)-1 >> 2) + 1))
@@ -106,6 +107,7 @@ bool rcu_misuse_check(const char *what)
 	if (likely(pc == 0 && !irqs && !rcu_preempt_depth()))
 		return false;
 	atomic_inc(&rcu_misuse_reports);
+	lockdep_print_held_locks();	/* test build: which locks make it a reader */
 	/* Preemptible readers hold up the same grace periods (rcu/preempt.c). */
 	if (pc == 0 && !irqs) {
 		WARN(1, "rcu: %s() called inside an rcu_read_lock() read-side critical "
@@ -344,11 +346,13 @@ void rcu_report_qs_rnp(unsigned long mask, struct rcu_node *rnp,
 	int depth = 1;		/* node locks this report took (statistics) */
 
 	for (;;) {
+		lockdep_assert_held(&rnp->lock);
 		if (!(rnp->qsmask & mask) || rnp->gp_seq != gps) {
 			spin_unlock_irqrestore(&rnp->lock, flags);
 			return;		/* already reported, or a stale GP */
 		}
 		WRITE_ONCE(rnp->qsmask, rnp->qsmask & ~mask);
+		RCU_INVARIANT_BROKEN(!(rnp->qsmask & ~rnp->qsmaskinit));
 		trace_rcu_quiescent_state_report("rcu_sched", gps, mask, rnp->qsmask, rnp->grplo, rnp->level);
 		/* A leaf with preempted readers reports when the last leaves. */
 		if (rnp->qsmask || rcu_preempt_blocked_readers_cgp(rnp) || !rnp->parent) {
@@ -556,6 +560,8 @@ void rcu_sched_clock_irq(int user)
 	struct rcu_data *rdp = this_cpu_ptr(&rcu_data);
 	bool qs = user || preempt_count() - HARDIRQ_OFFSET == 0;
 
+	lockdep_assert_irqs_disabled();
+
 	if (!this_cpu_read(rcu_data_ready))
 		return;
 	WRITE_ONCE(rdp->ticks_this_gp, rdp->ticks_this_gp + 1);
@@ -614,6 +620,8 @@ static void rcu_force_quiescent_state(void)
 static void rcu_accelerate_cbs(struct rcu_data *rdp)
 {
 	unsigned long seq;
+
+	lockdep_assert_held(&rdp->lock);
 
 	rcu_segcblist_accelerate(&rdp->cblist, rcu_seq_snap(&rcu_state.gp_seq));
 	if (rcu_segcblist_nextgp(&rdp->cblist, &seq)) {
@@ -739,6 +747,50 @@ static inline void rcu_ofl_window_hold(struct rcu_data *rdp, unsigned long gps)
 /* ---------------- the grace-period kthread ---------------- */
 
 /* Returns false if no GP was wanted after all. */
+#ifdef CONFIG_SANITIZE
+/*
+ * Test build, leaf lock held: qsmaskinitnext holds only CPUs that RCU
+ * saw start and not yet die (each rdp's own record, kept beside the bit).
+ * A stray bit would hold every grace period for a CPU that never reports:
+ * reported once, and dropped so the grace period can end.
+ */
+static void rcu_check_leaf_cpus(struct rcu_node *rnp)
+{
+	unsigned long stray = 0;
+
+	for (int cpu = rnp->grplo; cpu <= rnp->grphi; cpu++) {
+		struct rcu_data *rdp = per_cpu_ptr(&rcu_data, cpu);
+
+		if ((rnp->qsmaskinitnext & rdp->grpmask) && !rdp->rcu_cpu_up)
+			stray |= rdp->grpmask;
+	}
+	if (WARN_ONCE(stray, "rcu: leaf %d-%d: qsmaskinitnext %#lx holds CPUs that are "
+		      "offline for RCU (mask %#lx); dropped\n", rnp->grplo, rnp->grphi,
+		      rnp->qsmaskinitnext, stray))
+		WRITE_ONCE(rnp->qsmaskinitnext, rnp->qsmaskinitnext & ~stray);
+}
+
+bool rcu_inject_offline_qsmask(int cpu)
+{
+	struct rcu_data *rdp = per_cpu_ptr(&rcu_data, cpu);
+	struct rcu_node *rnp = rdp->mynode;
+	unsigned long flags;
+	bool done = false;
+
+	if (!rnp)
+		return false;
+	spin_lock_irqsave(&rnp->lock, flags);
+	if (!rdp->rcu_cpu_up) {
+		WRITE_ONCE(rnp->qsmaskinitnext, rnp->qsmaskinitnext | rdp->grpmask);
+		done = true;
+	}
+	spin_unlock_irqrestore(&rnp->lock, flags);
+	return done;
+}
+#else
+static inline void rcu_check_leaf_cpus(struct rcu_node *rnp) { (void)rnp; }
+#endif
+
 static bool rcu_gp_init(void)
 {
 	struct rcu_node *root = rcu_get_root(), *rnp;
@@ -802,8 +854,10 @@ static bool rcu_gp_init(void)
 			rcu_ofl_lock();
 		}
 		spin_lock(&rnp->lock);
-		if (leaf)
+		if (leaf) {
+			rcu_check_leaf_cpus(rnp);	/* test build only */
 			rnp->qsmaskinit = rnp->qsmaskinitnext;
+		}
 		if (rnp->parent && (rnp->qsmaskinit || (leaf && !list_empty(&rnp->blkd_tasks))))
 			rnp->parent->qsmaskinit |= rnp->grpmask;
 		spin_unlock(&rnp->lock);
@@ -825,6 +879,9 @@ static bool rcu_gp_init(void)
 
 		jitter_site(JITTER_GP_INIT);
 		spin_lock_irqsave(&rnp->lock, flags);
+		/* Nothing of the last grace period is still pending. */
+		RCU_INVARIANT_BROKEN(!rnp->qsmask);
+		RCU_INVARIANT_BROKEN(!rcu_preempt_blocked_readers_cgp(rnp));
 		WRITE_ONCE(rnp->qsmask, rnp->qsmaskinit);
 		WRITE_ONCE(rnp->gp_seq, gps);
 		if (rnp->level != rcu_state.num_levels - 1) {
@@ -1309,6 +1366,13 @@ static unsigned int clamp_fanout(unsigned int f)
 	return f < 2 ? 2 : f > 64 ? 64 : f;
 }
 
+/* The rcu_node lock classes, one per tree level (kernel/lockdep.h). */
+static struct lock_class_key rcu_node_class[RCU_MAX_LEVELS] __attribute__((unused));
+static const char *const rcu_node_class_name[] __attribute__((unused)) = {
+	"rcu_node_0", "rcu_node_1", "rcu_node_2", "rcu_node_3",
+	"rcu_node_4", "rcu_node_5", "rcu_node_6",
+};
+
 /* Build the tree breadth-first: root at node[0], leaves last. */
 static void rcu_init_geometry(int ncpus)
 {
@@ -1344,6 +1408,10 @@ static void rcu_init_geometry(int ncpus)
 			struct rcu_node *rnp = &rcu_state.node[rcu_state.level_first[l] + i];
 
 			spin_lock_init(&rnp->lock);
+			/* Lockdep: one class per level, so a parent's lock
+			 * taken under its child's is an order, not recursion. */
+			lockdep_set_class_and_name(&rnp->lock, &rcu_node_class[l],
+						   rcu_node_class_name[l]);
 			rcu_preempt_init_node(rnp);
 			rnp->level = l;
 			rnp->grplo = i * span;
@@ -1416,6 +1484,9 @@ void rcu_cpu_starting(int cpu)
 	rcu_ofl_lock();
 	spin_lock(&rnp->lock);
 	WRITE_ONCE(rnp->qsmaskinitnext, rnp->qsmaskinitnext | rdp->grpmask);
+#ifdef CONFIG_SANITIZE
+	rdp->rcu_cpu_up = true;
+#endif
 	rdp->gp_seq = rnp->gp_seq;
 	need = rcu_seq_state(rnp->gp_seq) && (rnp->qsmask & rdp->grpmask);
 	WRITE_ONCE(rdp->cpu_no_qs, need);
@@ -1461,6 +1532,9 @@ void rcu_report_dead(int cpu)
 		spin_lock_irqsave(&rnp->lock, flags);
 	}
 	WRITE_ONCE(rnp->qsmaskinitnext, rnp->qsmaskinitnext & ~rdp->grpmask);
+#ifdef CONFIG_SANITIZE
+	rdp->rcu_cpu_up = false;
+#endif
 	spin_unlock_irqrestore(&rnp->lock, flags);
 	rcu_ofl_unlock();
 	atomic_dec_return(&rcu_state.n_online_cpus);	/* full barrier: after the last reader */
@@ -1495,7 +1569,8 @@ void rcu_migrate_callbacks(int cpu)
 	if (!rcu_inject(RCU_INJECT_BARRIER_MIGRATE))
 		rcu_barrier_entrain(rdp);	/* a barrier yet to come here */
 	spin_lock(&my->lock);
-	spin_lock(&rdp->lock);
+	/* Two rcu_data locks: only the hotplug controller nests them. */
+	spin_lock_nested(&rdp->lock, 1);
 	n = rcu_segcblist_n_cbs(&rdp->cblist);
 	if (n) {
 		seq = smp_load_acquire(&rcu_state.gp_seq);

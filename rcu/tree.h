@@ -42,6 +42,11 @@ struct rcu_data {
 	int cpu;
 	struct rcu_node *mynode;	/* this CPU's leaf */
 	unsigned long grpmask;		/* this CPU's bit in mynode->qsmask */
+#ifdef CONFIG_SANITIZE
+	/* Between rcu_cpu_starting() and rcu_report_dead() (leaf lock): what
+	 * the leaf's qsmaskinitnext bit is checked against (test build). */
+	bool rcu_cpu_up;
+#endif
 
 	/* Quiescent-state tracking; written by this CPU only. */
 	unsigned long gp_seq;		/* last GP this CPU noticed (leaf's) */
@@ -396,4 +401,13 @@ void rcu_stall_window_hold(unsigned long gps);
 #else
 static inline void rcu_stall_window_expire(unsigned long next_gps) { (void)next_gps; }
 static inline void rcu_stall_window_hold(unsigned long gps) { (void)gps; }
+#endif
+
+#ifdef CONFIG_SANITIZE
+/*
+ * Test build: set cpu's bit in its leaf's qsmaskinitnext although RCU saw
+ * it go offline (a hotplug bug put back); the next grace period's first
+ * pass must report it and drop the bit.  False if cpu is up for RCU.
+ */
+bool rcu_inject_offline_qsmask(int cpu);
 #endif

@@ -14,6 +14,7 @@
 #include "asm/smp.h"
 #include "kernel/atomic.h"
 #include "kernel/kallsyms.h"
+#include "kernel/lockdep.h"
 #include "kernel/preempt.h"
 #include "kernel/printk.h"
 #include "kernel/smp.h"
@@ -34,6 +35,9 @@ extern char nmi_entry[];
 /* The IDT is idt.c's; we only swap the NMI gate's target, read back from
  * IDTR so that idt.c needs no hook for it.  Done on the boot CPU before
  * any NMI source is armed; the other CPUs load the same table. */
+/* platform_nmi(): one CPU at a time reads and clears the NMI reason port. */
+static arch_spinlock_t nmi_reason_lock = __ARCH_SPIN_LOCK_UNLOCKED;
+
 void nmi_init(void)
 {
 	struct {
@@ -42,6 +46,8 @@ void nmi_init(void)
 	} __packed idtr;
 	u64 addr = (u64)nmi_entry;
 
+	/* Taken only in NMIs, with a trylock: NMI-safe by design. */
+	lockdep_set_nmi_safe(&nmi_reason_lock);
 	__asm__ __volatile__("sidt %0" : "=m"(idtr));
 	if (idtr.limit < NMI_VECTOR * 16 + 15) {
 		pr_err("nmi: IDT too short to hold the NMI gate\n");
@@ -116,7 +122,6 @@ void unregister_nmi_handler(struct nmiaction *a)
 #define NMI_REASON_CLEAR_IOCHK 0x08
 #define NMI_REASON_CLEAR_MASK  0x0f
 
-static arch_spinlock_t nmi_reason_lock = __ARCH_SPIN_LOCK_UNLOCKED;
 static u64 nmi_serr_count, nmi_iochk_count;
 
 /* An NMI no handler claimed: if port 0x61 names a chipset source, report

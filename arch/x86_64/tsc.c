@@ -291,12 +291,18 @@ static atomic_t warp_arrived, warp_done;
 #define WARP_MS 20
 
 /* Each turn takes the lock, so a TSC read is ordered after the previous
- * holder's: a later read that is smaller is a real backwards step. */
+ * holder's: a later read that is smaller is a real backwards step.  The
+ * other CPU runs this in its call IPI, so CPU 0 takes the lock with irqs
+ * off too: a bare lock taken in hardirq context is never taken with
+ * irqs on (lockdep's rule; and an interrupt inside the turn would only
+ * add noise to the measured step). */
 static void warp_loop(int side)
 {
 	u64 end = rdtsc() + ns_to_cycles(WARP_MS * 1000000ull);
+	unsigned long flags;
 
 	for (int i = 0; i < WARP_LOOPS; i++) {
+		local_irq_save(flags);
 		arch_spin_lock(&warp_lock);
 		u64 prev = warp_last, now = rdtsc_ordered();
 
@@ -304,6 +310,7 @@ static void warp_loop(int side)
 		if (prev > now && (s64)(prev - now) > warp_max[side])
 			warp_max[side] = prev - now;
 		arch_spin_unlock(&warp_lock);
+		local_irq_restore(flags);
 		if (now > end)
 			break;
 	}

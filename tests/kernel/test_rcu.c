@@ -873,8 +873,9 @@ static void rcu_list_example(void)
 		KTAP_EXPECT(p->magic == LE_LIVE);
 		count++;
 	}
+	/* No reader: every updater has been joined (the condition says so). */
 	for (i = 0; i < LE_BUCKETS; i++)
-		hlist_for_each_entry_rcu(p, &le.hash[i], hnode)
+		hlist_for_each_entry_rcu(p, &le.hash[i], hnode, READ_ONCE(le.stop))
 			hcount++;
 	KTAP_EXPECT_EQ(count, hcount);
 	KTAP_EXPECT_EQ(atomic_long_read(&le.poison_seen), 0);

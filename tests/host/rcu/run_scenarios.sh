@@ -16,7 +16,9 @@ while read -r name type cpus opts; do
 		continue
 	fi
 	start=$(date +%s)
-	"$bin" --cpus "$cpus" --type "$type" --ms "$ms" --cmdline "$opts" > /tmp/rcu_scenario_out.$$ 2>&1
+	# Bounded: one run hung once (SRCU-P, before issue 27's fixes); a
+	# hang must fail this test, not stall make test.
+	timeout 300 "$bin" --cpus "$cpus" --type "$type" --ms "$ms" --cmdline "$opts" > /tmp/rcu_scenario_out.$$ 2>&1
 	rc=$?
 	end=$(date +%s)
 	tail -n 3 /tmp/rcu_scenario_out.$$

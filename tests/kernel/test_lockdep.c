@@ -1,0 +1,290 @@
+/*
+ * tests/kernel/test_lockdep.c - KTAP suite `lockdep`: the test build's
+ * self-checks (lockdep, RCU-lockdep, rcu/'s invariants) must be able to
+ * fail.  Each case provokes one report on purpose, announces it with
+ * ktap_expect_warnings() and checks that exactly it came: an AB-BA pair
+ * across two CPUs that never deadlocks, a lock taken in the timer
+ * interrupt and with irqs on in a thread, rcu_dereference() (and its
+ * condition forms) outside a reader, synchronize_sched() under a
+ * spinlock, an rcu_node bit set for an offline CPU.  One more case checks
+ * that rcu_read_lock_held() and friends answer truthfully in task, irq
+ * and NMI context, and logs how full lockdep's tables are.  In the
+ * benchmark build every case skips: nothing is compiled in to report.
+ */
+#include "kernel/ktap.h"
+#include "tests/kernel/test_helpers.h"
+#include "kernel/sched.h"
+#include "kernel/smp.h"
+#include "kernel/cpu.h"
+#include "kernel/time.h"
+#include "kernel/timer.h"
+#include "kernel/printk.h"
+#include "kernel/spinlock.h"
+#include "kernel/string.h"
+#include "rcu/rcupdate.h"
+#include "rcu/rculist.h"
+#include "rcu/srcu.h"
+#include "rcu/tree.h"
+
+#ifdef CONFIG_LOCKDEP
+
+/* One report of kind what came since (reports0, warns0), and no other. */
+static void expect_one(int reports0, unsigned long warns0, const char *what)
+{
+	KTAP_EXPECT_EQ(atomic_read(&lockdep_reports), reports0 + 1);
+	KTAP_EXPECT_EQ(READ_ONCE(warn_count), warns0 + 1);
+	KTAP_EXPECT(lockdep_last_report && !strcmp(lockdep_last_report, what));
+}
+
+/* ---- AB-BA across two CPUs, one after the other: never deadlocks ---- */
+
+static DEFINE_SPINLOCK(ld_a);
+static DEFINE_SPINLOCK(ld_b);
+
+static int abba_b_then_a(void *unused)
+{
+	(void)unused;
+	spin_lock(&ld_b);
+	spin_lock(&ld_a);	/* A after B: closes the cycle */
+	spin_unlock(&ld_a);
+	spin_unlock(&ld_b);
+	return 0;
+}
+
+static void lockdep_abba_across_cpus(void)
+{
+	int r0 = atomic_read(&lockdep_reports), cpu = farthest_cpu();
+	unsigned long w0 = READ_ONCE(warn_count);
+	struct task *t;
+
+	spin_lock(&ld_a);
+	spin_lock(&ld_b);	/* B after A */
+	spin_unlock(&ld_b);
+	spin_unlock(&ld_a);
+	KTAP_EXPECT_EQ(atomic_read(&lockdep_reports), r0);
+	ktap_expect_warnings(1, "an AB-BA lockdep report");
+	t = start_on(abba_b_then_a, NULL, cpu, PRIO_NORMAL, "ld-abba");
+	KTAP_ASSERT(t);
+	kthread_join(t);
+	ktap_log("B then A on CPU %d after A then B on CPU %d", cpu, smp_processor_id());
+	expect_one(r0, w0, "possible circular locking dependency detected");
+}
+
+/* ---- a lock of the timer interrupt taken with irqs on in a thread ---- */
+
+static DEFINE_SPINLOCK(ld_tick_lock);
+static struct timer_list ld_timer;
+static volatile bool ld_timer_ran;
+
+static void ld_timer_fn(struct timer_list *t)
+{
+	(void)t;
+	spin_lock(&ld_tick_lock);	/* hardirq context: the tick */
+	ld_timer_ran = true;
+	spin_unlock(&ld_tick_lock);
+}
+
+static void lockdep_irq_lock_taken_with_irqs_on(void)
+{
+	int r0 = atomic_read(&lockdep_reports);
+	unsigned long w0 = READ_ONCE(warn_count);
+
+	spin_lock(&ld_tick_lock);	/* irqs on: HARDIRQ-ON-W */
+	spin_unlock(&ld_tick_lock);
+	KTAP_EXPECT_EQ(atomic_read(&lockdep_reports), r0);
+	ktap_expect_warnings(1, "an inconsistent-lock-state report");
+	ld_timer_ran = false;
+	timer_setup(&ld_timer, ld_timer_fn, 0);
+	ld_timer.expires = jiffies + 1;
+	add_timer(&ld_timer);
+	KTAP_ASSERT(WAIT_UNTIL(ld_timer_ran, 10000));
+	del_timer_sync(&ld_timer);
+	expect_one(r0, w0, "inconsistent lock state");
+}
+
+/* ---- RCU-lockdep: dereferences outside readers ---- */
+
+struct ld_obj {
+	int v;
+	struct list_head list;
+};
+static struct ld_obj ld_obj = { .v = 7 };
+static struct ld_obj *ld_ptr;
+static LIST_HEAD(ld_list);
+DEFINE_STATIC_SRCU(ld_srcu);
+
+static void rcu_lockdep_dereference_outside_reader(void)
+{
+	int r0 = atomic_read(&lockdep_reports), n = 0, idx;
+	unsigned long w0 = READ_ONCE(warn_count);
+	struct ld_obj *p;
+
+	rcu_assign_pointer(ld_ptr, &ld_obj);
+	if (list_empty(&ld_list))
+		list_add_rcu(&ld_obj.list, &ld_list);
+	/* Inside the matching reader, or under the named lock: silent. */
+	rcu_read_lock();
+	p = rcu_dereference(ld_ptr);
+	list_for_each_entry_rcu(p, &ld_list, list)
+		n++;
+	rcu_read_unlock();
+	rcu_read_lock_sched();
+	p = rcu_dereference(ld_ptr);	/* RCU-sched readers count too */
+	rcu_read_unlock_sched();
+	idx = srcu_read_lock(&ld_srcu);
+	p = srcu_dereference(ld_ptr, &ld_srcu);
+	srcu_read_unlock(&ld_srcu, idx);
+	spin_lock(&ld_a);
+	p = rcu_dereference_protected(ld_ptr, lockdep_is_held(&ld_a));
+	p = rcu_dereference_check(ld_ptr, lockdep_is_held(&ld_a));
+	spin_unlock(&ld_a);
+	KTAP_EXPECT_EQ(atomic_read(&lockdep_reports), r0);
+	KTAP_EXPECT_EQ(n, 1);
+
+	/* Outside: each form reports once. */
+	ktap_expect_warnings(1, "suspicious RCU usage: rcu_dereference()");
+	p = rcu_dereference(ld_ptr);
+	expect_one(r0, w0, "suspicious RCU usage");
+	KTAP_EXPECT_EQ(p->v, 7);
+	ktap_expect_warnings(1, "suspicious RCU usage: rcu_dereference_protected()");
+	p = rcu_dereference_protected(ld_ptr, lockdep_is_held(&ld_a));
+	expect_one(r0 + 1, w0 + 1, "suspicious RCU usage");
+	ktap_expect_warnings(1, "suspicious RCU usage: srcu_dereference()");
+	p = srcu_dereference(ld_ptr, &ld_srcu);
+	expect_one(r0 + 2, w0 + 2, "suspicious RCU usage");
+	ktap_expect_warnings(1, "suspicious RCU usage: RCU list walk");
+	list_for_each_entry_rcu(p, &ld_list, list, lockdep_is_held(&ld_b))
+		n++;
+	expect_one(r0 + 3, w0 + 3, "suspicious RCU usage");
+	/* Under the lock the condition names: silent. */
+	spin_lock(&ld_b);
+	list_for_each_entry_rcu(p, &ld_list, list, lockdep_is_held(&ld_b))
+		n++;
+	spin_unlock(&ld_b);
+	KTAP_EXPECT_EQ(atomic_read(&lockdep_reports), r0 + 4);
+}
+
+/* ---- synchronize_sched() under a spinlock ---- */
+
+static DEFINE_SPINLOCK(ld_sync_lock);
+
+static void lockdep_synchronize_sched_under_spinlock(void)
+{
+	int m0 = atomic_read(&rcu_misuse_reports);
+	unsigned long w0 = READ_ONCE(warn_count);
+
+	ktap_expect_warnings(1, "synchronize_sched() under a spinlock");
+	spin_lock(&ld_sync_lock);
+	KTAP_EXPECT_EQ(lockdep_depth(), 1);	/* the report lists it */
+	synchronize_sched();
+	spin_unlock(&ld_sync_lock);
+	KTAP_EXPECT_EQ(atomic_read(&rcu_misuse_reports), m0 + 1);
+	KTAP_EXPECT_EQ(READ_ONCE(warn_count), w0 + 1);
+}
+
+/* ---- an rcu_node bit for an offline CPU ---- */
+
+static void rcu_node_bit_of_offline_cpu(void)
+{
+	int cpu = farthest_cpu();
+	unsigned long w0 = READ_ONCE(warn_count), cookie;
+	struct rcu_node *rnp;
+
+	if (cpu == smp_processor_id()) {
+		ktap_skip("needs 2 CPUs (one goes offline)");
+		return;
+	}
+	KTAP_ASSERT(cpu_down(cpu) == 0);
+	rnp = per_cpu_ptr(&rcu_data, cpu)->mynode;
+	ktap_expect_warnings(1, "an rcu_node bit of an offline CPU");
+	KTAP_EXPECT(rcu_inject_offline_qsmask(cpu));
+	/* The next grace period's first pass reports it and drops the bit:
+	 * without the check it would never end (no QS from a dead CPU).  A
+	 * polled cookie, since synchronize_sched() with one CPU online
+	 * returns at once without a grace period. */
+	cookie = start_poll_synchronize_sched();
+	KTAP_EXPECT(WAIT_UNTIL(poll_state_synchronize_sched(cookie), 30000));
+	KTAP_EXPECT_EQ(READ_ONCE(warn_count), w0 + 1);
+	KTAP_EXPECT(!(READ_ONCE(rnp->qsmaskinitnext) & per_cpu_ptr(&rcu_data, cpu)->grpmask));
+	KTAP_EXPECT_EQ(cpu_up(cpu), 0);
+}
+
+/* ---- rcu_read_lock_held() and friends, in each context ---- */
+
+struct held_answers {
+	bool sched, any, srcu;
+};
+
+static void answer(struct held_answers *a)
+{
+	a->sched = rcu_read_lock_sched_held();
+	a->any = rcu_read_lock_any_held();
+	a->srcu = srcu_read_lock_held(&ld_srcu);
+}
+
+static struct held_answers irq_answers, nmi_answers;
+static volatile bool irq_answered, nmi_answered;
+
+static void answer_irq(void *unused)
+{
+	(void)unused;
+	answer(&irq_answers);
+	irq_answered = true;
+}
+
+static void answer_nmi(void)
+{
+	answer(&nmi_answers);
+	nmi_answered = true;
+}
+
+static void rcu_lockdep_held_in_each_context(void)
+{
+	struct held_answers a;
+	unsigned int classes, edges, chains;
+	int cpu = farthest_cpu(), idx;
+
+	answer(&a);
+	KTAP_EXPECT(!a.sched && !a.any && !a.srcu && !rcu_read_lock_held());
+	rcu_read_lock();
+	KTAP_EXPECT(rcu_read_lock_held() && rcu_read_lock_any_held());
+	rcu_read_unlock();
+	preempt_disable();
+	answer(&a);
+	KTAP_EXPECT(a.sched && a.any && !a.srcu);
+	preempt_enable();
+	idx = srcu_read_lock(&ld_srcu);
+	answer(&a);
+	KTAP_EXPECT(a.srcu && !a.sched);
+	srcu_read_unlock(&ld_srcu, idx);
+	/* A hardirq and an NMI are RCU-sched readers (RCU watches them). */
+	irq_answered = false;
+	smp_call_function_single(cpu, answer_irq, NULL, 1);
+	KTAP_EXPECT(irq_answered && irq_answers.sched && irq_answers.any);
+	nmi_answered = false;
+	if (smp_call_nmi(cpu, answer_nmi) && WAIT_UNTIL(nmi_answered, 10000))
+		KTAP_EXPECT(nmi_answers.sched && nmi_answers.any);
+	KTAP_EXPECT(lockdep_enabled());
+	lockdep_stats(&classes, &edges, &chains);
+	ktap_log("lockdep: %u classes, %u dependencies, %u chains in use", classes,
+		 edges, chains);
+}
+
+KTAP_SUITE(lockdep,
+	KTAP_CASE(lockdep_abba_across_cpus),
+	KTAP_CASE(lockdep_irq_lock_taken_with_irqs_on),
+	KTAP_CASE(rcu_lockdep_dereference_outside_reader),
+	KTAP_CASE(lockdep_synchronize_sched_under_spinlock),
+	KTAP_CASE(rcu_node_bit_of_offline_cpu),
+	KTAP_CASE(rcu_lockdep_held_in_each_context));
+
+#else /* !CONFIG_LOCKDEP */
+
+static void lockdep_not_built(void)
+{
+	ktap_skip("no lock validator in the benchmark build (SANITIZE=1 has it)");
+}
+
+KTAP_SUITE(lockdep, KTAP_CASE(lockdep_not_built));
+
+#endif /* CONFIG_LOCKDEP */
