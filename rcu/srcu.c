@@ -37,8 +37,24 @@
 #include "kernel/time.h"
 
 atomic_t srcu_misuse_reports = ATOMIC_INIT(0);
+atomic_t srcu_cleanup_reports[SRCU_CLEANUP_NR];
 #ifdef CONFIG_SANITIZE
 void (*srcu_held_push_hook)(struct srcu_struct *ss);
+void (*srcu_inject_hook)(struct srcu_struct *ss, enum srcu_inject_site where);
+
+static void srcu_inject(struct srcu_struct *ss, enum srcu_inject_site where)
+{
+	void (*hook)(struct srcu_struct *, enum srcu_inject_site) = READ_ONCE(srcu_inject_hook);
+
+	if (unlikely(hook))
+		hook(ss, where);
+}
+#else
+static inline void srcu_inject(struct srcu_struct *ss, enum srcu_inject_site where)
+{
+	(void)ss;
+	(void)where;
+}
 #endif
 
 static LIST_HEAD(srcu_cb_structs);		/* structs that have callbacks */
@@ -182,6 +198,7 @@ static void __synchronize_srcu(struct srcu_struct *ss, bool expedited, const cha
 {
 	unsigned long s, flags, start = jiffies, next_warn;
 	int spins = 0;
+	bool waiting;
 
 	might_sleep();
 	if (srcu_misuse_check(ss, what))
@@ -189,18 +206,29 @@ static void __synchronize_srcu(struct srcu_struct *ss, bool expedited, const cha
 	spin_lock_irqsave(&ss->lock, flags);
 	s = srcu_request_gp(ss);
 	srcu_gp_advance(ss);
+	/*
+	 * Counted only once it must sleep (the fast path is left alone), so
+	 * that cleanup_srcu_struct() can tell a caller still polling ss.
+	 */
+	waiting = !rcu_seq_done(&ss->srcu_gp_seq, s);
+	if (waiting)
+		ss->srcu_waiters++;
 	spin_unlock_irqrestore(&ss->lock, flags);
 	next_warn = start + 10 * HZ;
-	while (!rcu_seq_done(&ss->srcu_gp_seq, s)) {
+	while (waiting) {
 		/* Readers may sleep for long: poll, hard at first if expedited. */
 		if (expedited && spins++ < 100)
 			udelay(2);
 		else
 			schedule_timeout_uninterruptible(1);
+		srcu_inject(ss, SRCU_INJECT_SYNC_WAITING);
 		spin_lock_irqsave(&ss->lock, flags);
 		srcu_gp_advance(ss);
+		waiting = !rcu_seq_done(&ss->srcu_gp_seq, s);
+		if (!waiting)
+			ss->srcu_waiters--;
 		spin_unlock_irqrestore(&ss->lock, flags);
-		if (time_after_eq(jiffies, next_warn)) {
+		if (waiting && time_after_eq(jiffies, next_warn)) {
 			pr_warn("srcu: %s(%s) has waited %lu s for readers (index %lu)\n",
 				what, ss->name, (jiffies - start) / HZ, ss->srcu_idx & 1);
 			next_warn = jiffies + 10 * HZ;
@@ -347,11 +375,31 @@ void srcu_barrier(struct srcu_struct *ss)
 		pr_warn("srcu: srcu_barrier(%s) still waiting after 10 s more\n", ss->name);
 }
 
+/* One WARN per way ss is still in use, counted for the tests. */
+static void srcu_cleanup_report(struct srcu_struct *ss, enum srcu_cleanup_report r,
+				const char *what)
+{
+	atomic_inc(&srcu_cleanup_reports[r]);
+	WARN(1, "srcu: cleanup_srcu_struct(%s) of an active srcu_struct (%s): "
+	     "gp_seq %#lx needed %#lx, %d waiters, %ld callbacks\n", ss->name, what,
+	     READ_ONCE(ss->srcu_gp_seq), READ_ONCE(ss->srcu_gp_seq_needed),
+	     READ_ONCE(ss->srcu_waiters), rcu_segcblist_n_cbs(&ss->cblist));
+}
+
+/*
+ * After srcu_barrier() every grace period requested before the call is
+ * over and every callback has run: anything still using ss now began
+ * after, or outlived its grace period (a synchronize_srcu() caller that
+ * has not returned yet), and will touch freed memory: as Linux's
+ * cleanup_srcu_struct(), say so ("Active srcu_struct").
+ */
 void cleanup_srcu_struct(struct srcu_struct *ss)
 {
 	unsigned long flags;
+	bool readers = false, waiters, gp;
 
 	srcu_barrier(ss);
+	srcu_inject(ss, SRCU_INJECT_CLEANUP);
 	spin_lock_irqsave(&srcu_list_lock, flags);
 	if (ss->on_list) {
 		list_del_init(&ss->list);
@@ -359,8 +407,19 @@ void cleanup_srcu_struct(struct srcu_struct *ss)
 	}
 	spin_unlock_irqrestore(&srcu_list_lock, flags);
 	for (int idx = 0; idx < 2; idx++)
-		WARN(srcu_sum(ss, idx, false) != srcu_sum(ss, idx, true),
-		     "srcu: cleanup_srcu_struct(%s) with a reader still inside\n", ss->name);
+		readers |= srcu_sum(ss, idx, false) != srcu_sum(ss, idx, true);
+	spin_lock_irqsave(&ss->lock, flags);
+	waiters = ss->srcu_waiters != 0;
+	gp = rcu_seq_state(ss->srcu_gp_seq) ||
+	     ULONG_CMP_LT(ss->srcu_gp_seq, ss->srcu_gp_seq_needed) ||
+	     !rcu_segcblist_empty(&ss->cblist);
+	spin_unlock_irqrestore(&ss->lock, flags);
+	if (readers)
+		srcu_cleanup_report(ss, SRCU_CLEANUP_READERS, "a reader still inside");
+	if (waiters)
+		srcu_cleanup_report(ss, SRCU_CLEANUP_WAITERS, "a synchronize_srcu() caller still waiting");
+	if (gp)
+		srcu_cleanup_report(ss, SRCU_CLEANUP_GP, "a grace period in flight or callbacks queued");
 }
 
 void srcu_init_late(void)

@@ -45,6 +45,7 @@ struct srcu_struct {
 	spinlock_t lock;		/* the GP state and the callbacks */
 	struct rcu_segcblist cblist;
 	bool on_list;			/* in the callback kthread's list */
+	int srcu_waiters;		/* synchronize_srcu() callers asleep, under ->lock */
 	struct list_head list;
 	const char *name;
 	struct srcu_data sda[NR_CPUS];
@@ -64,8 +65,28 @@ struct srcu_struct {
 #define DEFINE_STATIC_SRCU(n)	static struct srcu_struct n = __SRCU_STRUCT_INIT(n)
 
 int init_srcu_struct(struct srcu_struct *ss);
-/* Waits for its callbacks; warns if a reader is still inside. */
+/*
+ * Waits for its callbacks; then WARNs if the struct is still in use: a
+ * reader inside, a synchronize_srcu() caller still waiting on it, or a
+ * grace period (or callback) requested since.  The caller is to free it.
+ */
 void cleanup_srcu_struct(struct srcu_struct *ss);
+
+/* What cleanup_srcu_struct() found still using the struct (one WARN each). */
+enum srcu_cleanup_report {
+	SRCU_CLEANUP_READERS,	/* a reader inside */
+	SRCU_CLEANUP_WAITERS,	/* a synchronize_srcu() caller not yet returned */
+	SRCU_CLEANUP_GP,	/* a GP in flight or requested, or callbacks queued */
+	SRCU_CLEANUP_NR
+};
+/* Counts of those reports; tests read them. */
+extern atomic_t srcu_cleanup_reports[SRCU_CLEANUP_NR];
+
+/* Where the test build's srcu_inject_hook is called. */
+enum srcu_inject_site {
+	SRCU_INJECT_SYNC_WAITING,	/* synchronize_srcu(), counted as a waiter, about to poll */
+	SRCU_INJECT_CLEANUP,		/* cleanup_srcu_struct() past its srcu_barrier() */
+};
 
 #ifdef CONFIG_SANITIZE
 /*
@@ -74,6 +95,11 @@ void cleanup_srcu_struct(struct srcu_struct *ss);
  * current).  NULL: nothing.
  */
 extern void (*srcu_held_push_hook)(struct srcu_struct *ss);
+/*
+ * Test build: called where a window of the update side may be held open
+ * (enum srcu_inject_site).  NULL: nothing.
+ */
+extern void (*srcu_inject_hook)(struct srcu_struct *ss, enum srcu_inject_site where);
 static inline void srcu_held_push_window(struct srcu_struct *ss)
 {
 	void (*hook)(struct srcu_struct *) = READ_ONCE(srcu_held_push_hook);

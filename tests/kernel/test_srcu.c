@@ -346,6 +346,128 @@ static void srcu_init_cleanup_dynamic(void)
 	KTAP_EXPECT_EQ(atomic_read(&cb_ran[0]), 1);
 }
 
+/*
+ * cleanup_srcu_struct() of a struct still in use (issue 27) is reported,
+ * each way once: srcu_inject_hook (test build) holds each window open.
+ *  1. a reader that enters just after the cleanup's srcu_barrier();
+ *  2. a synchronize_srcu() caller held after it counted itself a waiter:
+ *     its grace period ends in the barrier, but it has not returned;
+ *  3. just after the barrier, a reader and a synchronize_srcu() caller:
+ *     a grace period in flight, and the reader and the waiter as well.
+ */
+#ifdef CONFIG_SANITIZE
+static struct srcu_struct cleanup_ss;
+static volatile bool cleanup_hold_waiter;
+static int cleanup_hook_mode;		/* 1: reader, 2: reader + a waiter */
+static int cleanup_hook_idx;
+static struct waiter cleanup_late_w;
+static struct task *cleanup_late_wt;
+
+static void cleanup_hook(struct srcu_struct *ss, enum srcu_inject_site where)
+{
+	if (ss != &cleanup_ss)
+		return;
+	if (where == SRCU_INJECT_SYNC_WAITING) {
+		u64 end = ktime_get_ns() + 10000000000ull;
+
+		while (READ_ONCE(cleanup_hold_waiter) && ktime_get_ns() < end)
+			msleep(5);
+		return;
+	}
+	if (cleanup_hook_mode >= 1)
+		cleanup_hook_idx = srcu_read_lock(ss);
+	if (cleanup_hook_mode == 2) {
+		cleanup_late_w = (struct waiter){ .ss = ss };
+		cleanup_late_wt = start(waiter_fn, &cleanup_late_w, "srcu-late-waiter");
+		if (cleanup_late_wt)
+			WAIT_UNTIL(READ_ONCE(ss->srcu_waiters) == 1, 2000);
+	}
+}
+
+static void cleanup_reports_snap(int *r)
+{
+	for (int i = 0; i < SRCU_CLEANUP_NR; i++)
+		r[i] = atomic_read(&srcu_cleanup_reports[i]);
+}
+
+static void cleanup_reports_expect(const int *r0, int readers, int waiters, int gp)
+{
+	KTAP_EXPECT_EQ(atomic_read(&srcu_cleanup_reports[SRCU_CLEANUP_READERS]) -
+		       r0[SRCU_CLEANUP_READERS], readers);
+	KTAP_EXPECT_EQ(atomic_read(&srcu_cleanup_reports[SRCU_CLEANUP_WAITERS]) -
+		       r0[SRCU_CLEANUP_WAITERS], waiters);
+	KTAP_EXPECT_EQ(atomic_read(&srcu_cleanup_reports[SRCU_CLEANUP_GP]) -
+		       r0[SRCU_CLEANUP_GP], gp);
+}
+#endif
+
+static void srcu_cleanup_reports_active_struct(void)
+{
+#ifdef CONFIG_SANITIZE
+	static struct waiter w;
+	int r0[SRCU_CLEANUP_NR], idx;
+	struct task *wt;
+	bool held;
+
+	WRITE_ONCE(srcu_inject_hook, cleanup_hook);
+
+	/* 1. A reader inside. */
+	init_srcu_struct(&cleanup_ss);
+	cleanup_reports_snap(r0);
+	cleanup_hook_mode = 1;
+	ktap_expect_warnings(1, "cleanup_srcu_struct() with a reader inside");
+	cleanup_srcu_struct(&cleanup_ss);
+	cleanup_hook_mode = 0;
+	srcu_read_unlock(&cleanup_ss, cleanup_hook_idx);
+	cleanup_reports_expect(r0, 1, 0, 0);
+
+	/* 2. A synchronize_srcu() caller that has not returned. */
+	init_srcu_struct(&cleanup_ss);
+	cleanup_reports_snap(r0);
+	WRITE_ONCE(cleanup_hold_waiter, true);
+	idx = srcu_read_lock(&cleanup_ss);	/* so that it must wait */
+	w = (struct waiter){ .ss = &cleanup_ss };
+	wt = start(waiter_fn, &w, "srcu-waiter");
+	held = wt && WAIT_UNTIL(READ_ONCE(cleanup_ss.srcu_waiters) == 1, 2000);
+	srcu_read_unlock(&cleanup_ss, idx);
+	if (held) {
+		ktap_expect_warnings(1, "cleanup_srcu_struct() with a synchronize_srcu() caller held");
+		cleanup_srcu_struct(&cleanup_ss);
+		KTAP_EXPECT_EQ(w.done_ns, 0);	/* still held: the window was open */
+	} else {
+		ktap_fail("the synchronize_srcu() caller never waited");
+	}
+	WRITE_ONCE(cleanup_hold_waiter, false);
+	if (wt)
+		kthread_join(wt);
+	KTAP_EXPECT(w.done_ns != 0);
+	KTAP_EXPECT_EQ(cleanup_ss.srcu_waiters, 0);
+	if (held)
+		cleanup_reports_expect(r0, 0, 1, 0);
+
+	/* 3. A grace period in flight (with its reader and its waiter). */
+	init_srcu_struct(&cleanup_ss);
+	cleanup_reports_snap(r0);
+	cleanup_hook_mode = 2;
+	ktap_expect_warnings(3, "cleanup_srcu_struct() with a grace period in flight, "
+			     "its reader and its waiter");
+	cleanup_srcu_struct(&cleanup_ss);
+	cleanup_hook_mode = 0;
+	srcu_read_unlock(&cleanup_ss, cleanup_hook_idx);
+	if (cleanup_late_wt)
+		kthread_join(cleanup_late_wt);
+	else
+		ktap_fail("cannot create the late waiter");
+	cleanup_late_wt = NULL;
+	KTAP_EXPECT(cleanup_late_w.done_ns != 0);
+	cleanup_reports_expect(r0, 1, 1, 1);
+
+	WRITE_ONCE(srcu_inject_hook, NULL);
+#else
+	ktap_skip("needs the test build (srcu_inject_hook)");
+#endif
+}
+
 /* ---- grace-period latency ------------------------------------------------ */
 
 static void srcu_bench_gp(void)
@@ -385,4 +507,5 @@ KTAP_SUITE(srcu,
 	KTAP_CASE(srcu_expedited_sleeping_reader_holds_own_struct_only),
 	KTAP_CASE(srcu_call_srcu_and_barrier),
 	KTAP_CASE(srcu_init_cleanup_dynamic),
+	KTAP_CASE(srcu_cleanup_reports_active_struct),
 	KTAP_CASE(srcu_bench_gp));
