@@ -193,6 +193,10 @@ static int rcu_torture_stall(void *arg)
 		return 0;
 	}
 	reports0 = atomic_read(&rcu_stall_reports);
+	/* Said as the KTAP cases say theirs (ktap_expect_alarm()), so that a
+	 * reader of the console tells this stall from a real one. */
+	printk(KERN_INFO "# expected: an RCU stall warning for CPU %d, with NMI backtraces, "
+	       "from torture.stall_cpu\n", cpu);
 	printk(KERN_INFO "rcu-torture: rcu_torture_stall begin: CPU %d in a reader with %s "
 	       "off for %u s\n", cpu, stall_cpu_irqsoff ? "irqs" : "preemption", stall_cpu);
 	if (cur_ops->flavor == TF_RCU)
