@@ -83,13 +83,14 @@ def trace_rows(lines, source=""):
 class TraceTimelinePlot:
     """Readers' sections, the updater and QS reports from trace events."""
 
-    SAW = (("old", "#377eb8"), ("new", "#1b9e77"))
+    # Orange and blue, as the scenario timeline (timeline.py) colours them.
+    SAW = (("old", "#d95f02"), ("new", "#1f78b4"))
 
     def __init__(self, rows, ours):
         self.name = "trace_timeline"
         self.title = "Readers and an updater, from trace events (trace=rcu)"
         self.caption = ("From a trace dump (tools/trace.py): bars and dots are "
-                        "readers' critical sections (blue saw the old value, green the "
+                        "readers' critical sections (orange saw the old value, blue the "
                         "new one); red is the updater from its start to the "
                         "grace period's end, x at its publish; black + are the "
                         "QS reports of that grace period, by the CPU that "
@@ -133,20 +134,24 @@ class TraceTimelinePlot:
             for r in self.qs:
                 f.write(f"{r.num('at_ns') / 1e3:.6g} {cpu_row.get(r.get('cpu'), 0) + 0.3:.3g}\n")
         ytics = ", ".join([_quote("updater") + " 0"] + [f"{_quote(w)} {i}" for w, i in ypos.items()])
-        lines = [f"set terminal {term} size 960,{200 + 40 * len(readers)} noenhanced",
+        lines = [f"set terminal {term} size 960,{260 + 40 * len(readers)} noenhanced",
                  f"set output {_quote(self.name + '.png')}",
                  f"set title {_quote(f'{self.title} ({self.ours})')}",
-                 "set grid x", "unset key", "set xlabel 'us from the start of the update'",
+                 "set grid x", "set key outside below horizontal", "set xlabel 'us from the start of the update'",
                  f"set yrange [-0.7:{len(readers) + 0.9}]", f"set ytics ({ytics})"]
         # A section is microseconds, a grace period under TCG may be
         # hundreds of milliseconds: each section is a dot as well as a bar.
-        plots = [f"{_quote(rel(files[saw]))} using 1:2:3:4 with vectors nohead lw 6 lc rgb '{c}'"
+        plots = [f"{_quote(rel(files[saw]))} using 1:2:3:4 with vectors nohead lw 6 lc rgb '{c}' notitle"
                  for saw, c in self.SAW]
-        plots += [f"{_quote(rel(files[saw]))} using 1:2 with points pt 7 ps 0.7 lc rgb '{c}'"
+        plots += [f"{_quote(rel(files[saw]))} using 1:2 with points pt 7 ps 0.9 lc rgb '{c}' "
+                  f"title {_quote(f'reader saw the {saw} value')}"
                   for saw, c in self.SAW]
-        plots += [f"{_quote(rel(upd))} using 1:2:3:4 with vectors nohead lw 6 lc rgb '#e41a1c'",
-                  f"{_quote(rel(upd))} using 5:2 with points pt 2 ps 2 lw 2 lc rgb '#000000'",
-                  f"{_quote(rel(qs))} using 1:2 with points pt 1 ps 1.5 lw 2 lc rgb '#000000'"]
+        plots += [f"{_quote(rel(upd))} using 1:2:3:4 with vectors nohead lw 6 lc rgb '#e41a1c' "
+                  f"title {_quote('updater: from its start to the end of the grace period')}",
+                  f"{_quote(rel(upd))} using 5:2 with points pt 2 ps 2 lw 2 lc rgb '#000000' "
+                  f"title {_quote('publish (rcu_assign_pointer)')}",
+                  f"{_quote(rel(qs))} using 1:2 with points pt 1 ps 1.5 lw 2 lc rgb '#000000' "
+                  f"title {_quote('QS report of that grace period')}"]
         lines.append("plot " + ", \\\n     ".join(plots))
         return "\n".join(lines) + "\n"
 
