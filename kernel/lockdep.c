@@ -749,10 +749,19 @@ void lockdep_stats(unsigned int *cl, unsigned int *ed, unsigned int *ch)
 
 void lockdep_init(void)
 {
+	WRITE_ONCE(ld_on, true);
+}
+
+/*
+ * Not from lockdep_init(): that runs before the serial port is up, so the
+ * line would reach the memory log and the screen (which replays it) but
+ * not the serial console, and the two would no longer agree.
+ */
+void lockdep_info(void)
+{
 	printk(KERN_INFO "lockdep: lock validator on: %u classes, %u edges, %u chains, "
 	       "%u held locks per context at most\n", MAX_LOCKDEP_KEYS,
 	       MAX_LOCKDEP_EDGES, MAX_LOCKDEP_CHAINS, MAX_LOCK_DEPTH);
-	WRITE_ONCE(ld_on, true);
 }
 
 #endif /* CONFIG_LOCKDEP */

@@ -73,6 +73,8 @@ void lockdep_init_map(struct lockdep_map *map, const char *name,
 void lockdep_set_nmi_safe_map(struct lockdep_map *map);
 /* kmain, once per-CPU data works: lockdep checks from then on. */
 void lockdep_init(void);
+/* kmain, once the consoles are up: say that lockdep is on, and its limits. */
+void lockdep_info(void);
 /* Print the held locks of the running context (might_sleep(), reports). */
 void lockdep_print_held_locks(void);
 /* Locks held by this context. */
@@ -121,6 +123,7 @@ struct lock_class_key { };
 /* Only ever inside sizeof() (RCU_LOCKDEP_WARN): never evaluated. */
 #define lockdep_is_held(l)			(sizeof(l) > 0)
 static inline void lockdep_init(void) { }
+static inline void lockdep_info(void) { }
 static inline void lockdep_print_held_locks(void) { }
 
 #endif /* CONFIG_LOCKDEP */

@@ -92,6 +92,7 @@ void kmain(unsigned long magic, unsigned long info_phys)
 	fbcon_init(&boot_info, serial);	/* the screen, via ioremap */
 	printk(KERN_INFO "rcukern: an SMP x86-64 kernel for the RCU usage article\n");
 	printk_raw("# build: " BUILD_KIND ", " BUILD_RCU "\n");
+	lockdep_info();
 	printk(KERN_INFO "boot: loader '%s', memory %lu MiB usable, command line '%s'\n",
 	       boot_info.loader_name[0] ? boot_info.loader_name : "?",
 	       (unsigned long)(pmm_usable_bytes() >> 20), boot_info.cmdline);
