@@ -218,6 +218,7 @@ __noreturn void cpuhp_play_dead(void)
 {
 	int cpu = smp_processor_id();
 
+	lockdep_assert_irqs_disabled();
 	smp_call_function_drain();	/* senders that saw it online (step 2) */
 	trace_cpuhp("down", "play_dead", cpu, 0);
 	jitter_site(JITTER_HOTPLUG);
