@@ -324,6 +324,11 @@ def judge(cfg, lines, rc=None, timed_out=False, stderr_text="",
         elif rc == EXIT_OK and ktap_failed:
             extra.append(Case("FAIL", "exit-status", "the kernel exited with "
                               "success although the run failed"))
+        elif rc == EXIT_FAIL and ktap_failed:
+            # A failed case's own lines seldom say why (torture's verdict is
+            # one line); the kernel's messages before the exit usually do,
+            # and CI keeps no log.
+            notes += tail(30)
         elif rc == EXIT_FAIL and not ktap_failed:
             extra.append(Case("FAIL", "exit-status", "the kernel reported "
                               "failure (exit 1) but the log shows no failed case"))

@@ -344,6 +344,13 @@ class VerdictTest(unittest.TestCase):
         self.assertEqual(statuses(v)["exit-status"], "FAIL")
         self.assertNotIn("exit-status", statuses(judge_fixture("not-ok.log", rc=1)))
 
+    def test_a_failed_case_shows_what_the_kernel_said_last(self):
+        # CI keeps no log: a failed run echoes the kernel's last lines,
+        # where torture's reasons are (its case says only FAILURE).
+        v = judge_fixture("not-ok.log", rc=1)
+        self.assertIn("| # ktap: 1 of 2 suites failed", v.notes)
+        self.assertEqual([], judge_fixture("good.log", rc=0).notes)
+
     def test_a_cut_log_shows_its_last_lines_once(self):
         # A case that never reported and the missing end both ask for the
         # log's last lines: they are shown once.
