@@ -279,6 +279,7 @@ __noreturn void cpuhp_play_dead(void)
 {
 	int cpu = smp_processor_id();
 
+	lockdep_assert_irqs_disabled();
 	cpuhp_late_death_hold(cpu);	/* test build only */
 	smp_call_function_drain();	/* senders that saw it online (step 2) */
 	trace_cpuhp("down", "play_dead", cpu, 0);

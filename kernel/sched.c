@@ -161,6 +161,7 @@ static void check_preempt(struct rq *rq, int cpu, struct task *t)
 {
 	struct task *curr = rq->curr;
 
+	lockdep_assert_held(&rq->lock);
 	if (!curr || is_idle_task(curr) || t->prio > curr->prio)
 		resched_cpu(cpu);
 }
@@ -406,6 +407,8 @@ static void move_queued_task(struct rq *from, struct task *t, int to)
 {
 	struct rq *rq = cpu_rq(to);
 
+	lockdep_assert_irqs_disabled();
+	lockdep_assert_held(&from->lock);
 	list_del_init(&t->run_list);
 	from->nr_running--;
 	/* Two run-queue locks: only the dying CPU nests them, its own first
@@ -436,6 +439,7 @@ static void move_woken_task(struct task *t, int cpu)
 	int to = select_task_cpu();
 	struct rq *rq = cpu_rq(to);
 
+	lockdep_assert_irqs_disabled();
 	while (__atomic_load_n(&t->on_cpu, __ATOMIC_ACQUIRE))
 		cpu_relax();
 	broke_affinity(t, cpu);
@@ -965,6 +969,7 @@ void sched_cpu_dying(void)
 	int cpu = smp_processor_id();
 	struct rq *rq = cpu_rq(cpu);
 
+	lockdep_assert_irqs_disabled();
 	arch_spin_lock(&rq->lock);
 	for (int p = 0; p < NR_PRIO; p++) {
 		struct task *t, *n;

@@ -1582,6 +1582,7 @@ void rcu_migrate_callbacks(int cpu)
 		WRITE_ONCE(rcu_state.n_cbs_migrated, rcu_state.n_cbs_migrated + n);
 		rcu_barrier_window_moved(cpu);	/* test build only */
 	}
+	RCU_INVARIANT_BROKEN(!rcu_segcblist_n_cbs(&rdp->cblist));	/* a dead CPU owns none */
 	spin_unlock(&rdp->lock);
 	spin_unlock(&my->lock);
 	spin_unlock_irqrestore(&rcu_state.barrier_lock, flags);
