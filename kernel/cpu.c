@@ -94,10 +94,12 @@ static void cpu_hotplug_begin(void)
 	mutex_lock(&cpu_add_remove_lock);
 	__atomic_store_n(&cpuhp_writer, 1, __ATOMIC_SEQ_CST);
 	wait_event(cpuhp_wq, atomic_read(&cpuhp_readers) == 0);
+	jitter_hotplug_begin();		/* test build: walks over the CPUs wait for us */
 }
 
 static void cpu_hotplug_done(void)
 {
+	jitter_hotplug_end();
 	__atomic_store_n(&cpuhp_writer, 0, __ATOMIC_SEQ_CST);
 	wake_up_all(&cpuhp_wq);
 	mutex_unlock(&cpu_add_remove_lock);
