@@ -107,7 +107,7 @@ bool rcu_misuse_check(const char *what)
 	if (likely(pc == 0 && !irqs && !rcu_preempt_depth()))
 		return false;
 	atomic_inc(&rcu_misuse_reports);
-	lockdep_print_held_locks();	/* test build: which locks make it a reader */
+	lockdep_print_context();	/* test build: which locks make it a reader */
 	/* Preemptible readers hold up the same grace periods (rcu/preempt.c). */
 	if (pc == 0 && !irqs) {
 		WARN(1, "rcu: %s() called inside an rcu_read_lock() read-side critical "
