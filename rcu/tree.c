@@ -1646,7 +1646,8 @@ void rcu_late_init(void)
 	WRITE_ONCE(rcu_state.scheduler_active, true);
 	/* The tree is built for every CPU there may be, not the ones up. */
 	pr_info("rcu: RCU-sched: %d level%s, %d node%s for %d possible CPUs, fanout leaf %u / %u, "
-		"%d CPU%s online\n", rcu_state.num_levels, rcu_state.num_levels == 1 ? "" : "s",
+		"%d CPU%s online, GP kthread on CPU %d\n", rcu_state.num_levels, rcu_state.num_levels == 1 ? "" : "s",
 		rcu_state.num_nodes, rcu_state.num_nodes == 1 ? "" : "s", rcu_state.ncpus,
-		rcu_fanout_leaf, rcu_fanout, num_online_cpus(), num_online_cpus() == 1 ? "" : "s");
+		rcu_fanout_leaf, rcu_fanout, num_online_cpus(), num_online_cpus() == 1 ? "" : "s",
+		READ_ONCE(t->cpu));
 }
