@@ -161,6 +161,7 @@ static void check_preempt(struct rq *rq, int cpu, struct task *t)
 {
 	struct task *curr = rq->curr;
 
+	lockdep_assert_held(&rq->lock);
 	if (!curr || is_idle_task(curr) || t->prio > curr->prio)
 		resched_cpu(cpu);
 }
@@ -410,6 +411,8 @@ static void move_queued_task(struct rq *from, struct task *t, int to)
 {
 	struct rq *rq = cpu_rq(to);
 
+	lockdep_assert_irqs_disabled();
+	lockdep_assert_held(&from->lock);
 	list_del_init(&t->run_list);
 	from->nr_running--;
 	/* Two run-queue locks: only the dying CPU nests them, its own first
@@ -440,6 +443,7 @@ static void move_woken_task(struct task *t, int cpu)
 	int to = select_task_cpu();
 	struct rq *rq = cpu_rq(to);
 
+	lockdep_assert_irqs_disabled();
 	while (__atomic_load_n(&t->on_cpu, __ATOMIC_ACQUIRE))
 		cpu_relax();
 	broke_affinity(t, cpu);
@@ -776,14 +780,33 @@ int kthread_stop(struct task *t)
 
 /* ---- sleeping ---------------------------------------------------------- */
 
+/*
+ * As Linux's __might_sleep(): no sleep with preemption or irqs off, inside
+ * an rcu_read_lock() reader (preemptible RCU lets a reader be preempted,
+ * never block; an SRCU reader may sleep), or holding a spinning lock
+ * (lockdep's list: a lock whose preempt_disable() was undone by mistake
+ * is still held).  The report lists the held locks (test build).
+ */
 void __might_sleep(const char *file, int line)
 {
-	if (!sched_running || !(in_atomic() || irqs_disabled()))
+	int rcu_nest, spinning;
+
+	if (!sched_running)
+		return;
+#ifdef CONFIG_LOCKDEP	/* the benchmark build keeps the in_atomic() check */
+	rcu_nest = rcu_preempt_depth();
+#else
+	rcu_nest = 0;
+#endif
+	spinning = lockdep_depth_spinning();
+	if (likely(!in_atomic() && !irqs_disabled() && !rcu_nest && !spinning))
 		return;
 	printk(KERN_ERR "BUG: sleeping function called from invalid context at %s:%d\n"
-	       "in_atomic(): %d, irqs_disabled(): %d, preempt_count=0x%08x, name: %s/%d\n",
+	       "in_atomic(): %d, irqs_disabled(): %d, preempt_count=0x%08x, name: %s/%d\n"
+	       "RCU nest depth: %d, expected: 0; spinning locks held: %d, expected: 0\n",
 	       file, line, in_atomic(), irqs_disabled(), preempt_count(),
-	       current->name, smp_processor_id());
+	       current->name, smp_processor_id(), rcu_nest, spinning);
+	lockdep_print_context();
 	dump_stack();
 	atomic_inc(&sched_sleep_bugs);
 }
@@ -972,6 +995,7 @@ void sched_cpu_dying(void)
 	int cpu = smp_processor_id();
 	struct rq *rq = cpu_rq(cpu);
 
+	lockdep_assert_irqs_disabled();
 	arch_spin_lock(&rq->lock);
 	for (int p = 0; p < NR_PRIO; p++) {
 		struct task *t, *n;

@@ -1279,6 +1279,13 @@ static void rcu_torture_reset(void)
 	WRITE_ONCE(torture_stop, false);
 }
 
+void torture_reader_prio(struct task *t)
+{
+	/* RCU-sched's readers run with preemption off: nothing to starve. */
+	if (cur_ops->flavor != TF_SCHED)
+		set_task_prio(t, PRIO_LOW);
+}
+
 /* The reader threads, one per online CPU to begin with. */
 static struct task *rcu_torture_readers[NR_CPUS];
 static DEFINE_SPINLOCK(rcu_torture_readers_lock);	/* the array's slots */
@@ -1290,9 +1297,7 @@ static struct task *rcu_torture_reader_start(int i, int cpu)
 	if (!t)
 		return NULL;
 	kthread_bind(t, cpu);
-	/* Below the writers, so their every wake-up preempts a reader. */
-	if (cur_ops->flavor != TF_SCHED)
-		set_task_prio(t, PRIO_LOW);
+	torture_reader_prio(t);
 	wake_up_process(t);
 	return t;
 }
