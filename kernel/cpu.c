@@ -94,10 +94,12 @@ static void cpu_hotplug_begin(void)
 	mutex_lock(&cpu_add_remove_lock);
 	__atomic_store_n(&cpuhp_writer, 1, __ATOMIC_SEQ_CST);
 	wait_event(cpuhp_wq, atomic_read(&cpuhp_readers) == 0);
+	jitter_hotplug_begin();		/* test build: walks over the CPUs wait for us */
 }
 
 static void cpu_hotplug_done(void)
 {
+	jitter_hotplug_end();
 	__atomic_store_n(&cpuhp_writer, 0, __ATOMIC_SEQ_CST);
 	wake_up_all(&cpuhp_wq);
 	mutex_unlock(&cpu_add_remove_lock);
@@ -279,6 +281,7 @@ __noreturn void cpuhp_play_dead(void)
 {
 	int cpu = smp_processor_id();
 
+	lockdep_assert_irqs_disabled();
 	cpuhp_late_death_hold(cpu);	/* test build only */
 	smp_call_function_drain();	/* senders that saw it online (step 2) */
 	trace_cpuhp("down", "play_dead", cpu, 0);

@@ -25,6 +25,7 @@ struct rcu_torture_ops {
 
 extern const struct rcu_torture_ops *cur_ops;
 extern struct srcu_struct rcu_torture_srcu;
+extern struct srcu_struct rcu_torture_srcu_irq;
 
 /* ---- a small per-thread PRNG (no floating point, no shared state) ---- */
 

@@ -117,9 +117,13 @@ static void rcu_torture_timer(struct timer_list *t)
 		rcu_torture_one_read_body(&irq_rand[cpu], cpu);
 		rcu_read_unlock();
 	} else if (cur_ops->flavor == TF_SRCU) {
+		/* Inside one of a struct no thread reads (rcu/torture.c). */
+		int idx_irq = srcu_read_lock(&rcu_torture_srcu_irq);
+
 		idx = srcu_read_lock(&rcu_torture_srcu);
 		rcu_torture_one_read_body(&irq_rand[cpu], cpu);
 		srcu_read_unlock(&rcu_torture_srcu, idx);
+		srcu_read_unlock(&rcu_torture_srcu_irq, idx_irq);
 	} else {
 		rcu_torture_one_read_body(&irq_rand[cpu], cpu);	/* irq context is a reader */
 	}
