@@ -17,10 +17,10 @@
  * (kfree_rcu_gp), which it hands to one grace period with one
  * call_rcu().  There is one batch: while it waits for its grace period
  * objects keep collecting, and its callback arms the monitor for them.
- * The callback hands the batch to the kfree_rcu kthread, which frees
- * it a page at a time with a preemption point between pages (Linux's
- * kfree_rcu_work() in a workqueue) and keeps up to KFREE_CACHE_MAX
- * pages for later.
+ * The callback deals the batch's pages out among the kfree_rcu/N
+ * kthreads (one per CPU online at boot), which free them a page at a
+ * time with a preemption point between pages (Linux's kfree_rcu_work()
+ * in a workqueue) and keep up to KFREE_CACHE_MAX pages for later.
  *
  * The pace: the next batch goes kfree_rcu.gp_gap times as long after a
  * batch's grace period ended as that batch waited for it (by default
@@ -41,8 +41,7 @@
  * page.  CPU hotplug: a CPU going offline hands what it has queued to
  * the CPU running the hook (cpuhp); a batch in flight finishes where
  * rcu_migrate_callbacks() moves its callback, the monitor timer moves
- * with that CPU's other timers, and the kthread stays on CPU 0, which
- * never goes down.
+ * with that CPU's other timers, and its worker with its other tasks.
  *
  * Debugging (test build): every queued object is tracked as an rcu_head
  * at its own address by rcu/debug_head.c, so a second kfree_rcu() of an
@@ -105,16 +104,27 @@ static struct {
 	unsigned long handed_at;		/* jiffies of its call_rcu() */
 	unsigned long next;			/* no batch before (jiffies) */
 	struct timer_list monitor;
-	/* Batches past their GP, for the kfree_rcu kthread to free. */
-	struct list_head free_pages;
-	struct rcu_head *free_head;
-	unsigned long nr_done;			/* batches past their GP */
-	unsigned long nr_freed;			/* ...whose objects are freed */
 	bool ready;				/* kfree_rcu_init_late() ran */
 } kfree_rcu_gp;
-static DECLARE_WAIT_QUEUE_HEAD(kfree_rcu_free_wq);	/* the kthread waits */
+
+/*
+ * The kfree_rcu/N kthreads, one on each CPU online at boot: a batch's
+ * pages are dealt out among them, so each CPU frees its share as each
+ * CPU's callbacks free call_rcu()'s objects.  One freeing CPU could not
+ * keep up with the others queueing, and what it had not freed yet piled
+ * up.  Lists and nr_handed under kfree_rcu_gp_lock.
+ */
+struct kfree_rcu_worker {
+	struct list_head pages;			/* past their GP, to free */
+	struct rcu_head *head;			/* the fallback chain (worker 0) */
+	unsigned long nr_handed;		/* batches given to it */
+	unsigned long nr_freed;			/* ...it has freed (release) */
+	wait_queue_head_t wq;
+	struct task *task;
+};
+static struct kfree_rcu_worker kfree_workers[NR_CPUS];
+static int kfree_nr_workers;
 static DECLARE_WAIT_QUEUE_HEAD(kfree_rcu_freed_wq);	/* barriers wait */
-static struct task *kfree_rcu_task;
 static DEFINE_SPINLOCK(kfree_rcu_gp_lock);
 
 unsigned int kfree_rcu_drain_ms = 5;
@@ -262,29 +272,31 @@ static void kfree_rcu_free_page(struct kvfree_rcu_bulk_data *b)
 }
 
 /*
- * The kfree_rcu kthread: frees the batches whose grace period has ended,
- * a page at a time with a preemption point between pages, as Linux's
- * kfree_rcu_work() does in a workqueue.  Freeing a batch of a hundred
- * thousand objects in the callback itself (no preemption there) kept
- * its CPU from any quiescent state for as long, so the next grace
- * period, and the memory waiting for it, waited for the whole free.
+ * A kfree_rcu/N kthread: frees the pages (and chain) dealt to it once
+ * their grace period has ended, a page at a time with a preemption point
+ * between pages, as Linux's kfree_rcu_work() does in a workqueue.
+ * Freeing a batch of a hundred thousand objects in the callback itself
+ * (no preemption there) kept its CPU from any quiescent state for as
+ * long, so the next grace period, and the memory waiting for it, waited
+ * for the whole free.
  */
-static int kfree_rcu_kthread(void *unused)
+static int kfree_rcu_kthread(void *arg)
 {
-	(void)unused;
+	struct kfree_rcu_worker *w = arg;
+
 	while (!kthread_should_stop()) {
 		struct kvfree_rcu_bulk_data *b;
 		struct rcu_head *head;
-		unsigned long flags, done;
+		unsigned long flags, handed;
 		LIST_HEAD(pages);
 
-		wait_event(kfree_rcu_free_wq, READ_ONCE(kfree_rcu_gp.nr_freed) !=
-			   READ_ONCE(kfree_rcu_gp.nr_done) || kthread_should_stop());
+		wait_event(w->wq, READ_ONCE(w->nr_handed) != w->nr_freed ||
+			   kthread_should_stop());
 		spin_lock_irqsave(&kfree_rcu_gp_lock, flags);
-		list_splice_init(&kfree_rcu_gp.free_pages, &pages);
-		head = kfree_rcu_gp.free_head;
-		kfree_rcu_gp.free_head = NULL;
-		done = kfree_rcu_gp.nr_done;
+		list_splice_init(&w->pages, &pages);
+		head = w->head;
+		w->head = NULL;
+		handed = w->nr_handed;
 		spin_unlock_irqrestore(&kfree_rcu_gp_lock, flags);
 
 		while (!list_empty(&pages)) {
@@ -294,20 +306,50 @@ static int kfree_rcu_kthread(void *unused)
 			cond_resched();
 		}
 		stat_add(&kfree_rcu_stats.freed, (long)kfree_rcu_free_chain(head));
-		smp_store_release(&kfree_rcu_gp.nr_freed, done);
+		smp_store_release(&w->nr_freed, handed);
 		wake_up_all(&kfree_rcu_freed_wq);
 	}
 	return 0;
 }
 
+/* kfree_rcu_gp_lock held: the batch's pages dealt out among the
+ * workers, a page each in turn, the chain to worker 0. */
+static void kfree_rcu_deal_locked(void)
+{
+	struct kvfree_rcu_bulk_data *b, *n;
+	struct kfree_rcu_worker *w;
+	unsigned long dealt = 0;
+	struct rcu_head *last;
+	int i = 0;
+
+	list_for_each_entry_safe(b, n, &kfree_rcu_gp.pages, list) {
+		w = &kfree_workers[i];
+		list_move_tail(&b->list, &w->pages);
+		dealt |= 1UL << i;
+		i = (i + 1) % kfree_nr_workers;
+	}
+	for (last = kfree_rcu_gp.head; last && last->next; last = last->next)
+		;
+	if (last) {
+		w = &kfree_workers[0];
+		last->next = w->head;
+		w->head = kfree_rcu_gp.head;
+		kfree_rcu_gp.head = NULL;
+		dealt |= 1;
+	}
+	for (i = 0; i < kfree_nr_workers; i++)
+		if (dealt & (1UL << i))
+			WRITE_ONCE(kfree_workers[i].nr_handed, kfree_workers[i].nr_handed + 1);
+}
+
 /*
- * The batch's grace period has ended: hand it to the kthread (or, for
+ * The batch's grace period has ended: hand it to the workers (or, for
  * the test build's KFREE_INJECT_NO_GP, free it here and now, as fast as
  * the fault can be) and let the next batch go.
  */
 static void kfree_rcu_batch_done(bool now)
 {
-	struct rcu_head *last, *head = NULL;
+	struct rcu_head *head = NULL;
 	unsigned long flags, waited;
 	LIST_HEAD(pages);
 
@@ -317,16 +359,7 @@ static void kfree_rcu_batch_done(bool now)
 		head = kfree_rcu_gp.head;
 		kfree_rcu_gp.head = NULL;
 	} else {
-		list_splice_tail(&kfree_rcu_gp.pages, &kfree_rcu_gp.free_pages);
-		INIT_LIST_HEAD(&kfree_rcu_gp.pages);
-		for (last = kfree_rcu_gp.head; last && last->next; last = last->next)
-			;
-		if (last) {
-			last->next = kfree_rcu_gp.free_head;
-			kfree_rcu_gp.free_head = kfree_rcu_gp.head;
-			kfree_rcu_gp.head = NULL;
-		}
-		kfree_rcu_gp.nr_done++;
+		kfree_rcu_deal_locked();
 	}
 	/*
 	 * The next batch waits gp_gap times as long as this one waited for
@@ -345,7 +378,9 @@ static void kfree_rcu_batch_done(bool now)
 		kfree_rcu_arm_monitor_locked();
 	spin_unlock_irqrestore(&kfree_rcu_gp_lock, flags);
 	if (!now) {
-		wake_up(&kfree_rcu_free_wq);
+		for (int i = 0; i < kfree_nr_workers; i++)
+			if (READ_ONCE(kfree_workers[i].nr_handed) != kfree_workers[i].nr_freed)
+				wake_up(&kfree_workers[i].wq);
 		return;
 	}
 	while (!list_empty(&pages)) {
@@ -576,7 +611,7 @@ void kvfree_rcu_barrier(void)
 {
 	static unsigned long target[NR_CPUS];
 	static DEFINE_MUTEX(barrier_lock);
-	unsigned long flags, nr_done;
+	unsigned long flags, nr_handed;
 	int cpu;
 
 	might_sleep();
@@ -614,12 +649,16 @@ void kvfree_rcu_barrier(void)
 		if (done)
 			break;
 	}
-	/* rcu_barrier() ran the last batch's callback: the kthread has it. */
-	spin_lock_irqsave(&kfree_rcu_gp_lock, flags);
-	nr_done = kfree_rcu_gp.nr_done;
-	spin_unlock_irqrestore(&kfree_rcu_gp_lock, flags);
-	wait_event(kfree_rcu_freed_wq,
-		   ULONG_CMP_GE(smp_load_acquire(&kfree_rcu_gp.nr_freed), nr_done));
+	/* rcu_barrier() ran the last batch's callback: the workers have it. */
+	for (int i = 0; i < kfree_nr_workers; i++) {
+		struct kfree_rcu_worker *w = &kfree_workers[i];
+
+		spin_lock_irqsave(&kfree_rcu_gp_lock, flags);
+		nr_handed = w->nr_handed;
+		spin_unlock_irqrestore(&kfree_rcu_gp_lock, flags);
+		wait_event(kfree_rcu_freed_wq,
+			   ULONG_CMP_GE(smp_load_acquire(&w->nr_freed), nr_handed));
+	}
 	mutex_unlock(&barrier_lock);
 }
 
@@ -739,20 +778,33 @@ static int kfree_rcu_online_hook(int cpu)
 
 void kfree_rcu_init_late(void)
 {
-	struct task *t;
 	int cpu;
 
 	INIT_LIST_HEAD(&kfree_rcu_gp.pages);
-	INIT_LIST_HEAD(&kfree_rcu_gp.free_pages);
 	timer_setup(&kfree_rcu_gp.monitor, kfree_rcu_monitor, 0);
-	t = kthread_create(kfree_rcu_kthread, NULL, "kfree_rcu");
-	BUG_ON(!t);
-	/* As rcuc: freeing what waits for it comes before other work.
-	 * CPU 0 is never taken offline. */
-	set_task_prio(t, PRIO_HIGH);
-	kthread_bind(t, 0);
-	kfree_rcu_task = t;
-	wake_up_process(t);
+	/* Workers on the CPUs up now (one at least: this one); a CPU that
+	 * comes up later frees through them, and a worker whose CPU goes
+	 * down moves with its other tasks. */
+	for_each_online_cpu(cpu) {
+		struct kfree_rcu_worker *w = &kfree_workers[kfree_nr_workers];
+		char name[16];
+
+		if (kfree_nr_workers >= (int)(8 * sizeof(unsigned long)))
+			break;		/* kfree_rcu_deal_locked()'s mask */
+		INIT_LIST_HEAD(&w->pages);
+		init_waitqueue_head(&w->wq);
+		snprintf(name, sizeof(name), "kfree_rcu/%d", cpu);
+		w->task = kthread_create_on_cpu(kfree_rcu_kthread, w, cpu, name);
+		BUG_ON(!w->task);
+		/*
+		 * PRIO_NORMAL, as Linux's workqueue: at PRIO_HIGH a worker
+		 * freeing for tens of ms held off the grace-period kthread
+		 * (PRIO_HIGH too) on its CPU until its slice ended, and each
+		 * grace period (the next batch's) waited out several slices.
+		 */
+		kfree_nr_workers++;
+		wake_up_process(w->task);
+	}
 	smp_store_release(&kfree_rcu_gp.ready, true);
 	for_each_online_cpu(cpu)
 		kfree_rcu_init_percpu(cpu);
