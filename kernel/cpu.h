@@ -19,9 +19,9 @@
 
 /* 0, or -EINVAL (the boot CPU, not a CPU, already in that state),
  * -EBUSY (the caller is bound to that CPU, or it is the last one online),
- * -ETIMEDOUT (the CPU did not answer: named on the console), or the error
- * of an offline hook that failed: then the hooks already run are undone
- * and the CPU is online again, as before the call. */
+ * or the error of an offline hook that failed: then the hooks already run
+ * are undone and the CPU is online again, as before the call.  A CPU slow
+ * to stop (cpu.timeout_ms) is named and waited for, not given up on. */
 int cpu_down(int cpu);
 
 #ifdef CONFIG_SANITIZE
