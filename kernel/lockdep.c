@@ -146,6 +146,29 @@ static struct lockdep_held *ctx_now(void)
 	return ctx_of(preempt_count());
 }
 
+/*
+ * The way into lockdep's own work from a hook: irqs off and this CPU's
+ * recursion flag set, so the locks lockdep itself takes (printk's) are
+ * not validated.  False, with irqs as they were, if lockdep is already
+ * at work on this CPU (a hook called from inside it).
+ */
+static bool ld_enter(unsigned long *flags)
+{
+	local_irq_save(*flags);
+	if (this_cpu_read(ld_recursion)) {
+		local_irq_restore(*flags);
+		return false;
+	}
+	this_cpu_write(ld_recursion, 1);
+	return true;
+}
+
+static void ld_exit(unsigned long flags)
+{
+	this_cpu_write(ld_recursion, 0);
+	local_irq_restore(flags);
+}
+
 static void sym(char *buf, size_t n, unsigned long ip)
 {
 	if (ip)
@@ -291,11 +314,23 @@ static const char *ctx_name(unsigned int pc)
 	return pc & NMI_MASK ? "NMI" : pc & HARDIRQ_MASK ? "hardirq" : "task";
 }
 
-void lockdep_print_held_locks(void)
+/*
+ * The context of every report made outside lockdep's hooks (suspicious
+ * RCU usage, a failed assertion, a sleep or synchronize_*() in atomic
+ * context): what makes this context atomic or a reader, then its held
+ * locks.  May run inside a hook's report too (the flag nests).
+ */
+void lockdep_print_context(void)
 {
 	unsigned long flags;
 	unsigned int pc = preempt_count();
+	struct task *t = current;
 
+	printk(KERN_WARNING "%s/%d (%s context): preempt_count=%#x, irqs %s, "
+	       "rcu_read_lock() nesting %d, RCU %s this CPU\n", t ? t->name : "?",
+	       smp_processor_id(), ctx_name(pc), pc, irqs_disabled() ? "off" : "on",
+	       t ? t->rcu_read_lock_nesting : 0,
+	       rcu_is_watching() ? "watches" : "does not watch");
 	if (!READ_ONCE(ld_on))
 		return;
 	local_irq_save(flags);
@@ -303,6 +338,17 @@ void lockdep_print_held_locks(void)
 	print_held(ctx_of(pc), ctx_name(pc));
 	this_cpu_write(ld_recursion, this_cpu_read(ld_recursion) - 1);
 	local_irq_restore(flags);
+}
+
+/* Held locks of this context that spin (all but mutexes), for might_sleep(). */
+int lockdep_depth_spinning(void)
+{
+	const struct lockdep_held *h = ctx_now();
+	int n = 0;
+
+	for (int i = 0; i < h->depth; i++)
+		n += !h->held[i].sleeping;
+	return n;
 }
 
 int lockdep_depth(void)
@@ -571,10 +617,8 @@ void lock_acquire(struct lockdep_map *map, unsigned int subclass, bool trylock,
 		return;
 	if (!ip)
 		ip = _RET_IP_;
-	local_irq_save(flags);
-	if (this_cpu_read(ld_recursion))
-		goto out;
-	this_cpu_write(ld_recursion, 1);
+	if (!ld_enter(&flags))
+		return;
 	pc = preempt_count();
 	nmi = pc & NMI_MASK;
 	c = get_class(map, subclass, name, !nmi, ip);
@@ -583,7 +627,7 @@ void lock_acquire(struct lockdep_map *map, unsigned int subclass, bool trylock,
 			report_nmi(c, ip);
 	}
 	if (!c)
-		goto out_rec;
+		goto out;
 	if (pc & (HARDIRQ_MASK | NMI_MASK))
 		mark_usage(c, read ? USED_IN_HARDIRQ_READ : USED_IN_HARDIRQ, ip);
 	else if (!irqs_disabled_flags(flags))
@@ -592,22 +636,21 @@ void lock_acquire(struct lockdep_map *map, unsigned int subclass, bool trylock,
 	if (h->depth >= MAX_LOCK_DEPTH) {
 		full_what = "MAX_LOCK_DEPTH";
 		report_full();
-		goto out_rec;
+		goto out;
 	}
 	hl = &h->held[h->depth];
 	hl->class = c;
 	hl->map = map;
 	hl->ip = ip;
 	hl->read = read;
+	hl->sleeping = map->sleeping;
 	hl->chain_key = chain_mix(h->depth ? h->held[h->depth - 1].chain_key : 0, c);
 	h->depth++;
 	/* A trylock cannot wait, a reader shares: no edge into either. */
 	if (h->depth > 1 && !nmi && !trylock && !read)
 		check_chain(h);
-out_rec:
-	this_cpu_write(ld_recursion, 0);
 out:
-	local_irq_restore(flags);
+	ld_exit(flags);
 }
 
 static int find_held(const struct lockdep_held *h, const struct lockdep_map *map)
@@ -629,10 +672,8 @@ void lock_release(struct lockdep_map *map, unsigned long ip)
 		return;
 	if (!ip)
 		ip = _RET_IP_;
-	local_irq_save(flags);
-	if (this_cpu_read(ld_recursion))
-		goto out;
-	this_cpu_write(ld_recursion, 1);
+	if (!ld_enter(&flags))
+		return;
 	pc = preempt_count();
 	h = ctx_of(pc);
 	i = find_held(h, map);
@@ -648,8 +689,8 @@ void lock_release(struct lockdep_map *map, unsigned long ip)
 		       smp_processor_id(), ctx_name(pc), map->name ? map->name : "?", s);
 		print_held(h, ctx_name(pc));
 		lockdep_last_report = "bad unlock balance detected";
-	WARN(1, "bad unlock balance detected");
-		goto out_rec;
+		WARN(1, "bad unlock balance detected");
+		goto out;
 	}
 	/* Out of order is legal: the ones above move down, rehashed. */
 	for (int j = i; j < h->depth - 1; j++) {
@@ -658,10 +699,8 @@ void lock_release(struct lockdep_map *map, unsigned long ip)
 						 h->held[j].class);
 	}
 	h->depth--;
-out_rec:
-	this_cpu_write(ld_recursion, 0);
 out:
-	local_irq_restore(flags);
+	ld_exit(flags);
 }
 
 bool lock_is_held(const struct lockdep_map *map)
@@ -704,7 +743,7 @@ void lockdep_assert_held_map(const struct lockdep_map *map, const char *what,
 	if (!READ_ONCE(ld_on) || !map_key(map) || lock_is_held(map))
 		return;
 	atomic_inc(&lockdep_reports);
-	lockdep_print_held_locks();
+	lockdep_print_context();
 	lockdep_last_report = "lockdep_assert_held";
 	warn_slowpath(file, line, "lockdep_assert_held(%s): not held here", what);
 }
@@ -722,20 +761,13 @@ void lockdep_assert_irqs_disabled_at(const char *file, int line)
  */
 void lockdep_rcu_suspicious(const char *file, int line, const char *s)
 {
-	struct task *t = current;
-
 	atomic_inc(&lockdep_reports);
 	printk(KERN_WARNING "=============================\n");
 	printk(KERN_WARNING "WARNING: suspicious RCU usage\n");
 	printk(KERN_WARNING "%s:%d %s!\n", file, line, s);
-	printk(KERN_WARNING "%s/%d: preempt_count=%#x, irqs %s, rcu_read_lock() "
-	       "nesting %d, RCU %s this CPU\n", t ? t->name : "?",
-	       smp_processor_id(), preempt_count(), irqs_disabled() ? "off" : "on",
-	       t ? t->rcu_read_lock_nesting : 0,
-	       rcu_is_watching() ? "watches" : "does not watch");
 	if (!rcu_is_watching())
 		printk(KERN_WARNING "RCU used illegally from extended quiescent state!\n");
-	lockdep_print_held_locks();
+	lockdep_print_context();
 	lockdep_last_report = "suspicious RCU usage";
 	warn_slowpath(file, line, "suspicious RCU usage: %s", s);
 }

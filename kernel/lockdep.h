@@ -43,6 +43,7 @@ struct lockdep_map {
 	const struct lock_class_key *key;
 	const char *name;
 	struct lock_class *class_cache;	/* the subclass-0 class, once known */
+	bool sleeping;			/* a mutex: may be held across a sleep */
 };
 
 #define MAX_LOCK_DEPTH	24
@@ -53,6 +54,7 @@ struct held_lock {
 	unsigned long ip;		/* where it was taken */
 	u64 chain_key;			/* hash of the classes up to here */
 	u8 read;			/* shared (a reader): no graph edges */
+	u8 sleeping;			/* its map's */
 };
 
 /* One context's held locks: a task's, or a CPU's hardirq/NMI context. */
@@ -62,6 +64,8 @@ struct lockdep_held {
 };
 
 #define STATIC_LOCKDEP_MAP_INIT(n)	{ .key = 0, .name = (n), .class_cache = 0 }
+#define STATIC_LOCKDEP_SLEEPING_MAP_INIT(n)				\
+	{ .key = 0, .name = (n), .class_cache = 0, .sleeping = true }
 
 void lock_acquire(struct lockdep_map *map, unsigned int subclass, bool trylock,
 		  bool read, const char *name, unsigned long ip);
@@ -75,10 +79,13 @@ void lockdep_set_nmi_safe_map(struct lockdep_map *map);
 void lockdep_init(void);
 /* kmain, once the consoles are up: say that lockdep is on, and its limits. */
 void lockdep_info(void);
-/* Print the held locks of the running context (might_sleep(), reports). */
-void lockdep_print_held_locks(void);
+/* Print what makes the running context atomic or a reader, and its held
+ * locks (might_sleep(), rcu_misuse_check(), RCU-lockdep's reports). */
+void lockdep_print_context(void);
 /* Locks held by this context. */
 int lockdep_depth(void);
+/* ... of them spinning locks (not mutexes): none may be held in a sleep. */
+int lockdep_depth_spinning(void);
 /* Lockdep is on (no table filled up). */
 bool lockdep_enabled(void);
 /* Classes, edges and chains in use (lockdep selftest logs them). */
@@ -124,6 +131,7 @@ struct lock_class_key { };
 #define lockdep_is_held(l)			(sizeof(l) > 0)
 static inline void lockdep_init(void) { }
 static inline void lockdep_info(void) { }
-static inline void lockdep_print_held_locks(void) { }
+static inline void lockdep_print_context(void) { }
+static inline int lockdep_depth_spinning(void) { return 0; }
 
 #endif /* CONFIG_LOCKDEP */

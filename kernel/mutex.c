@@ -35,6 +35,7 @@ void __mutex_init(struct mutex *m, const char *name, const struct lock_class_key
 	INIT_LIST_HEAD(&m->wait_list);
 	m->name = name;
 	lockdep_init_map(&m->dep_map, name, key);
+	m->dep_map.sleeping = true;
 }
 #else
 void mutex_init(struct mutex *m)

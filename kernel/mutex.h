@@ -31,7 +31,7 @@ struct mutex {
 };
 
 #ifdef CONFIG_LOCKDEP
-#define __MUTEX_DEP_MAP_INIT(x)	, .dep_map = STATIC_LOCKDEP_MAP_INIT(#x)
+#define __MUTEX_DEP_MAP_INIT(x)	, .dep_map = STATIC_LOCKDEP_SLEEPING_MAP_INIT(#x)
 #else
 #define __MUTEX_DEP_MAP_INIT(x)
 #endif

@@ -161,6 +161,7 @@ static void check_preempt(struct rq *rq, int cpu, struct task *t)
 {
 	struct task *curr = rq->curr;
 
+	lockdep_assert_held(&rq->lock);
 	if (!curr || is_idle_task(curr) || t->prio > curr->prio)
 		resched_cpu(cpu);
 }
@@ -200,6 +201,10 @@ static void finish_task_switch(struct task *prev)
 	long prev_state = READ_ONCE(prev->state);
 
 	smp_store_release(&prev->on_cpu, 0);
+	/* Test build: a wake-up elsewhere may now run prev, even to its exit.
+	 * On a CPU going down this tail is a step of cpu_down() (the wake-up
+	 * moves prev away, move_woken_task()): the slow paths' odds. */
+	jitter_site(unlikely(READ_ONCE(this_cpu_rq()->dying)) ? JITTER_HOTPLUG : JITTER_SWITCH);
 	sched_inject(SCHED_INJECT_FINISH, prev, smp_processor_id());
 	if (unlikely(prev_state == TASK_DEAD))
 		put_task_struct(prev);	/* the running reference; off its stack now */
@@ -406,6 +411,8 @@ static void move_queued_task(struct rq *from, struct task *t, int to)
 {
 	struct rq *rq = cpu_rq(to);
 
+	lockdep_assert_irqs_disabled();
+	lockdep_assert_held(&from->lock);
 	list_del_init(&t->run_list);
 	from->nr_running--;
 	/* Two run-queue locks: only the dying CPU nests them, its own first
@@ -436,6 +443,7 @@ static void move_woken_task(struct task *t, int cpu)
 	int to = select_task_cpu();
 	struct rq *rq = cpu_rq(to);
 
+	lockdep_assert_irqs_disabled();
 	while (__atomic_load_n(&t->on_cpu, __ATOMIC_ACQUIRE))
 		cpu_relax();
 	broke_affinity(t, cpu);
@@ -573,13 +581,34 @@ void scheduler_ipi(void)
 
 /* ---- kthreads ---------------------------------------------------------- */
 
+/*
+ * Test build: a reference taken or dropped on a task struct already freed
+ * (its usage reads as kfree()'s POISON_FREE, or was 0) is a use after
+ * free, such as a running reference dropped twice: said at once, where
+ * the damage is done, not when the memory is reused.
+ */
+static void task_usage_check(struct task *t, const char *what)
+{
+#ifdef CONFIG_SANITIZE
+	int u = atomic_read(&t->usage);
+
+	WARN(u <= 0 || u == (int)(POISON_FREE_WORD & 0xffffffffu),
+	     "sched: %s of a freed task struct (usage %#x, name %.16s)", what, u, t->name);
+#else
+	(void)t;
+	(void)what;
+#endif
+}
+
 void get_task_struct(struct task *t)
 {
+	task_usage_check(t, "get_task_struct()");
 	atomic_inc(&t->usage);
 }
 
 void put_task_struct(struct task *t)
 {
+	task_usage_check(t, "put_task_struct()");
 	if (atomic_dec_and_test(&t->usage)) {
 		if (WARN_ON(t == &init_task || is_idle_task(t)))
 			return;
@@ -735,6 +764,7 @@ int kthread_join(struct task *t)
 {
 	int ret;
 
+	task_usage_check(t, "kthread_join()");
 	wait_for_completion(&t->exited);
 	ret = t->exit_code;
 	put_task_struct(t);
@@ -750,14 +780,33 @@ int kthread_stop(struct task *t)
 
 /* ---- sleeping ---------------------------------------------------------- */
 
+/*
+ * As Linux's __might_sleep(): no sleep with preemption or irqs off, inside
+ * an rcu_read_lock() reader (preemptible RCU lets a reader be preempted,
+ * never block; an SRCU reader may sleep), or holding a spinning lock
+ * (lockdep's list: a lock whose preempt_disable() was undone by mistake
+ * is still held).  The report lists the held locks (test build).
+ */
 void __might_sleep(const char *file, int line)
 {
-	if (!sched_running || !(in_atomic() || irqs_disabled()))
+	int rcu_nest, spinning;
+
+	if (!sched_running)
+		return;
+#ifdef CONFIG_LOCKDEP	/* the benchmark build keeps the in_atomic() check */
+	rcu_nest = rcu_preempt_depth();
+#else
+	rcu_nest = 0;
+#endif
+	spinning = lockdep_depth_spinning();
+	if (likely(!in_atomic() && !irqs_disabled() && !rcu_nest && !spinning))
 		return;
 	printk(KERN_ERR "BUG: sleeping function called from invalid context at %s:%d\n"
-	       "in_atomic(): %d, irqs_disabled(): %d, preempt_count=0x%08x, name: %s/%d\n",
+	       "in_atomic(): %d, irqs_disabled(): %d, preempt_count=0x%08x, name: %s/%d\n"
+	       "RCU nest depth: %d, expected: 0; spinning locks held: %d, expected: 0\n",
 	       file, line, in_atomic(), irqs_disabled(), preempt_count(),
-	       current->name, smp_processor_id());
+	       current->name, smp_processor_id(), rcu_nest, spinning);
+	lockdep_print_context();
 	dump_stack();
 	atomic_inc(&sched_sleep_bugs);
 }
@@ -946,6 +995,7 @@ void sched_cpu_dying(void)
 	int cpu = smp_processor_id();
 	struct rq *rq = cpu_rq(cpu);
 
+	lockdep_assert_irqs_disabled();
 	arch_spin_lock(&rq->lock);
 	for (int p = 0; p < NR_PRIO; p++) {
 		struct task *t, *n;

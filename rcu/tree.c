@@ -107,7 +107,7 @@ bool rcu_misuse_check(const char *what)
 	if (likely(pc == 0 && !irqs && !rcu_preempt_depth()))
 		return false;
 	atomic_inc(&rcu_misuse_reports);
-	lockdep_print_held_locks();	/* test build: which locks make it a reader */
+	lockdep_print_context();	/* test build: which locks make it a reader */
 	/* Preemptible readers hold up the same grace periods (rcu/preempt.c). */
 	if (pc == 0 && !irqs) {
 		WARN(1, "rcu: %s() called inside an rcu_read_lock() read-side critical "
@@ -1582,6 +1582,7 @@ void rcu_migrate_callbacks(int cpu)
 		WRITE_ONCE(rcu_state.n_cbs_migrated, rcu_state.n_cbs_migrated + n);
 		rcu_barrier_window_moved(cpu);	/* test build only */
 	}
+	RCU_INVARIANT_BROKEN(!rcu_segcblist_n_cbs(&rdp->cblist));	/* a dead CPU owns none */
 	spin_unlock(&rdp->lock);
 	spin_unlock(&my->lock);
 	spin_unlock_irqrestore(&rcu_state.barrier_lock, flags);
@@ -1645,7 +1646,8 @@ void rcu_late_init(void)
 	WRITE_ONCE(rcu_state.scheduler_active, true);
 	/* The tree is built for every CPU there may be, not the ones up. */
 	pr_info("rcu: RCU-sched: %d level%s, %d node%s for %d possible CPUs, fanout leaf %u / %u, "
-		"%d CPU%s online\n", rcu_state.num_levels, rcu_state.num_levels == 1 ? "" : "s",
+		"%d CPU%s online, GP kthread on CPU %d\n", rcu_state.num_levels, rcu_state.num_levels == 1 ? "" : "s",
 		rcu_state.num_nodes, rcu_state.num_nodes == 1 ? "" : "s", rcu_state.ncpus,
-		rcu_fanout_leaf, rcu_fanout, num_online_cpus(), num_online_cpus() == 1 ? "" : "s");
+		rcu_fanout_leaf, rcu_fanout, num_online_cpus(), num_online_cpus() == 1 ? "" : "s",
+		READ_ONCE(t->cpu));
 }

@@ -6,7 +6,8 @@ findings: a time limit, idle=, an oversize log, the hooks' statuses).
 judge() turns a run into cases, PASS|FAIL|SKIP <config>/<path>: the KTAP
 cases (tests/ktap_parser.py), each structural problem, each crash report
 (a panic, Oops, BUG, hard lockup, UBSAN or stack-protector report, whose
-register dump and backtrace are echoed), the hooks, forbid= matches, unknown kernel
+register dump and backtrace are echoed), a WARNING no case announced
+(outside the cases, or one the kernel's count missed), the hooks, forbid= matches, unknown kernel
 options, and an exit status or a saved log's end that does not fit.  An expect=fail
 configuration gets one case instead: it passes only if the run failed
 the way its require= regexes say.  format_verdict() and summary_line()
@@ -86,6 +87,89 @@ _UNKNOWN_OPTION = re.compile(r"# cmdline: unknown option '([^']*)': the run fail
 def unknown_options(lines):
     """The unknown kernel options the kernel said fail the run."""
     return [m.group(1) for m in map(_UNKNOWN_OPTION.search, lines) if m]
+
+
+# --------------------------------------------------------------------------
+# WARNINGs no case announced
+
+# One line per WARN() (kernel/panic.c warn_slowpath(); a lockdep report's
+# own "WARNING: possible ..." header is not one), and the announcement
+# ktap_expect_warnings() prints before a WARNING provoked on purpose.
+_WARNING = re.compile(r"(?:^|\] )WARNING: CPU: \d+ at ")
+_EXPECTED_WARNINGS = re.compile(r"^\s*# expected: (\d+) WARNINGs?\b")
+_TRACE_LINE = re.compile(r"Call Trace:|\[<[0-9a-fA-F]+>\]")
+
+
+def _case_spans(test, prefix, out):
+    """(first, last, path, passed) of each case: the log lines from its
+    predecessor's result line (or its suite's header) to its own result."""
+    start = test.lineno
+    for r in test.results:
+        path = f"{prefix}/{r.name}" if prefix else r.name
+        if r.subtest is not None and r.subtest.results:
+            _case_spans(r.subtest, path, out)
+        else:
+            out.append((start + 1, r.lineno, path,
+                        not r.unfinished and (r.ok or r.directive == "SKIP")))
+        start = r.lineno
+    return out
+
+
+def unannounced_warnings(lines, docs, allow=()):
+    """[(lineno, where, line)] of the WARNING lines nothing announced.
+
+    A case's WARNINGs are the kernel's to judge (kernel/ktap.c fails a case
+    that saw more than it announced); this counts them again, for the one
+    the kernel could not see: printed after its count, before the result
+    line.  A WARNING outside every case (during boot, between cases or
+    suites, from a kthread whose case had ended, after the last suite)
+    fails the run unless a "# expected: N WARNING(s)" line outside the
+    cases came before it, or the configuration allows it (allow=)."""
+    spans = []
+    for d in docs:
+        _case_spans(d.root, "", spans)
+    spans.sort()
+    per_case, found = {}, []
+    pool = 0                    # announced outside the cases, unused
+    for n, line in enumerate(lines, 1):
+        w = _WARNING.search(line)
+        e = None if w else _EXPECTED_WARNINGS.match(line)
+        if not w and not e:
+            continue
+        span = next((s for s in spans if s[0] <= n <= s[1]), None)
+        if span is not None:
+            seen = per_case.setdefault(span, [0, 0, []])
+            if w:
+                seen[0] += 1
+                seen[2].append(n)
+            else:
+                seen[1] += int(e.group(1))
+            continue
+        if e:
+            pool += int(e.group(1))
+        elif pool:
+            pool -= 1
+        elif not any(a.search(line) for a in allow):
+            before = [s for s in spans if s[1] < n]
+            where = f"after case {before[-1][2]}" if before else \
+                "before the first case (boot)"
+            found.append((n, where, line))
+    for (first, last, path, passed), (seen, expected, at) in per_case.items():
+        if passed and seen > expected:
+            for n in at[expected:]:
+                found.append((n, f"in case {path}, which passed having "
+                              f"announced {expected}", lines[n - 1]))
+    return sorted(found)
+
+
+def warning_trace(lines, lineno, most=16):
+    """The WARNING line and the backtrace printed after it."""
+    out = [lines[lineno - 1]]
+    for line in lines[lineno:lineno + most]:
+        if not _TRACE_LINE.search(line):
+            break
+        out.append(line)
+    return out
 
 
 # --------------------------------------------------------------------------
@@ -254,6 +338,18 @@ def judge(cfg, lines, rc=None, timed_out=False, stderr_text="",
             notes += tail()
     if not cases and not extra:
         extra.append(Case("FAIL", "ktap", "the KTAP output has no test cases"))
+
+    # After the exit-status checks: the kernel does not count these.
+    stray = unannounced_warnings(lines, docs, cfg.allow)
+    if stray:
+        n, where, line = stray[0]
+        extra.append(Case("FAIL", "warning", f"{len(stray)} WARNING(s) no case "
+                          f"announced; the first at log line {n}, {where}: "
+                          f"{line.strip()}",
+                          [(n, f"log line {n}, {where}: {x.strip()}")
+                           for n, where, x in stray]))
+        notes.append("the first one and its backtrace:")
+        notes += ["| " + x for x in warning_trace(lines, n)]
 
     all_cases = cases + extra
     failed = any(c.status == "FAIL" for c in all_cases)

@@ -413,6 +413,91 @@ class RealLogTest(unittest.TestCase):
         self.assertRegex(out, r"\| \[c0\]  \[<[0-9a-f]{16}>\] null_dereference\+")
 
 
+def ktap_log(*body):
+    """A one-suite run `w` around the given lines (strings; a case's result
+    is "    ok N name"), ending in the kernel's exit status line."""
+    return (["[c0] rcukern: booting", "KTAP version 1", "1..1",
+             "    KTAP version 1", "    # Subtest: w", "    1..2"]
+            + list(body) + ["ok 1 w", "# rcukern: exit status 0"])
+
+
+WARN_LINE = "[c0] WARNING: CPU: 0 at kernel/x.c:12: something broke"
+
+
+class WarningTest(unittest.TestCase):
+    """A WARNING no case announced fails the run, wherever it was printed
+    (tests/judge.py unannounced_warnings())."""
+
+    cfg = qemu_configs.Config(name="w")
+
+    def verdict(self, lines, cfg=None):
+        return judge.judge(cfg or self.cfg, lines, rc=0)
+
+    def test_announced_in_its_case_passes(self):
+        v = self.verdict(ktap_log(
+            "    # expected: 2 WARNINGs (both), from case a", WARN_LINE,
+            "[c0] Call Trace:", WARN_LINE, "    ok 1 a", "    ok 2 b"))
+        self.assertTrue(v.passed, text_of(v))
+
+    def test_outside_any_case_fails(self):
+        boot = ["[c0] rcukern: booting", WARN_LINE] + ktap_log(
+            "    ok 1 a", "    ok 2 b")[1:]
+        between = ktap_log("    ok 1 a", "    ok 2 b", WARN_LINE)
+        after = ktap_log("    ok 1 a", "    ok 2 b") + [WARN_LINE]
+        for lines, where in ((boot, "before the first case (boot)"),
+                             (between, "after case w/b"),
+                             (after, "after case w/b")):
+            v = self.verdict(lines)
+            self.assertFalse(v.passed, lines)
+            self.assertEqual(statuses(v)["warning"], "FAIL")
+            self.assertEqual(statuses(v)["w/a"], "PASS")
+            self.assertNotIn("exit-status", statuses(v))   # not the kernel's
+            self.assertIn(where, text_of(v))
+            self.assertIn("| " + WARN_LINE, text_of(v))
+
+    def test_one_the_case_count_missed_fails(self):
+        # The case passed, but printed one WARNING more than it announced.
+        v = self.verdict(ktap_log(
+            "    # expected: 1 WARNING, from case a", WARN_LINE, WARN_LINE,
+            "    ok 1 a", "    ok 2 b"))
+        self.assertFalse(v.passed)
+        self.assertIn("in case w/a, which passed having announced 1", text_of(v))
+        # A case the kernel failed already says so itself.
+        v = self.verdict(ktap_log(WARN_LINE, "    not ok 1 a", "    ok 2 b"))
+        self.assertNotIn("warning", statuses(v))
+
+    def test_announced_outside_or_allowed_passes(self):
+        lines = ["    # expected: 1 WARNING (boot), from case ?", WARN_LINE] \
+            + ktap_log("    ok 1 a", "    ok 2 b")
+        self.assertTrue(self.verdict(lines).passed, text_of(self.verdict(lines)))
+        lines += [WARN_LINE]     # the announcement covered one only
+        self.assertFalse(self.verdict(lines).passed)
+        allow = qemu_configs.parse_config_line("w allow='x\\.c:12: something'")
+        self.assertTrue(self.verdict(lines, allow).passed)
+
+    def test_lockdep_header_is_not_a_second_warning(self):
+        v = self.verdict(ktap_log(
+            "    # expected: 1 WARNING, from case a",
+            "[c1] WARNING: possible circular locking dependency detected",
+            "[c1] WARNING: CPU: 1 at kernel/lockdep.c:350: possible circular",
+            "    ok 1 a", "    ok 2 b"))
+        self.assertTrue(v.passed, text_of(v))
+
+    def test_real_stray_warnings_fail(self):
+        lines = fixture("real-stray-warning.log")
+        v = judge.judge(real_config("stray-warning-fails"), lines, rc=0)
+        self.assertTrue(v.passed, text_of(v))       # the expected failure
+        v = judge.judge(qemu_configs.Config(name="s"), lines, rc=0)
+        self.assertFalse(v.passed)
+        self.assertEqual(statuses(v), {
+            "selftest_stray_warning/stray_case_passes": "PASS",
+            "warning": "FAIL"})
+        out = text_of(v)
+        self.assertIn("2 WARNING(s) no case announced", out)
+        self.assertIn("stray: a kthread WARNs after its case ended", out)
+        self.assertRegex(out, r"\| \[c0\]  \[<[0-9a-f]{16}>\] stray_suite_exit\+")
+
+
 class SavedLogExitTest(unittest.TestCase):
     def test_exit_status_line(self):
         self.assertEqual(judge.logged_exit_status(fixture("real-boot-smp16.log")), 0)

@@ -6,9 +6,12 @@
  * across two CPUs that never deadlocks, a lock taken in the timer
  * interrupt and with irqs on in a thread, rcu_dereference() (and its
  * condition forms) outside a reader, synchronize_sched() under a
- * spinlock, an rcu_node bit set for an offline CPU.  One more case checks
- * that rcu_read_lock_held() and friends answer truthfully in task, irq
- * and NMI context, and logs how full lockdep's tables are.  In the
+ * spinlock, might_sleep() inside rcu_read_lock() and under a spinning
+ * lock (with sched.provoke_bugs), lockdep_assert_held() and
+ * lockdep_assert_irqs_disabled() broken, an rcu_node bit set for an
+ * offline CPU.  One more case checks that rcu_read_lock_held() and friends
+ * answer truthfully in task, irq and NMI context, and logs how full
+ * lockdep's tables are.  In the
  * benchmark build every case skips: nothing is compiled in to report.
  */
 #include "kernel/ktap.h"
@@ -20,6 +23,7 @@
 #include "kernel/timer.h"
 #include "kernel/printk.h"
 #include "kernel/spinlock.h"
+#include "kernel/mutex.h"
 #include "kernel/string.h"
 #include "rcu/rcupdate.h"
 #include "rcu/rculist.h"
@@ -182,6 +186,68 @@ static void lockdep_synchronize_sched_under_spinlock(void)
 	KTAP_EXPECT_EQ(READ_ONCE(warn_count), w0 + 1);
 }
 
+/* ---- might_sleep() in a reader, with a spinning lock held ---- */
+
+extern bool sched_provoke_bugs;		/* tests/kernel/test_sched.c */
+static DEFINE_MUTEX(ld_sleep_mutex);
+static arch_spinlock_t ld_raw_lock = __ARCH_SPIN_LOCK_UNLOCKED;
+
+/*
+ * Neither preemption nor irqs are off in either: only the RCU nesting
+ * and lockdep's held-lock list say it is wrong.  A mutex or an SRCU
+ * reader is fine.  The reports are "BUG:" lines, which the judge fails
+ * unless allowed: they come only with sched.provoke_bugs (lockdep-2).
+ */
+static void lockdep_might_sleep_in_reader_or_under_lock(void)
+{
+	int sbugs = atomic_read(&sched_sleep_bugs), idx;
+
+	mutex_lock(&ld_sleep_mutex);
+	idx = srcu_read_lock(&ld_srcu);
+	might_sleep();
+	srcu_read_unlock(&ld_srcu, idx);
+	mutex_unlock(&ld_sleep_mutex);
+	KTAP_EXPECT_EQ(atomic_read(&sched_sleep_bugs), sbugs);
+	if (!sched_provoke_bugs) {
+		ktap_skip("provokes BUG reports: boot with sched.provoke_bugs");
+		return;
+	}
+	ktap_expect_alarm("2 BUG reports: sleeping function called from invalid "
+			  "context, inside rcu_read_lock(), then holding ld_raw_lock");
+	rcu_read_lock();
+	might_sleep();
+	rcu_read_unlock();
+	KTAP_EXPECT_EQ(atomic_read(&sched_sleep_bugs), sbugs + 1);
+	arch_spin_lock(&ld_raw_lock);	/* preemption stays on */
+	KTAP_EXPECT_EQ(lockdep_depth_spinning(), 1);
+	might_sleep();
+	arch_spin_unlock(&ld_raw_lock);
+	KTAP_EXPECT_EQ(atomic_read(&sched_sleep_bugs), sbugs + 2);
+}
+
+/* ---- the assertions: silent when the contract holds ---- */
+
+static void lockdep_asserts_fire_when_broken(void)
+{
+	int r0 = atomic_read(&lockdep_reports);
+	unsigned long w0 = READ_ONCE(warn_count), flags;
+
+	spin_lock(&ld_a);
+	lockdep_assert_held(&ld_a);
+	spin_unlock(&ld_a);
+	local_irq_save(flags);
+	lockdep_assert_irqs_disabled();
+	local_irq_restore(flags);
+	KTAP_EXPECT_EQ(READ_ONCE(warn_count), w0);
+
+	ktap_expect_warnings(1, "lockdep_assert_held(&ld_a) with ld_a free");
+	lockdep_assert_held(&ld_a);
+	expect_one(r0, w0, "lockdep_assert_held");
+	ktap_expect_warnings(1, "lockdep_assert_irqs_disabled() with irqs on");
+	lockdep_assert_irqs_disabled();
+	KTAP_EXPECT_EQ(READ_ONCE(warn_count), w0 + 2);
+}
+
 /* ---- an rcu_node bit for an offline CPU ---- */
 
 static void rcu_node_bit_of_offline_cpu(void)
@@ -275,6 +341,8 @@ KTAP_SUITE(lockdep,
 	KTAP_CASE(lockdep_irq_lock_taken_with_irqs_on),
 	KTAP_CASE(rcu_lockdep_dereference_outside_reader),
 	KTAP_CASE(lockdep_synchronize_sched_under_spinlock),
+	KTAP_CASE(lockdep_might_sleep_in_reader_or_under_lock),
+	KTAP_CASE(lockdep_asserts_fire_when_broken),
 	KTAP_CASE(rcu_node_bit_of_offline_cpu),
 	KTAP_CASE(rcu_lockdep_held_in_each_context));
 

@@ -6,7 +6,8 @@ refscale and rcuscale output into benchmark rows for tools/report.py.
 QEMU as run.sh starts it for tests/bench-configs: -machine pc, -m 256,
 TCG with thread=multi and -cpu max, -no-reboot, serial on stdio, no
 display; -smp 4 (bench-readside-4's size) with 1, 2 and 4 readers, and
-the grace-period runs at 1, 2 and 4 vCPUs (the bench-gp-N sizes).
+the grace-period runs at 1, 2, 4 and 16 vCPUs (the bench-gp-N sizes;
+16 is ./run.sh's default, where a user looks).
 
     refscale  types rcu (PREEMPT_NONE and PREEMPT images), srcu, rwlock,
               refcnt, lock (PREEMPT): nreaders=1,2,4, loops per run, nruns
@@ -58,7 +59,7 @@ RS_RUNS = (("none", "rcu"), ("preempt", "rcu"), ("preempt", "srcu"),
            ("preempt", "rwlock"), ("preempt", "refcnt"), ("preempt", "lock"))
 RS_VCPUS = 4
 RS_READERS = (1, 2, 4)
-GP_VCPUS = (1, 2, 4)
+GP_VCPUS = (1, 2, 4, 16)
 KFREE_VCPUS = 4
 KFREE_THREADS = 4
 KFREE_ALLOC_NUM = 8000
