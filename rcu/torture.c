@@ -48,7 +48,7 @@
  *    plain readers) until a grace period that began after it is under
  *    way, then 4-11 ticks more (rcu_read_long_delay()): a tick inside
  *    must not credit a QS.  So does each state of an extendable reader
- *    (one in four is a single protection, which stays 1 time in 512);
+ *    (one in four is a single protection, which stays 1 time in 64);
  *    in rcu and srcu, half of these sleep the ticks instead (a reader
  *    blocked while its CPU owes the grace period its QS).
  *  - torture.irqreader: in a timer handler (irq context) on every CPU,
@@ -761,7 +761,7 @@ static unsigned long rcu_torture_gp_seq(void)
  * reader's cookie check.  Readers with irqs off do not: this CPU's ticks
  * could not come.  Counts ticks (jiffies); 200 ms at most in all.
  * Extendable readers do it too in each state they pass through, 1 in
- * 512 of those with a single protection (a tick inside
+ * 64 of those with a single protection (a tick inside
  * local_bh_disable() alone is no QS either).  Half of the
  * preemptible flavours' sections that may sleep sleep those ticks
  * instead, switched out while their CPU still owes that grace period its
@@ -1021,7 +1021,7 @@ static void rcu_torture_one_read_extended(struct torture_random *r)
 			rcu_read_delay(r);
 			/* Ticks inside whatever protects it now; more often
 			 * inside a single protection (BH alone, say). */
-			rcu_read_long_delay(r, &st, !(rs.state & (rs.state - 1)) ? 512 : 16384);
+			rcu_read_long_delay(r, &st, !(rs.state & (rs.state - 1)) ? 64 : 16384);
 			if (cur_ops->flavor != TF_SCHED && preemptible())
 				rcu_read_preempt_delay(r);
 		}
