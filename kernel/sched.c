@@ -1046,10 +1046,15 @@ int kthread_park(struct task *t)
 	reinit_completion(&t->parked_done);
 	smp_store_release(&t->should_park, true);	/* the reinit before t's complete() */
 	wake_up_process(t);
-	if (!wait_for_completion_timeout(&t->parked_done, msecs_to_jiffies(10000))) {
-		printk(KERN_ERR "kthread_park(%s): not parked after 10 s\n", t->name);
-		return -ETIMEDOUT;
-	}
+	/* Linux waits for as long as it takes.  A wait given up on would
+	 * leave t asked to park with cpu_down() backing out: it would park
+	 * later on a CPU that stays online, and no kthread_park() of it
+	 * would ever return again.  So a slow one is named, and waited for. */
+	for (unsigned int s = 10; !wait_for_completion_timeout(&t->parked_done,
+							      msecs_to_jiffies(10000)); s += 10)
+		printk(KERN_WARNING "kthread_park(%s): not parked after %u s (a vCPU the host "
+		       "does not run, or a kthread that does not poll kthread_should_park()); "
+		       "still waiting\n", t->name, s);
 	return 0;
 }
 
