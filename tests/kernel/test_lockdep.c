@@ -10,7 +10,8 @@
  * spinlock, might_sleep() inside rcu_read_lock() and under a spinning
  * lock (with sched.provoke_bugs), lockdep_assert_held() and
  * lockdep_assert_irqs_disabled() broken, a kthread that returns holding
- * a lock, an rcu_node bit set for an offline CPU.  One more case checks that rcu_read_lock_held() and friends
+ * a lock, an rcu_node bit set for an offline CPU, an SRCU scan that
+ * finds more unlocks than locks.  One more case checks that rcu_read_lock_held() and friends
  * answer truthfully in task, irq and NMI context, and logs how full
  * lockdep's tables are.  In the
  * benchmark build every case skips: nothing is compiled in to report.
@@ -340,6 +341,40 @@ static void rcu_node_bit_of_offline_cpu(void)
 	KTAP_EXPECT_EQ(cpu_up(cpu), 0);
 }
 
+/* ---- SRCU: a scan that sums more unlocks than locks ---- */
+
+DEFINE_STATIC_SRCU(ld_srcu_bad);
+
+static int ld_srcu_sync_fn(void *unused)
+{
+	(void)unused;
+	synchronize_srcu(&ld_srcu_bad);
+	return 0;
+}
+
+/*
+ * An unlock counted on the index the next scan reads, with no lock: what
+ * a reader that unlocks with the wrong index leaves.  The scan's
+ * invariant reports it; the missing lock is then added, so that the
+ * counts match and the grace period ends.
+ */
+static void srcu_scan_more_unlocks_than_locks(void)
+{
+	unsigned long w0 = READ_ONCE(warn_count);
+	int cpu = smp_processor_id(), idx;
+	struct task *t;
+
+	ktap_expect_warnings(1, "SRCU's scan: more unlocks than locks");
+	idx = (READ_ONCE(ld_srcu_bad.srcu_idx) & 1) ^ 1;	/* scanned first */
+	atomic_long_inc(&ld_srcu_bad.sda[cpu].unlock_count[idx]);
+	t = start_on(ld_srcu_sync_fn, NULL, cpu, PRIO_NORMAL, "ld-srcu");
+	KTAP_ASSERT(t);
+	KTAP_EXPECT(WAIT_UNTIL(READ_ONCE(warn_count) > w0, 30000));
+	atomic_long_inc(&ld_srcu_bad.sda[cpu].lock_count[idx]);
+	kthread_join(t);
+	KTAP_EXPECT_EQ(READ_ONCE(warn_count), w0 + 1);
+}
+
 /* ---- rcu_read_lock_held() and friends, in each context ---- */
 
 struct held_answers {
@@ -411,6 +446,7 @@ KTAP_SUITE(lockdep,
 	KTAP_CASE(lockdep_asserts_fire_when_broken),
 	KTAP_CASE(lockdep_kthread_returns_holding_lock),
 	KTAP_CASE(rcu_node_bit_of_offline_cpu),
+	KTAP_CASE(srcu_scan_more_unlocks_than_locks),
 	KTAP_CASE(rcu_lockdep_held_in_each_context));
 
 #else /* !CONFIG_LOCKDEP */
