@@ -168,6 +168,7 @@ static int queue_call(int target, smp_call_func_t fn, void *info)
 					      __ATOMIC_RELEASE, __ATOMIC_RELAXED));
 	if (!head)
 		arch_send_call_function_ipi(target);
+	jitter_site(JITTER_IPI);	/* test build: the call may run before our next step */
 	return 0;
 }
 

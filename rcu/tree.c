@@ -1001,6 +1001,8 @@ static void rcu_gp_fqs_loop(void)
 			wait_event_timeout(rcu_state.gp_wq, rcu_gp_qs_done(root) ||
 					   (READ_ONCE(rcu_state.gp_flags) & RCU_GP_FLAG_FQS),
 					   j ? j : 1);
+		rcu_gp_starve_point();	/* test build only */
+		WRITE_ONCE(rcu_state.gp_activity, jiffies);
 		if (rcu_gp_qs_done(root))
 			break;
 		trace_rcu_grace_period_fqs("rcu_sched", rcu_state.gp_seq, scans + 1);
@@ -1025,6 +1027,7 @@ static void rcu_gp_cleanup(void)
 	int cpu;
 
 	rcu_stats_gp_cleanup();
+	WRITE_ONCE(rcu_state.gp_activity, jiffies);
 	trace_rcu_grace_period("rcu_sched", rcu_state.gp_seq, "cleanup");
 
 	/*
@@ -1105,6 +1108,7 @@ static int rcu_gp_kthread(void *unused)
 		wait_event_timeout(rcu_state.gp_wq,
 				   (READ_ONCE(rcu_state.gp_flags) & RCU_GP_FLAG_INIT) ||
 				   kthread_should_stop(), HZ);
+		WRITE_ONCE(rcu_state.gp_activity, jiffies);
 		if (!rcu_gp_init())
 			continue;
 		jitter_site(JITTER_GP_PHASE);	/* test build: kernel/jitter.h */
@@ -1646,7 +1650,8 @@ void rcu_late_init(void)
 	WRITE_ONCE(rcu_state.scheduler_active, true);
 	/* The tree is built for every CPU there may be, not the ones up. */
 	pr_info("rcu: RCU-sched: %d level%s, %d node%s for %d possible CPUs, fanout leaf %u / %u, "
-		"%d CPU%s online\n", rcu_state.num_levels, rcu_state.num_levels == 1 ? "" : "s",
+		"%d CPU%s online, GP kthread on CPU %d\n", rcu_state.num_levels, rcu_state.num_levels == 1 ? "" : "s",
 		rcu_state.num_nodes, rcu_state.num_nodes == 1 ? "" : "s", rcu_state.ncpus,
-		rcu_fanout_leaf, rcu_fanout, num_online_cpus(), num_online_cpus() == 1 ? "" : "s");
+		rcu_fanout_leaf, rcu_fanout, num_online_cpus(), num_online_cpus() == 1 ? "" : "s",
+		READ_ONCE(t->cpu));
 }

@@ -3,6 +3,7 @@
  * timing in batches, R runs, statistics, host-gap counting and the
  * `# bench` row. */
 #include "tests/scenarios/refscale.h"
+#include "asm/irqflags.h"
 #include "kernel/cmdline.h"
 #include "kernel/ktap.h"
 #include "kernel/preempt.h"
@@ -21,6 +22,16 @@ core_param(refscale.runs, rs_runs_param, uint, "runs per measurement (default: 3
 static unsigned int rs_run_ms_param;
 core_param(refscale.run_ms, rs_run_ms_param, uint,
 	   "per-reader time budget of one run in ms: the loop count is cut to fit unless refscale.loops= is given (default 30 quick, 250 full)");
+/*
+ * Linux's refscale keeps irqs off around its timed loop; here each batch
+ * (at most an eighth of the run budget, so milliseconds) may be timed so
+ * too, to compare with it like for like: no tick, no IPI and no task
+ * switch inside a timed batch.  Off by default: a reader's cost with the
+ * kernel running around it is the article's figure.
+ */
+static bool rs_irqs_off;
+core_param(refscale.irqs_off, rs_irqs_off, bool,
+	   "time each batch with irqs off, as Linux's refscale times its loop (default off)");
 static unsigned int rs_run_timeout_s = 300;
 core_param(refscale.run_timeout, rs_run_timeout_s, uint,
 	   "seconds one run may take before it is reported as hung");
@@ -97,6 +108,10 @@ static void rs_reader_fn(struct scen_worker *w)
 
 	while (left > 0) {
 		long n = MIN(left, per_batch);
+		unsigned long flags = 0;
+
+		if (rs_irqs_off)
+			local_irq_save(flags);
 		u64 t0 = get_cycles();
 
 		if (run->cs_ns)
@@ -104,6 +119,9 @@ static void rs_reader_fn(struct scen_worker *w)
 		else
 			ops->read(n);
 		u64 t1 = get_cycles(), d = t1 - t0;
+
+		if (rs_irqs_off)
+			local_irq_restore(flags);
 
 		r->bsize[r->nbatch] = (u32)n;
 		r->batch[r->nbatch++] = d > 0xffffffffu ? 0xffffffffu : (u32)d;
@@ -393,7 +411,7 @@ void refscale_print_row(const char *name, const struct rs_ops *ops,
 			 scen_fmt_ps(b, sizeof(b), (s64)r->ps.mean - (s64)empty->ps.mean));
 	}
 	/* millicycles print like picoseconds: three decimals. */
-	ktap_log("bench name=%s type=%s cpus=%d vcpus=%d cs_ns=%u ns_per_op=%s stddev=%s runs=%d median_ns=%s cycles_per_op=%s host_gaps=%lu loops=%ld cut_runs=%d batch_ns=%s less_gaps_ns=%s%s",
+	ktap_log("bench name=%s type=%s cpus=%d vcpus=%d cs_ns=%u ns_per_op=%s stddev=%s runs=%d median_ns=%s cycles_per_op=%s host_gaps=%lu loops=%ld cut_runs=%d batch_ns=%s less_gaps_ns=%s%s%s",
 		 name, ops->type, r->cpus, num_online_cpus(), r->cs_ns,
 		 scen_fmt_ps(mean, sizeof(mean), (s64)r->ps.mean),
 		 scen_fmt_ps(sd, sizeof(sd), (s64)r->ps.stddev), r->runs,
@@ -401,7 +419,8 @@ void refscale_print_row(const char *name, const struct rs_ops *ops,
 		 scen_fmt_ps(cyc, sizeof(cyc), (s64)r->mean_mcycles),
 		 r->host_gaps, r->loops, r->cut_runs,
 		 scen_fmt_ps(bat, sizeof(bat), (s64)r->batch_ps),
-		 scen_fmt_ps(lgap, sizeof(lgap), (s64)r->less_gaps_ps), net);
+		 scen_fmt_ps(lgap, sizeof(lgap), (s64)r->less_gaps_ps), net,
+		 rs_irqs_off ? " irqs_off=1" : "");
 	if (r->cut_runs)
 		ktap_log("%s cpus=%d cs_ns=%u: %d of %d runs cut short at their time limit (a lock convoy on the host): figures from the sections done",
 			 ops->type, r->cpus, r->cs_ns, r->cut_runs, r->runs);
