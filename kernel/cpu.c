@@ -23,6 +23,13 @@
  *     it says it is dead, and halts with irqs off for good.
  *  6. Here, once it is dead: its timers and RCU callbacks (in order,
  *     their grace-period tags kept) move to this CPU.
+ * If cpu has not said it is dead within cpu.timeout_ms, cpu_down() names
+ * it and returns -ETIMEDOUT; cpu is then neither online nor dead.  Its
+ * rcuc kthread is parked, so its RCU callbacks (and every
+ * rcu_barrier_sched() and synchronize_sched() that waits on one) wait
+ * there: a kthread (cpuhp_late) waits for it to stop and does step 6
+ * then, or leaves it to a cpu_up() that comes first.  cpu_up() refuses
+ * such a CPU until it has stopped.
  * cpu_up(cpu): the arch starts cpu with INIT-SIPI-SIPI through the
  * trampoline and waits until it is online (rcu_cpu_starting() came
  * first, before cpu can run a reader), then the online hooks unpark its
@@ -87,10 +94,12 @@ static void cpu_hotplug_begin(void)
 	mutex_lock(&cpu_add_remove_lock);
 	__atomic_store_n(&cpuhp_writer, 1, __ATOMIC_SEQ_CST);
 	wait_event(cpuhp_wq, atomic_read(&cpuhp_readers) == 0);
+	jitter_hotplug_begin();		/* test build: walks over the CPUs wait for us */
 }
 
 static void cpu_hotplug_done(void)
 {
+	jitter_hotplug_end();
 	__atomic_store_n(&cpuhp_writer, 0, __ATOMIC_SEQ_CST);
 	wake_up_all(&cpuhp_wq);
 	mutex_unlock(&cpu_add_remove_lock);
@@ -211,13 +220,69 @@ static void cpuhp_back_out(int cpu, int from, int nr)
 	pr_warn("cpuhp: CPU %d stays online: a step of going down failed\n", cpu);
 }
 
-static DECLARE_COMPLETION(cpuhp_dead);
+/*
+ * Per CPU, not one completion: a CPU that cpu_down() gave up on may say
+ * it is dead during a later cpu_down() of another CPU, and must not end
+ * that one's wait.
+ */
+static bool cpuhp_dead[NR_CPUS];	/* smp_store_release by the dying CPU */
+static bool cpuhp_late[NR_CPUS];	/* cpu_down() gave up on it; under the hotplug lock */
+static u64 cpuhp_late_t0[NR_CPUS];	/* when that cpu_down() began */
+static DECLARE_WAIT_QUEUE_HEAD(cpuhp_dead_wq);
+
+#ifdef CONFIG_SANITIZE
+/* Test build: cpuhp_inject_late_death() (kernel/cpu.h). */
+static struct {
+	int cpu;		/* -1: none */
+	unsigned int timeout_ms;
+	bool release;
+} cpuhp_late_inject = { .cpu = -1 };
+
+void cpuhp_inject_late_death(int cpu, unsigned int timeout_ms)
+{
+	WRITE_ONCE(cpuhp_late_inject.release, false);
+	WRITE_ONCE(cpuhp_late_inject.timeout_ms, timeout_ms);
+	smp_store_release(&cpuhp_late_inject.cpu, cpu);
+}
+
+void cpuhp_inject_late_death_release(void)
+{
+	smp_store_release(&cpuhp_late_inject.release, true);
+}
+
+static unsigned int cpuhp_down_timeout_ms(int cpu)
+{
+	if (smp_load_acquire(&cpuhp_late_inject.cpu) == cpu)
+		return READ_ONCE(cpuhp_late_inject.timeout_ms);
+	return cpuhp_timeout_ms;
+}
+
+/* The dying CPU, irqs off: held until released (at most 5 s). */
+static void cpuhp_late_death_hold(int cpu)
+{
+	if (smp_load_acquire(&cpuhp_late_inject.cpu) != cpu)
+		return;
+	WRITE_ONCE(cpuhp_late_inject.cpu, -1);
+	pr_info("cpuhp: CPU %d held before it stops (test build)\n", cpu);
+	for (int i = 0; i < 5000 && !smp_load_acquire(&cpuhp_late_inject.release); i++)
+		udelay(1000);
+}
+#else
+static inline unsigned int cpuhp_down_timeout_ms(int cpu)
+{
+	(void)cpu;
+	return cpuhp_timeout_ms;
+}
+static inline void cpuhp_late_death_hold(int cpu) { (void)cpu; }
+#endif
 
 /* The dying CPU's idle task, irqs off, every other thread gone. */
 __noreturn void cpuhp_play_dead(void)
 {
 	int cpu = smp_processor_id();
 
+	lockdep_assert_irqs_disabled();
+	cpuhp_late_death_hold(cpu);	/* test build only */
 	smp_call_function_drain();	/* senders that saw it online (step 2) */
 	trace_cpuhp("down", "play_dead", cpu, 0);
 	jitter_site(JITTER_HOTPLUG);
@@ -225,14 +290,70 @@ __noreturn void cpuhp_play_dead(void)
 	jitter_site(JITTER_HOTPLUG);
 	arch_cpu_stop_timer();
 	tick_handover_do_timer();	/* its ticks are over: jiffies go on elsewhere */
-	complete(&cpuhp_dead);
+	smp_store_release(&cpuhp_dead[cpu], true);
+	wake_up_all(&cpuhp_dead_wq);
 	arch_cpu_play_dead();
+}
+
+/* Step 6, hotplug lock held: cpu is dead; what it left moves here. */
+static void cpuhp_take_over_dead(int cpu)
+{
+	/* It gave the jiffies duty up as it died (cpuhp_play_dead()). */
+	WARN_ON_ONCE(READ_ONCE(tick_do_timer_cpu) == cpu);
+	jitter_site(JITTER_HOTPLUG);
+	timers_migrate_cpu(cpu);
+	jitter_site(JITTER_HOTPLUG);
+	rcu_migrate_callbacks(cpu);
+}
+
+/*
+ * cpu_down() gave up on cpu: wait for it to stop, however long, and then
+ * do step 6 for it, unless a cpu_up() came first (it clears cpuhp_late).
+ * Detached: nobody joins it.
+ */
+static int cpuhp_late_death(void *arg)
+{
+	int cpu = (int)(long)arg;
+	unsigned long start = jiffies;
+
+	while (!wait_event_timeout(cpuhp_dead_wq, smp_load_acquire(&cpuhp_dead[cpu]) ||
+				   !READ_ONCE(cpuhp_late[cpu]), 60 * HZ))
+		pr_warn("cpuhp: CPU %d has not stopped %lu s after cpu_down() gave up on it: "
+			"its RCU callbacks and timers wait there\n", cpu, (jiffies - start) / HZ);
+	cpu_hotplug_begin();
+	if (cpuhp_late[cpu] && smp_load_acquire(&cpuhp_dead[cpu])) {
+		cpuhp_late[cpu] = false;
+		account(true, ktime_get_ns() - cpuhp_late_t0[cpu]);	/* a down, late */
+		pr_info("cpuhp: CPU %d stopped %u ms after cpu_down() gave up on it; its "
+			"timers and RCU callbacks move to CPU %d\n", cpu,
+			jiffies_to_msecs(jiffies - start), raw_smp_processor_id());
+		cpuhp_take_over_dead(cpu);
+		trace_cpuhp("down", "late", cpu, 0);
+	}
+	cpu_hotplug_done();
+	return 0;
+}
+
+/* cpu_down() begun at t0 gave up on cpu (hotplug lock held). */
+static void cpuhp_gave_up(int cpu, u64 t0)
+{
+	struct task *t;
+
+	cpuhp_late[cpu] = true;
+	cpuhp_late_t0[cpu] = t0;
+	t = kthread_run(cpuhp_late_death, (void *)(long)cpu, "cpuhp_late");
+	if (t)
+		put_task_struct(t);	/* detached */
+	else
+		pr_err("cpuhp: no thread to wait for CPU %d: its RCU callbacks stay there "
+		       "until it comes back up\n", cpu);
 }
 
 int cpu_down(int cpu)
 {
 	u64 t0;
 	int ret = 0, i, nr;
+	unsigned int timeout_ms;
 
 	might_sleep();
 	if (cpu <= 0 || cpu >= NR_CPUS)
@@ -250,7 +371,7 @@ int cpu_down(int cpu)
 	}
 	t0 = ktime_get_ns();
 	trace_cpuhp("down", "begin", cpu, 0);
-	reinit_completion(&cpuhp_dead);
+	WRITE_ONCE(cpuhp_dead[cpu], false);
 	/* Test build: a random delay before each step (kernel/jitter.h). */
 	jitter_site(JITTER_HOTPLUG);
 	cpumask_clear_cpu(cpu, &cpu_online_mask);
@@ -273,20 +394,18 @@ int cpu_down(int cpu)
 		goto out;
 	}
 	jitter_site(JITTER_HOTPLUG);
+	timeout_ms = cpuhp_down_timeout_ms(cpu);
 	sched_cpu_dying_begin(cpu);
-	if (!wait_for_completion_timeout(&cpuhp_dead, msecs_to_jiffies(cpuhp_timeout_ms))) {
+	if (!wait_event_timeout(cpuhp_dead_wq, smp_load_acquire(&cpuhp_dead[cpu]),
+				msecs_to_jiffies(timeout_ms))) {
 		pr_err("cpuhp: CPU %d did not stop within %u ms (a thread bound to it "
 		       "that cannot be moved, or it runs with interrupts off)\n",
-		       cpu, cpuhp_timeout_ms);
+		       cpu, timeout_ms);
 		ret = -ETIMEDOUT;
-		goto out;	/* it may still die later; it is not online either way */
+		cpuhp_gave_up(cpu, t0);	/* it may still die later */
+		goto out;
 	}
-	/* It gave the jiffies duty up as it died (cpuhp_play_dead()). */
-	WARN_ON_ONCE(READ_ONCE(tick_do_timer_cpu) == cpu);
-	jitter_site(JITTER_HOTPLUG);
-	timers_migrate_cpu(cpu);
-	jitter_site(JITTER_HOTPLUG);
-	rcu_migrate_callbacks(cpu);
+	cpuhp_take_over_dead(cpu);
 	account(true, ktime_get_ns() - t0);
 	trace_cpuhp("down", "done", cpu, 0);
 out:
@@ -308,6 +427,19 @@ int cpu_up(int cpu)
 	if (cpu_online(cpu) || !cpu_present(cpu)) {
 		ret = -EINVAL;
 		goto out;
+	}
+	if (cpuhp_late[cpu]) {
+		/* INIT-SIPI-SIPI would reset it wherever it is. */
+		if (!smp_load_acquire(&cpuhp_dead[cpu])) {
+			pr_warn("cpuhp: CPU %d has not stopped since cpu_down() gave up on it; "
+				"not bringing it up\n", cpu);
+			ret = -EBUSY;
+			goto out;
+		}
+		/* Its callbacks and timers stay: it runs them itself again. */
+		cpuhp_late[cpu] = false;
+		account(true, ktime_get_ns() - cpuhp_late_t0[cpu]);	/* a down, late */
+		wake_up_all(&cpuhp_dead_wq);	/* its cpuhp_late thread: nothing to do */
 	}
 	t0 = ktime_get_ns();
 	trace_cpuhp("up", "begin", cpu, 0);

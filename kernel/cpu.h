@@ -19,7 +19,8 @@
 
 /* 0, or -EINVAL (the boot CPU, not a CPU, already in that state),
  * -EBUSY (the caller is bound to that CPU, or it is the last one online),
- * -ETIMEDOUT (the CPU did not answer: named on the console), or the error
+ * -ETIMEDOUT (the CPU did not stop: named on the console; it is not
+ * online, and what it leaves moves once it stops), or the error
  * of an offline hook that failed: then the hooks already run are undone
  * and the CPU is online again, as before the call. */
 int cpu_down(int cpu);
@@ -30,7 +31,15 @@ int cpu_down(int cpu);
  * after every hook), as a hook that fails would; or, step "bringup", the
  * next cpu_up() fails as an AP that does not answer would (-EIO). */
 void cpuhp_inject_fail(const char *step);
+/* Test build: the next cpu_down(cpu) waits timeout_ms for it to stop,
+ * and cpu is held (irqs off) before it stops until
+ * cpuhp_inject_late_death_release(), or 5 s: a CPU that stops only after
+ * cpu_down() gave up on it. */
+void cpuhp_inject_late_death(int cpu, unsigned int timeout_ms);
+void cpuhp_inject_late_death_release(void);
 #endif
+/* 0, -EINVAL (online, or not a CPU), -EBUSY (cpu_down() gave up on it
+ * and it has not stopped yet), or the arch's error (-EIO: no answer). */
 int cpu_up(int cpu);
 
 /* cpu.offline=LIST, from kmain() once the scheduler and RCU run. */

@@ -16,6 +16,7 @@
 #include "kernel/percpu.h"
 #include "kernel/preempt.h"
 #include "kernel/printk.h"
+#include "kernel/sched.h"
 #include "kernel/smp.h"
 #include "kernel/time.h"
 #include "asm/cpu.h"
@@ -42,11 +43,16 @@ static const u8 hot_shifts[] = { 6, 8, 10, 12, 0xff };
 static const u8 slow_shifts[] = { 0, 1, 2, 3 };
 static const char *const site_names[JITTER_NR_SITES] = {
 	"unlock", "release", "rmw", "preempt", "irq", "wake",
-	"hotplug", "barrier", "gp_init", "gp_phase", "srcu",
+	"hotplug", "barrier", "gp_init", "gp_phase", "srcu", "switch", "irq_entry", "srcu_read",
+	"ipi",
 };
 
+/* The task inside cpu_down()/cpu_up(), or NULL (JITTER_WALK_SITES). */
+static struct task *jitter_hotplug_task;
+static unsigned long jitter_hotplug_steps;	/* JITTER_HOTPLUG sites passed */
 static DEFINE_PER_CPU(u64, jitter_rng);
 static DEFINE_PER_CPU(u64, jitter_count);
+static DEFINE_PER_CPU(u64, jitter_cross_count);
 
 /* splitmix64: spreads a small seed over all 64 bits (never returns 0 here
  * for the inputs we give it in practice; xorshift needs a nonzero state). */
@@ -78,15 +84,53 @@ void __jitter_site(unsigned int site)
 
 	if (in_nmi())
 		return;
+	if (site == JITTER_HOTPLUG)	/* fired or not: a step of cpu_down()/up() */
+		__atomic_add_fetch(&jitter_hotplug_steps, 1, __ATOMIC_RELAXED);
 	r = jitter_next();
 	if (shift && (r & ((1ull << shift) - 1)))
 		return;
 	cycles = (r >> 16) % (jitter_max_cycles[site] + 1);
 	this_cpu_add(jitter_count, 1);
-	/* The delay itself: rdtsc and pause only, no site of its own. */
 	t0 = rdtsc();
+	if ((JITTER_WALK_SITES & (1u << site)) && READ_ONCE(jitter_hotplug_task) &&
+	    READ_ONCE(jitter_hotplug_task) != current) {
+		/* A walk over the CPUs lets a hotplug operation take its
+		 * next step inside it (kernel/jitter.h). */
+		unsigned long steps = READ_ONCE(jitter_hotplug_steps);
+
+		cycles = jitter_max_cycles[site];
+		if (site == JITTER_BARRIER_WALK)
+			cycles *= 16;
+		while (READ_ONCE(jitter_hotplug_task) &&
+		       READ_ONCE(jitter_hotplug_steps) == steps && rdtsc() - t0 < cycles)
+			cpu_relax();
+		this_cpu_add(jitter_cross_count, 1);
+		return;
+	}
+	/* The delay itself: rdtsc and pause only, no site of its own. */
 	while (rdtsc() - t0 < cycles)
 		cpu_relax();
+}
+
+void jitter_hotplug_begin(void)
+{
+	WRITE_ONCE(jitter_hotplug_task, current);
+}
+
+void jitter_hotplug_end(void)
+{
+	WRITE_ONCE(jitter_hotplug_task, NULL);
+}
+
+/* Walk sites that waited for a hotplug operation, every CPU. */
+u64 jitter_crossings(void)
+{
+	u64 n = 0;
+	int cpu;
+
+	for (cpu = 0; cpu < nr_cpu_ids; cpu++)
+		n += per_cpu(jitter_cross_count, cpu);
+	return n;
 }
 
 u64 jitter_delays(void)
@@ -101,7 +145,7 @@ u64 jitter_delays(void)
 
 void jitter_init(void)
 {
-	char buf[160];
+	char buf[256];
 	unsigned int mask = 0, s;
 	int len = 0;
 	u64 r;
@@ -114,13 +158,13 @@ void jitter_init(void)
 		jitter_slow_us = 16 * jitter_max_us;
 	r = splitmix64(jitter_seed);
 	for (s = 0; s < JITTER_NR_SITES; s++) {
-		jitter_max_cycles[s] = (u64)(s < JITTER_FIRST_SLOW ? jitter_max_us : jitter_slow_us) *
-				       tsc_khz / 1000;
+		jitter_max_cycles[s] = (u64)(JITTER_LONG_SITES & (1u << s) ? jitter_slow_us :
+					     jitter_max_us) * tsc_khz / 1000;
 		r = splitmix64(r);
-		if (s < JITTER_FIRST_SLOW)
-			jitter_shift[s] = hot_shifts[r % sizeof(hot_shifts)];
-		else
+		if (JITTER_SLOW_SITES & (1u << s))
 			jitter_shift[s] = slow_shifts[r % sizeof(slow_shifts)];
+		else
+			jitter_shift[s] = hot_shifts[r % sizeof(hot_shifts)];
 		if (jitter_shift[s] == 0xff)
 			continue;
 		mask |= 1u << s;

@@ -36,9 +36,43 @@ enum jitter_site {
 	JITTER_GP_INIT,		/* each node of rcu_gp_init()'s two passes */
 	JITTER_GP_PHASE,	/* the GP kthread between init, FQS, cleanup */
 	JITTER_SRCU,		/* SRCU's scans and flip */
+	/*
+	 * Hot again, added after the others so that a seed keeps the odds
+	 * it gave the sites above (replays of docs/stress.md's table).
+	 */
+	JITTER_SWITCH,		/* finish_task_switch(), prev's ->on_cpu just
+				 * cleared: a wake-up elsewhere may run prev now
+				 * (the slow paths' delay; on a CPU going down
+				 * the site is JITTER_HOTPLUG) */
+	JITTER_IRQ_ENTRY,	/* irq_enter(), the handler not yet run */
+	JITTER_SRCU_READ,	/* between the stores of srcu_read_lock()'s and
+				 * srcu_read_unlock()'s per-task record, where
+				 * an interrupt's SRCU reader may land */
+	JITTER_IPI,		/* a cross-CPU call queued, its IPI sent: the
+				 * handler may run before the sender's next
+				 * store (the slow paths' delay) */
 	JITTER_NR_SITES
 };
-#define JITTER_FIRST_SLOW	JITTER_HOTPLUG
+/* The slow paths' sites: odds 1..1/8 and jitter.slow's delays. */
+#define JITTER_SLOW_SITES	((1u << JITTER_HOTPLUG) | (1u << JITTER_BARRIER_WALK) |	\
+				 (1u << JITTER_GP_INIT) | (1u << JITTER_GP_PHASE) |	\
+				 (1u << JITTER_SRCU))
+/*
+ * Walks over the CPUs: when one fires while another task is inside
+ * cpu_down()/cpu_up(), the set of CPUs is made to change in the middle of
+ * the walk, the class of every hotplug race found so far (Linux's
+ * gp_init_delay is commented "Races with CPU hotplug"); a plain delay
+ * would have to be as long as a whole cpu_down().  Such a site waits for
+ * the operation's next step (its next JITTER_HOTPLUG site), so the walk
+ * and the operation interleave step by step: rcu_barrier_sched()'s at
+ * most 16 jitter.slow (nothing of cpu_down() waits for a barrier),
+ * rcu_gp_init()'s at most jitter.slow (cpu_down() waits for grace
+ * periods).
+ */
+#define JITTER_WALK_SITES	((1u << JITTER_BARRIER_WALK) | (1u << JITTER_GP_INIT))
+/* Hot odds, but jitter.slow's delays: a crossing that needs a whole
+ * slow path (a wake-up, a task's exit) to fit inside it. */
+#define JITTER_LONG_SITES	(JITTER_SLOW_SITES | (1u << JITTER_SWITCH) | (1u << JITTER_IPI))
 
 #ifdef CONFIG_JITTER
 /* Bit s set: site s may fire (0 until jitter_init(), and with jitter=0). */
@@ -46,6 +80,10 @@ extern unsigned int jitter_site_mask;
 void __jitter_site(unsigned int site);
 void jitter_init(void);		/* kmain(), once the TSC is calibrated */
 u64 jitter_delays(void);	/* delays so far, every CPU */
+/* cpu_down()/cpu_up() under way (cpu_hotplug_begin()/done()). */
+void jitter_hotplug_begin(void);
+void jitter_hotplug_end(void);
+u64 jitter_crossings(void);	/* walk sites that waited for one */
 
 static inline __attribute__((always_inline)) void jitter_site(unsigned int site)
 {
@@ -53,7 +91,11 @@ static inline __attribute__((always_inline)) void jitter_site(unsigned int site)
 		__jitter_site(site);
 }
 #else
-static inline void jitter_site(unsigned int site) { (void)site; }
+/* A macro: a site's argument is not even evaluated in the benchmark build. */
+#define jitter_site(site) do { } while (0)
 static inline void jitter_init(void) {}
 static inline u64 jitter_delays(void) { return 0; }
+static inline void jitter_hotplug_begin(void) {}
+static inline void jitter_hotplug_end(void) {}
+static inline u64 jitter_crossings(void) { return 0; }
 #endif

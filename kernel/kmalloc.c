@@ -170,6 +170,7 @@ static void refill(unsigned int c, struct kmem_cpu_cache *pc)
 	struct kmem_class *k = &classes[c];
 	void *bad = NULL;
 
+	lockdep_assert_irqs_disabled();
 	spin_lock(&k->lock);
 	while (pc->count < PCP_BATCH && k->freelist) {
 		void *obj = k->freelist, *next = link_decode(obj);

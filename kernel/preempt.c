@@ -18,6 +18,7 @@ void irq_enter(void)
 	rcu_irq_enter();
 	tick_irq_enter();	/* an interrupt ends tickless idle */
 	preempt_count_add(HARDIRQ_OFFSET);
+	jitter_site(JITTER_IRQ_ENTRY);	/* test build: a slow entry, the interrupted code waits */
 }
 
 void irq_exit(void)

@@ -153,13 +153,17 @@ void nmi_profile_preemptible(unsigned long pc)
 
 void nmi_stop_preemptible(void)
 {
-	struct profile_buffer *p = rcu_access_pointer(buf);
+	struct profile_buffer *p;
 
-	if (p == NULL)
-		return;
-	rcu_assign_pointer(buf, NULL);
-	synchronize_rcu();
-	profile_free(p);
+	/* An updater, as nmi_stop()'s callers: profile_fold() needs it. */
+	mutex_lock(&profile_mutex);
+	p = rcu_access_pointer(buf);
+	if (p) {
+		rcu_assign_pointer(buf, NULL);
+		synchronize_rcu();
+		profile_free(p);
+	}
+	mutex_unlock(&profile_mutex);
 }
 
 /* Called by the arch NMI handler with the interrupted instruction. */

@@ -15,6 +15,7 @@ static int fold_shift = -1;
 /* Called with profile_mutex held, after p's grace period. */
 void profile_fold(struct profile_buffer *p)
 {
+	lockdep_assert_held(&profile_mutex);
 	int shift = p->shift;
 	if (fold_shift < 0 || shift > fold_shift)
 		fold_shift = MAX(shift, 0);

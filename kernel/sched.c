@@ -161,6 +161,7 @@ static void check_preempt(struct rq *rq, int cpu, struct task *t)
 {
 	struct task *curr = rq->curr;
 
+	lockdep_assert_held(&rq->lock);
 	if (!curr || is_idle_task(curr) || t->prio > curr->prio)
 		resched_cpu(cpu);
 }
@@ -200,6 +201,10 @@ static void finish_task_switch(struct task *prev)
 	long prev_state = READ_ONCE(prev->state);
 
 	smp_store_release(&prev->on_cpu, 0);
+	/* Test build: a wake-up elsewhere may now run prev, even to its exit.
+	 * On a CPU going down this tail is a step of cpu_down() (the wake-up
+	 * moves prev away, move_woken_task()): the slow paths' odds. */
+	jitter_site(unlikely(READ_ONCE(this_cpu_rq()->dying)) ? JITTER_HOTPLUG : JITTER_SWITCH);
 	sched_inject(SCHED_INJECT_FINISH, prev, smp_processor_id());
 	if (unlikely(prev_state == TASK_DEAD))
 		put_task_struct(prev);	/* the running reference; off its stack now */
@@ -406,6 +411,8 @@ static void move_queued_task(struct rq *from, struct task *t, int to)
 {
 	struct rq *rq = cpu_rq(to);
 
+	lockdep_assert_irqs_disabled();
+	lockdep_assert_held(&from->lock);
 	list_del_init(&t->run_list);
 	from->nr_running--;
 	/* Two run-queue locks: only the dying CPU nests them, its own first
@@ -436,6 +443,7 @@ static void move_woken_task(struct task *t, int cpu)
 	int to = select_task_cpu();
 	struct rq *rq = cpu_rq(to);
 
+	lockdep_assert_irqs_disabled();
 	while (__atomic_load_n(&t->on_cpu, __ATOMIC_ACQUIRE))
 		cpu_relax();
 	broke_affinity(t, cpu);
@@ -573,13 +581,34 @@ void scheduler_ipi(void)
 
 /* ---- kthreads ---------------------------------------------------------- */
 
+/*
+ * Test build: a reference taken or dropped on a task struct already freed
+ * (its usage reads as kfree()'s POISON_FREE, or was 0) is a use after
+ * free, such as a running reference dropped twice: said at once, where
+ * the damage is done, not when the memory is reused.
+ */
+static void task_usage_check(struct task *t, const char *what)
+{
+#ifdef CONFIG_SANITIZE
+	int u = atomic_read(&t->usage);
+
+	WARN(u <= 0 || u == (int)(POISON_FREE_WORD & 0xffffffffu),
+	     "sched: %s of a freed task struct (usage %#x, name %.16s)", what, u, t->name);
+#else
+	(void)t;
+	(void)what;
+#endif
+}
+
 void get_task_struct(struct task *t)
 {
+	task_usage_check(t, "get_task_struct()");
 	atomic_inc(&t->usage);
 }
 
 void put_task_struct(struct task *t)
 {
+	task_usage_check(t, "put_task_struct()");
 	if (atomic_dec_and_test(&t->usage)) {
 		if (WARN_ON(t == &init_task || is_idle_task(t)))
 			return;
@@ -735,6 +764,7 @@ int kthread_join(struct task *t)
 {
 	int ret;
 
+	task_usage_check(t, "kthread_join()");
 	wait_for_completion(&t->exited);
 	ret = t->exit_code;
 	put_task_struct(t);
@@ -965,6 +995,7 @@ void sched_cpu_dying(void)
 	int cpu = smp_processor_id();
 	struct rq *rq = cpu_rq(cpu);
 
+	lockdep_assert_irqs_disabled();
 	arch_spin_lock(&rq->lock);
 	for (int p = 0; p < NR_PRIO; p++) {
 		struct task *t, *n;
@@ -1015,10 +1046,15 @@ int kthread_park(struct task *t)
 	reinit_completion(&t->parked_done);
 	smp_store_release(&t->should_park, true);	/* the reinit before t's complete() */
 	wake_up_process(t);
-	if (!wait_for_completion_timeout(&t->parked_done, msecs_to_jiffies(10000))) {
-		printk(KERN_ERR "kthread_park(%s): not parked after 10 s\n", t->name);
-		return -ETIMEDOUT;
-	}
+	/* Linux waits for as long as it takes.  A wait given up on would
+	 * leave t asked to park with cpu_down() backing out: it would park
+	 * later on a CPU that stays online, and no kthread_park() of it
+	 * would ever return again.  So a slow one is named, and waited for. */
+	for (unsigned int s = 10; !wait_for_completion_timeout(&t->parked_done,
+							      msecs_to_jiffies(10000)); s += 10)
+		printk(KERN_WARNING "kthread_park(%s): not parked after %u s (a vCPU the host "
+		       "does not run, or a kthread that does not poll kthread_should_park()); "
+		       "still waiting\n", t->name, s);
 	return 0;
 }
 

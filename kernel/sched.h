@@ -153,7 +153,7 @@ int kthread_join(struct task *t);
 bool kthread_should_stop(void);
 /*
  * CPU hotplug's per-CPU kthreads (Linux's API): kthread_park() asks t to
- * park and waits until it has (-ETIMEDOUT, named, after 10 s); t polls
+ * park and waits until it has (named every 10 s meanwhile); t polls
  * kthread_should_park() at points where it holds nothing and calls
  * kthread_parkme(), which sleeps until kthread_unpark().  A parked
  * thread stays bound to its CPU; any other thread on a CPU going down is

@@ -125,6 +125,7 @@ static void run_queue_polled(void)
 /* A CPU going down, irqs off: the calls queued before it left the mask. */
 void smp_call_function_drain(void)
 {
+	lockdep_assert_irqs_disabled();
 	if (__atomic_load_n(&call_queue[smp_processor_id()], __ATOMIC_ACQUIRE))
 		run_queue_polled();
 }
@@ -167,6 +168,7 @@ static int queue_call(int target, smp_call_func_t fn, void *info)
 					      __ATOMIC_RELEASE, __ATOMIC_RELAXED));
 	if (!head)
 		arch_send_call_function_ipi(target);
+	jitter_site(JITTER_IPI);	/* test build: the call may run before our next step */
 	return 0;
 }
 

@@ -119,6 +119,7 @@ void tick_handover_do_timer(void)
 {
 	int cpu = smp_processor_id();
 
+	lockdep_assert_irqs_disabled();
 	if (READ_ONCE(tick_do_timer_cpu) != cpu)
 		return;
 	arch_spin_lock(&jiffies_lock);
@@ -145,6 +146,7 @@ void tick_sched_do_timer(void)
 	int cpu = smp_processor_id(), holder = READ_ONCE(tick_do_timer_cpu);
 	u64 j = jiffies;
 
+	lockdep_assert_irqs_disabled();
 	if (holder != cpu && holder != TICK_DO_TIMER_NONE) {
 		if (j != this_cpu_read(tick_seen_jiffies)) {
 			this_cpu_write(tick_seen_jiffies, j);
@@ -194,6 +196,7 @@ void tick_nohz_idle_stop_tick(void)
 	int cpu = smp_processor_id();
 	unsigned long next, j, ticks = NOHZ_MAX_TICKS;
 
+	lockdep_assert_irqs_disabled();
 	if (!tick_nohz_enabled || !sched_running || this_cpu_read(tick_stopped) ||
 	    !cpu_online(cpu) || !arch_tick_can_stop() || rcu_needs_cpu())
 		return;

@@ -74,6 +74,7 @@ bool timer_pending(const struct timer_list *t)
 /* Lock t's base; NULL if it never had one.  Irqs off. */
 static struct timer_base *lock_timer_base(struct timer_list *t, int *cpu)
 {
+	lockdep_assert_irqs_disabled();
 	for (;;) {
 		int c = __atomic_load_n(&t->base, __ATOMIC_RELAXED);
 
@@ -93,6 +94,7 @@ static bool detach_timer(struct timer_list *t)
 {
 	if (t->cpu < 0)
 		return false;
+	lockdep_assert_held(&timer_bases[t->base].lock);
 	list_del_init(&t->entry);
 	__atomic_store_n(&t->cpu, -1, __ATOMIC_RELEASE);
 	return true;
@@ -246,6 +248,7 @@ bool timer_next_expiry(unsigned long *next)
 	struct timer_list *t;
 	bool any = false;
 
+	lockdep_assert_irqs_disabled();
 	if (!bases_ready)
 		return false;
 	b = &timer_bases[smp_processor_id()];
@@ -283,6 +286,8 @@ void timers_migrate_cpu(int cpu)
 		__atomic_store_n(&t->base, me, __ATOMIC_RELAXED);
 		__atomic_store_n(&t->cpu, me, __ATOMIC_RELEASE);
 	}
+	/* A dead CPU owns no timer: an add_timer_on() meanwhile is a bug. */
+	WARN_ON_ONCE(!list_empty(&timer_bases[cpu].list));
 	unlock_two_bases(cpu, me);
 	local_irq_restore(flags);
 }

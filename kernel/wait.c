@@ -49,6 +49,7 @@ static void __wake_up_locked(wait_queue_head_t *wq, int nr_exclusive)
 {
 	struct wait_queue_entry *w, *n;
 
+	lockdep_assert_held(&wq->lock);
 	list_for_each_entry_safe(w, n, &wq->head, entry) {
 		bool exclusive = w->flags & WQ_FLAG_EXCLUSIVE;
 

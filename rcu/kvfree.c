@@ -10,15 +10,26 @@
  * the object, as Linux's); an object without one (kvfree_rcu_mightsleep())
  * is freed after synchronize_rcu() by its caller.
  *
- * Nothing waits per object.  The monitor, a timer armed by the first
- * object queued, after kfree_rcu.drain_ms (or at the next tick once a
- * page is full), moves everything queued into a free batch slot
- * (struct kfree_rcu_cpu_work; KFREE_N_BATCHES per CPU) and hands the
- * batch to one grace period with one call_rcu().  That callback frees
- * the batch's objects in bulk, keeps up to KFREE_CACHE_MAX of its pages
- * for the next batches, and frees the slot.  While every slot waits for
- * its grace period, objects keep collecting and the monitor tries again
- * at its next firing: a batch goes to one grace period at a time.
+ * Nothing waits per object, and a grace period serves every CPU's
+ * objects at once.  The monitor, one timer for all CPUs armed by the
+ * first object queued after a batch went, fires kfree_rcu.drain_ms
+ * later and moves every CPU's queued pages and chains into the batch
+ * (kfree_rcu_gp), which it hands to one grace period with one
+ * call_rcu().  There is one batch: while it waits for its grace period
+ * objects keep collecting, and its callback arms the monitor for them.
+ * The callback deals the batch's pages out among the kfree_rcu/N
+ * kthreads (one per CPU online at boot), which free them a page at a
+ * time with a preemption point between pages (Linux's kfree_rcu_work()
+ * in a workqueue) and keep up to KFREE_CACHE_MAX pages for later.
+ *
+ * The pace: the next batch goes kfree_rcu.gp_gap times as long after a
+ * batch's grace period ended as that batch waited for it (by default
+ * twice: kfree_rcu() keeps grace periods busy a third of the time at
+ * most).  Handing a batch over as soon as the last one's grace period
+ * ends would run grace periods back to back under a steady stream of
+ * kfree_rcu(), as many as a call_rcu() per object does; the objects
+ * waiting longer is the price of the grace periods saved.
+ * kvfree_rcu_barrier() does not wait for the pace.
  *
  * call_rcu() grace periods wait for every RCU-sched reader and every
  * rcu_read_lock() reader (preemptible RCU's normal grace periods are
@@ -28,9 +39,9 @@
  * Memory pressure: kfree_rcu_shrink() (a shrinker, kernel/shrinker.h,
  * called by the page allocator before it fails) gives back every cached
  * page.  CPU hotplug: a CPU going offline hands what it has queued to
- * the CPU running the hook (cpuhp); its batches in flight finish where
- * rcu_migrate_callbacks() moves their callbacks, and its monitor timer
- * moves with its other timers.
+ * the CPU running the hook (cpuhp); a batch in flight finishes where
+ * rcu_migrate_callbacks() moves its callback, the monitor timer moves
+ * with that CPU's other timers, and its worker with its other tasks.
  *
  * Debugging (test build): every queued object is tracked as an rcu_head
  * at its own address by rcu/debug_head.c, so a second kfree_rcu() of an
@@ -50,7 +61,6 @@
 #include "kernel/timer.h"
 #include "asm/page.h"
 
-#define KFREE_N_BATCHES		2
 #define KFREE_CACHE_MAX		5	/* pages each CPU keeps for later batches */
 
 struct kvfree_rcu_bulk_data {
@@ -62,19 +72,7 @@ struct kvfree_rcu_bulk_data {
 #define KVFREE_BULK_MAX \
 	((PAGE_SIZE - sizeof(struct kvfree_rcu_bulk_data)) / sizeof(void *))
 
-struct kfree_rcu_cpu;
-
-/* A batch: the objects of one call_rcu(). */
-struct kfree_rcu_cpu_work {
-	struct rcu_head rcu_work;
-	struct list_head bulk_head_free;	/* pages of pointers */
-	struct rcu_head *head_free;		/* the fallback chain */
-	unsigned long nr;			/* objects in the batch */
-	unsigned long start_seq;		/* krcp->submitted_seq before it */
-	bool busy;
-	struct kfree_rcu_cpu *krcp;
-};
-
+/* One CPU's objects not yet handed to a grace period. */
 struct kfree_rcu_cpu {
 	spinlock_t lock;			/* taken with irqs off */
 	struct list_head bulk_head;		/* pages being filled, newest first */
@@ -82,8 +80,7 @@ struct kfree_rcu_cpu {
 	unsigned long count;			/* objects queued, not in a batch */
 	unsigned long queued_seq;		/* objects ever queued here */
 	unsigned long submitted_seq;		/* of those, handed to a batch */
-	struct kfree_rcu_cpu_work krw_arr[KFREE_N_BATCHES];
-	struct timer_list monitor;
+	bool monitor_asked;			/* since this CPU's last drain */
 	struct list_head cache;			/* empty pages */
 	int nr_cached;
 	int cpu;
@@ -92,9 +89,53 @@ struct kfree_rcu_cpu {
 
 static DEFINE_PER_CPU(struct kfree_rcu_cpu, krc);
 
+/*
+ * The batch: every CPU's queued objects, handed to one grace period
+ * with one call_rcu().  There is one, so a grace period serves one
+ * batch and a batch one grace period; kfree_rcu_gp_lock is taken
+ * before any CPU's krcp->lock.
+ */
+static struct {
+	struct rcu_head rcu;
+	struct list_head pages;			/* pages of pointers, all CPUs' */
+	struct rcu_head *head;			/* the fallback chains, joined */
+	bool busy;				/* waiting for its GP or freeing */
+	bool forced;				/* by kvfree_rcu_barrier() */
+	unsigned long handed_at;		/* jiffies of its call_rcu() */
+	unsigned long next;			/* no batch before (jiffies) */
+	struct timer_list monitor;
+	bool ready;				/* kfree_rcu_init_late() ran */
+} kfree_rcu_gp;
+
+/*
+ * The kfree_rcu/N kthreads, one on each CPU online at boot: a batch's
+ * pages are dealt out among them, so each CPU frees its share as each
+ * CPU's callbacks free call_rcu()'s objects.  One freeing CPU could not
+ * keep up with the others queueing, and what it had not freed yet piled
+ * up.  Lists and nr_handed under kfree_rcu_gp_lock.
+ */
+struct kfree_rcu_worker {
+	struct list_head pages;			/* past their GP, to free */
+	struct rcu_head *head;			/* the fallback chain (worker 0) */
+	unsigned long nr_handed;		/* batches given to it */
+	unsigned long nr_freed;			/* ...it has freed (release) */
+	wait_queue_head_t wq;
+	struct task *task;
+};
+static struct kfree_rcu_worker kfree_workers[NR_CPUS];
+static int kfree_nr_workers;
+static DECLARE_WAIT_QUEUE_HEAD(kfree_rcu_freed_wq);	/* barriers wait */
+static DEFINE_SPINLOCK(kfree_rcu_gp_lock);
+
 unsigned int kfree_rcu_drain_ms = 5;
 core_param(kfree_rcu.drain_ms, kfree_rcu_drain_ms, uint,
-	   "ms before kfree_rcu()'s monitor hands a partial batch to a grace period");
+	   "ms kfree_rcu()'s monitor waits after an object finds nothing queued");
+
+/* The monitor's pace: after a batch's grace period, the next batch
+ * waits gp_gap times as long as that one waited for its GP. */
+unsigned int kfree_rcu_gp_gap = 2;
+core_param(kfree_rcu.gp_gap, kfree_rcu_gp_gap, uint,
+	   "kfree_rcu(): idle time between its grace periods, in units of the last one's wait");
 
 struct kfree_rcu_stats kfree_rcu_stats;
 
@@ -158,31 +199,43 @@ static bool put_cached_bnode(struct kfree_rcu_cpu *krcp, struct kvfree_rcu_bulk_
 	return true;
 }
 
-/* ---- a batch ---- */
+/* ---- the batch ---- */
 
-/* After its grace period (call_rcu()'s callback, a kthread): free it all. */
-static void kfree_rcu_work(struct rcu_head *rh)
+static unsigned long kfree_rcu_drain_jiffies(void)
 {
-	struct kfree_rcu_cpu_work *krwp = container_of(rh, struct kfree_rcu_cpu_work, rcu_work);
-	struct kfree_rcu_cpu *krcp = krwp->krcp;
-	struct kvfree_rcu_bulk_data *b, *n;
-	struct rcu_head *head, *next;
-	unsigned long flags, nr = 0;
-	LIST_HEAD(pages);
+	unsigned long j = msecs_to_jiffies(kfree_rcu_drain_ms);
 
-	spin_lock_irqsave(&krcp->lock, flags);
-	list_splice_init(&krwp->bulk_head_free, &pages);
-	head = krwp->head_free;
-	krwp->head_free = NULL;
-	spin_unlock_irqrestore(&krcp->lock, flags);
+	return j ? j : 1;
+}
 
-	list_for_each_entry(b, &pages, list) {
-		for (unsigned long i = 0; i < b->nr_records; i++) {
-			debug_rcu_head_unqueue((struct rcu_head *)b->records[i]);
-			kfree(b->records[i]);
-		}
-		nr += b->nr_records;
-	}
+/* kfree_rcu_gp_lock held, no batch in flight: the monitor fires at
+ * kfree_rcu_gp.next, or drain_ms from now if that is later. */
+static void kfree_rcu_arm_monitor_locked(void)
+{
+	unsigned long when = jiffies + kfree_rcu_drain_jiffies();
+
+	if (kfree_rcu_gp.busy || timer_pending(&kfree_rcu_gp.monitor))
+		return;
+	if (time_after(kfree_rcu_gp.next, when))
+		when = kfree_rcu_gp.next;
+	kfree_rcu_gp.monitor.expires = when;
+	add_timer(&kfree_rcu_gp.monitor);
+}
+
+static bool kfree_rcu_anything_queued(void)
+{
+	for (int cpu = 0; cpu < NR_CPUS; cpu++)
+		if (READ_ONCE(per_cpu_ptr(&krc, cpu)->count))
+			return true;
+	return false;
+}
+
+/* The fallback chain: each head's func holds its offset in the object. */
+static unsigned long kfree_rcu_free_chain(struct rcu_head *head)
+{
+	struct rcu_head *next;
+	unsigned long nr = 0;
+
 	for (; head; head = next) {
 		unsigned long offset = (unsigned long)head->func;
 		void *ptr = (char *)head - offset;
@@ -192,105 +245,240 @@ static void kfree_rcu_work(struct rcu_head *rh)
 		kfree(ptr);
 		nr++;
 	}
-	stat_add(&kfree_rcu_stats.freed, (long)nr);
+	return nr;
+}
 
-	spin_lock_irqsave(&krcp->lock, flags);
-	list_for_each_entry_safe(b, n, &pages, list) {
-		list_del(&b->list);
-		if (put_cached_bnode(krcp, b))
-			b = NULL;
-		if (b) {
-			spin_unlock_irqrestore(&krcp->lock, flags);
-			bnode_free(b);
-			spin_lock_irqsave(&krcp->lock, flags);
-		}
+/* A page of pointers past its grace period: its objects, then the page
+ * (back to this CPU's cache if there is room). */
+static void kfree_rcu_free_page(struct kvfree_rcu_bulk_data *b)
+{
+	struct kfree_rcu_cpu *krcp;
+	unsigned long flags;
+	bool cached;
+
+	for (unsigned long i = 0; i < b->nr_records; i++) {
+		debug_rcu_head_unqueue((struct rcu_head *)b->records[i]);
+		kfree(b->records[i]);
 	}
-	/* The slot is free once its objects are (kvfree_rcu_barrier()). */
-	WRITE_ONCE(krwp->busy, false);
-	/* Objects that found every slot busy: the monitor takes them. */
-	if (krcp->count && !timer_pending(&krcp->monitor)) {
-		/* Here: krcp's CPU may be going down. */
-		krcp->monitor.expires = jiffies + 1;
-		add_timer(&krcp->monitor);
-	}
-	spin_unlock_irqrestore(&krcp->lock, flags);
+	stat_add(&kfree_rcu_stats.freed, (long)b->nr_records);
+	local_irq_save(flags);
+	krcp = this_cpu_ptr(&krc);
+	spin_lock(&krcp->lock);
+	cached = put_cached_bnode(krcp, b);
+	spin_unlock(&krcp->lock);
+	local_irq_restore(flags);
+	if (!cached)
+		bnode_free(b);
 }
 
 /*
- * krcp->lock held: everything queued goes to a free slot and its grace
- * period.  False if something stays queued (every slot was busy).
+ * A kfree_rcu/N kthread: frees the pages (and chain) dealt to it once
+ * their grace period has ended, a page at a time with a preemption point
+ * between pages, as Linux's kfree_rcu_work() does in a workqueue.
+ * Freeing a batch of a hundred thousand objects in the callback itself
+ * (no preemption there) kept its CPU from any quiescent state for as
+ * long, so the next grace period, and the memory waiting for it, waited
+ * for the whole free.
  */
-static bool kfree_rcu_drain_locked(struct kfree_rcu_cpu *krcp, unsigned int *nogp)
+static int kfree_rcu_kthread(void *arg)
 {
-	for (int i = 0; i < KFREE_N_BATCHES && krcp->count; i++) {
-		struct kfree_rcu_cpu_work *krwp = &krcp->krw_arr[i];
+	struct kfree_rcu_worker *w = arg;
 
-		if (krwp->busy)
-			continue;
-		list_splice_init(&krcp->bulk_head, &krwp->bulk_head_free);
-		krwp->head_free = krcp->head;
-		krcp->head = NULL;
-		krwp->nr = krcp->count;
-		krwp->start_seq = krcp->submitted_seq;
-		krcp->submitted_seq = krcp->queued_seq;
-		krcp->count = 0;
-		WRITE_ONCE(krwp->busy, true);
-		stat_add(&kfree_rcu_stats.batches, 1);
-		if (kfree_inject(KFREE_INJECT_NO_GP))
-			*nogp |= 1u << i;	/* the caller frees it, unlocked */
-		else
-			call_rcu(&krwp->rcu_work, kfree_rcu_work);	/* one GP per batch */
+	while (!kthread_should_stop()) {
+		struct kvfree_rcu_bulk_data *b;
+		struct rcu_head *head;
+		unsigned long flags, handed;
+		LIST_HEAD(pages);
+
+		wait_event(w->wq, READ_ONCE(w->nr_handed) != w->nr_freed ||
+			   kthread_should_stop());
+		spin_lock_irqsave(&kfree_rcu_gp_lock, flags);
+		list_splice_init(&w->pages, &pages);
+		head = w->head;
+		w->head = NULL;
+		handed = w->nr_handed;
+		spin_unlock_irqrestore(&kfree_rcu_gp_lock, flags);
+
+		while (!list_empty(&pages)) {
+			b = list_first_entry(&pages, struct kvfree_rcu_bulk_data, list);
+			list_del(&b->list);
+			kfree_rcu_free_page(b);
+			cond_resched();
+		}
+		stat_add(&kfree_rcu_stats.freed, (long)kfree_rcu_free_chain(head));
+		smp_store_release(&w->nr_freed, handed);
+		wake_up_all(&kfree_rcu_freed_wq);
 	}
-	return krcp->count == 0;
+	return 0;
 }
 
-/* Test build, KFREE_INJECT_NO_GP: the batches just taken, freed now. */
-static void kfree_rcu_nogp(struct kfree_rcu_cpu *krcp, unsigned int nogp)
+/* kfree_rcu_gp_lock held: the batch's pages dealt out among the
+ * workers, a page each in turn, the chain to worker 0. */
+static void kfree_rcu_deal_locked(void)
 {
-	for (int i = 0; i < KFREE_N_BATCHES; i++)
-		if (nogp & (1u << i))
-			kfree_rcu_work(&krcp->krw_arr[i].rcu_work);
+	struct kvfree_rcu_bulk_data *b, *n;
+	struct kfree_rcu_worker *w;
+	unsigned long dealt = 0;
+	struct rcu_head *last;
+	int i = 0;
+
+	list_for_each_entry_safe(b, n, &kfree_rcu_gp.pages, list) {
+		w = &kfree_workers[i];
+		list_move_tail(&b->list, &w->pages);
+		dealt |= 1UL << i;
+		i = (i + 1) % kfree_nr_workers;
+	}
+	for (last = kfree_rcu_gp.head; last && last->next; last = last->next)
+		;
+	if (last) {
+		w = &kfree_workers[0];
+		last->next = w->head;
+		w->head = kfree_rcu_gp.head;
+		kfree_rcu_gp.head = NULL;
+		dealt |= 1;
+	}
+	for (i = 0; i < kfree_nr_workers; i++)
+		if (dealt & (1UL << i))
+			WRITE_ONCE(kfree_workers[i].nr_handed, kfree_workers[i].nr_handed + 1);
+}
+
+/*
+ * The batch's grace period has ended: hand it to the workers (or, for
+ * the test build's KFREE_INJECT_NO_GP, free it here and now, as fast as
+ * the fault can be) and let the next batch go.
+ */
+static void kfree_rcu_batch_done(bool now)
+{
+	struct rcu_head *head = NULL;
+	unsigned long flags, waited;
+	LIST_HEAD(pages);
+
+	spin_lock_irqsave(&kfree_rcu_gp_lock, flags);
+	if (now) {
+		list_splice_init(&kfree_rcu_gp.pages, &pages);
+		head = kfree_rcu_gp.head;
+		kfree_rcu_gp.head = NULL;
+	} else {
+		kfree_rcu_deal_locked();
+	}
+	/*
+	 * The next batch waits gp_gap times as long as this one waited for
+	 * its grace period: with the default, kfree_rcu() keeps grace
+	 * periods busy a third of the time at most, however long they take,
+	 * and objects queued meanwhile share the next one.  A barrier's
+	 * batch is its caller's demand, not the monitor's pace.
+	 */
+	waited = jiffies - kfree_rcu_gp.handed_at;
+	if (!kfree_rcu_gp.forced)
+		kfree_rcu_gp.next = jiffies + MIN(READ_ONCE(kfree_rcu_gp_gap) * waited,
+						  (unsigned long)HZ);
+	WRITE_ONCE(kfree_rcu_gp.busy, false);
+	/* Objects queued while it was busy: the monitor takes them. */
+	if (kfree_rcu_anything_queued())
+		kfree_rcu_arm_monitor_locked();
+	spin_unlock_irqrestore(&kfree_rcu_gp_lock, flags);
+	if (!now) {
+		for (int i = 0; i < kfree_nr_workers; i++)
+			if (READ_ONCE(kfree_workers[i].nr_handed) != kfree_workers[i].nr_freed)
+				wake_up(&kfree_workers[i].wq);
+		return;
+	}
+	while (!list_empty(&pages)) {
+		struct kvfree_rcu_bulk_data *b = list_first_entry(&pages,
+				struct kvfree_rcu_bulk_data, list);
+
+		list_del(&b->list);
+		kfree_rcu_free_page(b);
+	}
+	stat_add(&kfree_rcu_stats.freed, (long)kfree_rcu_free_chain(head));
+}
+
+/* After its grace period (call_rcu()'s callback). */
+static void kfree_rcu_work(struct rcu_head *rh)
+{
+	(void)rh;
+	kfree_rcu_batch_done(false);
+}
+
+/*
+ * kfree_rcu_gp_lock held, no batch in flight: every CPU's queued
+ * objects go to the batch.  True if it took any (the caller hands it
+ * to a grace period).
+ */
+static bool kfree_rcu_fill_batch_locked(void)
+{
+	unsigned long nr = 0;
+
+	for (int cpu = 0; cpu < NR_CPUS; cpu++) {
+		struct kfree_rcu_cpu *krcp = per_cpu_ptr(&krc, cpu);
+		struct rcu_head *last;
+
+		if (!READ_ONCE(krcp->ready))
+			continue;
+		spin_lock(&krcp->lock);
+		krcp->monitor_asked = false;
+		if (krcp->count) {
+			list_splice_init(&krcp->bulk_head, &kfree_rcu_gp.pages);
+			for (last = krcp->head; last && last->next; last = last->next)
+				;
+			if (last) {
+				last->next = kfree_rcu_gp.head;
+				kfree_rcu_gp.head = krcp->head;
+				krcp->head = NULL;
+			}
+			nr += krcp->count;
+			krcp->submitted_seq = krcp->queued_seq;
+			krcp->count = 0;
+		}
+		spin_unlock(&krcp->lock);
+	}
+	return nr != 0;
+}
+
+/*
+ * kfree_rcu_gp_lock held (irqs off): if no batch is in flight, hand
+ * everything queued to one grace period.  *nogp: the test build's
+ * KFREE_INJECT_NO_GP, the caller frees it at once, unlocked.
+ */
+static void kfree_rcu_drain_locked(bool forced, bool *nogp)
+{
+	if (kfree_rcu_gp.busy || !kfree_rcu_fill_batch_locked())
+		return;
+	/* It took everything: the next object queued sets the monitor. */
+	del_timer(&kfree_rcu_gp.monitor);
+	WRITE_ONCE(kfree_rcu_gp.busy, true);
+	kfree_rcu_gp.forced = forced;
+	kfree_rcu_gp.handed_at = jiffies;
+	stat_add(&kfree_rcu_stats.batches, 1);
+	if (kfree_inject(KFREE_INJECT_NO_GP))
+		*nogp = true;
+	else
+		call_rcu(&kfree_rcu_gp.rcu, kfree_rcu_work);	/* one GP per batch */
 }
 
 /* The monitor (timer, irq context): hand what is queued to a grace period. */
 static void kfree_rcu_monitor(struct timer_list *t)
 {
-	struct kfree_rcu_cpu *krcp = container_of(t, struct kfree_rcu_cpu, monitor);
-	unsigned int nogp = 0;
 	unsigned long flags;
+	bool nogp = false;
 
-	spin_lock_irqsave(&krcp->lock, flags);
-	if (!kfree_rcu_drain_locked(krcp, &nogp))
-		stat_add(&kfree_rcu_stats.slots_busy, 1);
-	/* If all slots were busy, the first batch to finish re-arms us. */
-	spin_unlock_irqrestore(&krcp->lock, flags);
-	kfree_rcu_nogp(krcp, nogp);
+	(void)t;
+	spin_lock_irqsave(&kfree_rcu_gp_lock, flags);
+	if (kfree_rcu_gp.busy)
+		stat_add(&kfree_rcu_stats.slots_busy, 1);	/* its end re-arms us */
+	kfree_rcu_drain_locked(false, &nogp);
+	spin_unlock_irqrestore(&kfree_rcu_gp_lock, flags);
+	if (nogp)
+		kfree_rcu_batch_done(true);
 }
 
-static unsigned long kfree_rcu_drain_jiffies(void)
+/* Something was queued on a CPU that had not asked since its last drain
+ * (irqs off, no krcp->lock): make sure the monitor will run. */
+static void kfree_rcu_schedule_monitor(void)
 {
-	unsigned long j = msecs_to_jiffies(kfree_rcu_drain_ms);
-
-	return j ? j : 1;
-}
-
-/* krcp->lock held, something queued: make sure the monitor will run. */
-static void kfree_rcu_schedule_monitor(struct kfree_rcu_cpu *krcp)
-{
-	/* A full page goes at the next tick; a partial one waits a little
-	 * for company. */
-	unsigned long delay = krcp->count >= KVFREE_BULK_MAX ? 1 : kfree_rcu_drain_jiffies();
-
-	if (timer_pending(&krcp->monitor)) {
-		if (delay == 1 && time_after(krcp->monitor.expires, jiffies + 1)) {
-			del_timer(&krcp->monitor);
-			krcp->monitor.expires = jiffies + 1;
-			add_timer_on(&krcp->monitor, krcp->cpu);
-		}
-		return;
-	}
-	krcp->monitor.expires = jiffies + delay;
-	add_timer_on(&krcp->monitor, krcp->cpu);
+	spin_lock(&kfree_rcu_gp_lock);
+	kfree_rcu_arm_monitor_locked();
+	spin_unlock(&kfree_rcu_gp_lock);
 }
 
 /* krcp->lock held: ptr into the newest page, if there is room or a
@@ -327,7 +515,7 @@ void kvfree_call_rcu(struct rcu_head *head, void *ptr)
 	struct kvfree_rcu_bulk_data *fresh = NULL;
 	struct kfree_rcu_cpu *krcp;
 	unsigned long flags;
-	bool queued, might_sleep_ok = true;
+	bool queued, might_sleep_ok = true, ask = false;
 
 	if (!ptr)
 		return;
@@ -345,7 +533,8 @@ void kvfree_call_rcu(struct rcu_head *head, void *ptr)
 				  head ? "kfree_rcu" : "kvfree_rcu_mightsleep"))
 		return;		/* already queued, or freed: reported */
 
-	if (unlikely(!READ_ONCE(this_cpu_ptr(&krc)->ready)))
+	if (unlikely(!smp_load_acquire(&kfree_rcu_gp.ready) ||
+		     !READ_ONCE(this_cpu_ptr(&krc)->ready)))
 		goto sync;	/* early boot: one CPU, blocking is a grace period */
 	for (int tries = 0;; tries++) {
 		local_irq_save(flags);
@@ -384,9 +573,14 @@ void kvfree_call_rcu(struct rcu_head *head, void *ptr)
 	if (queued) {
 		krcp->count++;
 		krcp->queued_seq++;
-		kfree_rcu_schedule_monitor(krcp);
+		/* One look at the shared monitor per CPU per batch: the
+		 * drain that takes this object clears it. */
+		ask = !krcp->monitor_asked;
+		krcp->monitor_asked = true;
 	}
 	spin_unlock(&krcp->lock);
+	if (ask)
+		kfree_rcu_schedule_monitor();
 	local_irq_restore(flags);
 	if (queued) {
 		stat_add(&kfree_rcu_stats.queued, 1);
@@ -406,17 +600,18 @@ sync:
 
 /*
  * Every object queued before the call is freed on return.  Each CPU's
- * objects are numbered as they are queued (queued_seq); a batch takes a
- * contiguous run of them.  So a CPU is done once the objects up to the
- * snapshot have all gone to batches and no batch holding any of them is
- * still in flight.  Each pass hands queued objects to free slots; the
- * rcu_barrier() between passes runs every batch in flight to its end
- * (they are call_rcu() callbacks).
+ * objects are numbered as they are queued (queued_seq), and a batch takes
+ * all a CPU has (submitted_seq), so once every CPU's submitted_seq has
+ * passed the snapshot, the rcu_barrier() after it runs the batch holding
+ * the last of them (a call_rcu() callback) to its end.  A pass that
+ * finds the batch busy waits for it in that rcu_barrier() and tries
+ * again.
  */
 void kvfree_rcu_barrier(void)
 {
 	static unsigned long target[NR_CPUS];
 	static DEFINE_MUTEX(barrier_lock);
+	unsigned long flags, nr_handed;
 	int cpu;
 
 	might_sleep();
@@ -425,7 +620,6 @@ void kvfree_rcu_barrier(void)
 	mutex_lock(&barrier_lock);
 	for (cpu = 0; cpu < NR_CPUS; cpu++) {
 		struct kfree_rcu_cpu *krcp = per_cpu_ptr(&krc, cpu);
-		unsigned long flags;
 
 		if (!READ_ONCE(krcp->ready))
 			continue;
@@ -434,29 +628,36 @@ void kvfree_rcu_barrier(void)
 		spin_unlock_irqrestore(&krcp->lock, flags);
 	}
 	for (;;) {
-		bool done = true;
+		bool nogp = false, done = true;
 
+		spin_lock_irqsave(&kfree_rcu_gp_lock, flags);
+		kfree_rcu_drain_locked(true, &nogp);
 		for (cpu = 0; cpu < NR_CPUS; cpu++) {
 			struct kfree_rcu_cpu *krcp = per_cpu_ptr(&krc, cpu);
-			unsigned int nogp = 0;
-			unsigned long flags;
 
 			if (!READ_ONCE(krcp->ready))
 				continue;
-			spin_lock_irqsave(&krcp->lock, flags);
-			kfree_rcu_drain_locked(krcp, &nogp);
+			spin_lock(&krcp->lock);
 			if (ULONG_CMP_LT(krcp->submitted_seq, target[cpu]))
 				done = false;
-			for (int i = 0; i < KFREE_N_BATCHES; i++)
-				if (krcp->krw_arr[i].busy &&
-				    ULONG_CMP_LT(krcp->krw_arr[i].start_seq, target[cpu]))
-					done = false;
-			spin_unlock_irqrestore(&krcp->lock, flags);
-			kfree_rcu_nogp(krcp, nogp);
+			spin_unlock(&krcp->lock);
 		}
+		spin_unlock_irqrestore(&kfree_rcu_gp_lock, flags);
+		if (nogp)
+			kfree_rcu_batch_done(true);
+		rcu_barrier();
 		if (done)
 			break;
-		rcu_barrier();
+	}
+	/* rcu_barrier() ran the last batch's callback: the workers have it. */
+	for (int i = 0; i < kfree_nr_workers; i++) {
+		struct kfree_rcu_worker *w = &kfree_workers[i];
+
+		spin_lock_irqsave(&kfree_rcu_gp_lock, flags);
+		nr_handed = w->nr_handed;
+		spin_unlock_irqrestore(&kfree_rcu_gp_lock, flags);
+		wait_event(kfree_rcu_freed_wq,
+			   ULONG_CMP_GE(smp_load_acquire(&w->nr_freed), nr_handed));
 	}
 	mutex_unlock(&barrier_lock);
 }
@@ -548,8 +749,8 @@ static int kfree_rcu_offline_hook(int cpu)
 		}
 		to->count += count;
 		to->queued_seq += count;
-		kfree_rcu_schedule_monitor(to);
 		spin_unlock(&to->lock);
+		kfree_rcu_schedule_monitor();
 		stat_add(&kfree_rcu_stats.handed_over, (long)count);
 	}
 	local_irq_restore(flags);
@@ -565,11 +766,6 @@ void kfree_rcu_init_percpu(int cpu)
 	spin_lock_init(&krcp->lock);
 	INIT_LIST_HEAD(&krcp->bulk_head);
 	INIT_LIST_HEAD(&krcp->cache);
-	for (int i = 0; i < KFREE_N_BATCHES; i++) {
-		INIT_LIST_HEAD(&krcp->krw_arr[i].bulk_head_free);
-		krcp->krw_arr[i].krcp = krcp;
-	}
-	timer_setup(&krcp->monitor, kfree_rcu_monitor, 0);
 	krcp->cpu = cpu;
 	smp_store_release(&krcp->ready, true);
 }
@@ -584,6 +780,32 @@ void kfree_rcu_init_late(void)
 {
 	int cpu;
 
+	INIT_LIST_HEAD(&kfree_rcu_gp.pages);
+	timer_setup(&kfree_rcu_gp.monitor, kfree_rcu_monitor, 0);
+	/* Workers on the CPUs up now (one at least: this one); a CPU that
+	 * comes up later frees through them, and a worker whose CPU goes
+	 * down moves with its other tasks. */
+	for_each_online_cpu(cpu) {
+		struct kfree_rcu_worker *w = &kfree_workers[kfree_nr_workers];
+		char name[16];
+
+		if (kfree_nr_workers >= (int)(8 * sizeof(unsigned long)))
+			break;		/* kfree_rcu_deal_locked()'s mask */
+		INIT_LIST_HEAD(&w->pages);
+		init_waitqueue_head(&w->wq);
+		snprintf(name, sizeof(name), "kfree_rcu/%d", cpu);
+		w->task = kthread_create_on_cpu(kfree_rcu_kthread, w, cpu, name);
+		BUG_ON(!w->task);
+		/*
+		 * PRIO_NORMAL, as Linux's workqueue: at PRIO_HIGH a worker
+		 * freeing for tens of ms held off the grace-period kthread
+		 * (PRIO_HIGH too) on its CPU until its slice ended, and each
+		 * grace period (the next batch's) waited out several slices.
+		 */
+		kfree_nr_workers++;
+		wake_up_process(w->task);
+	}
+	smp_store_release(&kfree_rcu_gp.ready, true);
 	for_each_online_cpu(cpu)
 		kfree_rcu_init_percpu(cpu);
 	cpuhp_setup_state("kfree_rcu", kfree_rcu_online_hook, kfree_rcu_offline_hook);

@@ -9,11 +9,11 @@
 struct kfree_rcu_stats {
 	atomic_long_t queued;		/* objects handed in and queued */
 	atomic_long_t freed;		/* objects freed after their GP */
-	atomic_long_t batches;		/* call_rcu()s: one per batch */
+	atomic_long_t batches;		/* call_rcu()s: one per batch, all CPUs' */
 	atomic_long_t pages;		/* pages of pointers allocated now */
 	atomic_long_t by_head;		/* queued on the rcu_head chain */
 	atomic_long_t by_sync;		/* mightsleep: synchronize_rcu(), kfree() */
-	atomic_long_t slots_busy;	/* monitor found every batch slot busy */
+	atomic_long_t slots_busy;	/* monitor found the batch in flight */
 	atomic_long_t shrunk;		/* cached pages given back */
 	atomic_long_t handed_over;	/* objects moved off a CPU going down */
 	atomic_long_t atomic_reports;	/* mightsleep from atomic context */
@@ -31,8 +31,11 @@ unsigned long kfree_rcu_bulk_max(void);
 /* Gives back every cached page now; returns how many. */
 unsigned long kfree_rcu_shrink(void);
 
-/* kfree_rcu.drain_ms: how long a partial batch waits for company. */
+/* kfree_rcu.drain_ms: how long the first object queued after a batch
+ * waits for company. */
 extern unsigned int kfree_rcu_drain_ms;
+/* kfree_rcu.gp_gap: the pace, in units of the last batch's GP wait. */
+extern unsigned int kfree_rcu_gp_gap;
 
 #ifdef CONFIG_SANITIZE
 /* Test build: no page of pointers can be had while set (the fallbacks). */

@@ -3,11 +3,61 @@
  *
  * Pure list surgery with no concurrency of its own: rcu/tree.c holds the
  * owning CPU's rcu_data lock around every call, so nothing here needs a
- * barrier.  The host builds of rcu/ (tests/host/rcu.mk: the callback
+ * barrier.  In the test build each change ends with a check of the list's
+ * shape (rcu_segcblist_ok()).  The host builds of rcu/ (tests/host/rcu.mk: the callback
  * flood and rcutorture, under ASan and TSan) check that every callback
  * runs once, after its grace period.
  */
 #include "rcu/segcblist.h"
+#include "rcu/rcu.h"
+
+#ifdef CONFIG_SANITIZE
+/* Callbacks the shape check walks at most: a flood is checked in its
+ * first part only, so that the check stays cheap under callback floods. */
+#define SEGCB_CHECK_MAX	1024
+
+/*
+ * The list's shape, checked where it changes (test build only): walking
+ * from the head meets the tails in order (segment tails are monotone:
+ * none points into another list or before its predecessor), the last one
+ * ends the list, ->len is not below the callbacks on it (it also counts
+ * the ones being invoked), and the waiting segments are in grace-period
+ * order.
+ */
+static bool rcu_segcblist_ok(const struct rcu_segcblist *l)
+{
+	struct rcu_head *const *p = &l->head;
+	unsigned long last = 0;
+	bool tagged = false;
+	long n = 0;
+	int i;
+
+	if (l->len < 0)
+		return false;
+	for (i = RCU_WAIT_TAIL; i < RCU_NEXT_TAIL; i++) {
+		if (l->tails[i] == l->tails[i - 1])
+			continue;
+		if (tagged && ULONG_CMP_LT(l->gp_seq[i], last))
+			return false;
+		tagged = true;
+		last = l->gp_seq[i];
+	}
+	for (i = 0;;) {
+		while (i < RCU_CBLIST_NSEGS && l->tails[i] == p)
+			i++;
+		if (i == RCU_CBLIST_NSEGS)
+			return !*p && n <= l->len;
+		if (!*p)
+			return false;	/* a tail not on the list, or out of order */
+		if (++n > SEGCB_CHECK_MAX)
+			return true;
+		p = &(*p)->next;
+	}
+}
+#define segcblist_check(l)	RCU_INVARIANT_BROKEN(rcu_segcblist_ok(l))
+#else
+#define segcblist_check(l)	do { } while (0)
+#endif
 
 void rcu_segcblist_init(struct rcu_segcblist *l)
 {
@@ -61,6 +111,7 @@ bool rcu_segcblist_accelerate(struct rcu_segcblist *l, unsigned long seq)
 		WRITE_ONCE(l->tails[i], l->tails[RCU_NEXT_TAIL]);
 		l->gp_seq[i] = seq;
 	}
+	segcblist_check(l);
 	return true;
 }
 
@@ -83,6 +134,7 @@ void rcu_segcblist_advance(struct rcu_segcblist *l, unsigned long seq)
 	/* The slots left over are empty segments just before NEXT. */
 	for (; j < RCU_NEXT_TAIL; j++)
 		WRITE_ONCE(l->tails[j], l->tails[j - 1]);
+	segcblist_check(l);
 }
 
 long rcu_segcblist_extract_done_cbs(struct rcu_segcblist *l,
@@ -107,6 +159,7 @@ long rcu_segcblist_extract_done_cbs(struct rcu_segcblist *l,
 	for (i = 0; i < RCU_CBLIST_NSEGS; i++)
 		if (l->tails[i] == tail)
 			WRITE_ONCE(l->tails[i], &l->head);
+	segcblist_check(l);
 	return n;
 }
 
@@ -229,4 +282,5 @@ void rcu_segcblist_merge(struct rcu_segcblist *dst, struct rcu_segcblist *src)
 		WRITE_ONCE(dst->tails[RCU_NEXT_TAIL], tail);
 	}
 	WRITE_ONCE(dst->len, len);
+	segcblist_check(dst);
 }

@@ -18,6 +18,7 @@
 #pragma once
 
 #include "rcu/rcupdate.h"
+#include "kernel/printk.h"
 
 #define RCU_DONE_TAIL		0
 #define RCU_WAIT_TAIL		1
@@ -100,6 +101,9 @@ static inline void rcu_cblist_splice(struct rcu_cblist *dst, struct rcu_cblist *
 static inline void rcu_segcblist_add_len(struct rcu_segcblist *l, long v)
 {
 	WRITE_ONCE(l->len, l->len + v);	/* read locklessly: rcu_cbs_ready_lockless() */
+#ifdef CONFIG_SANITIZE
+	WARN_ON_ONCE(l->len < 0);	/* more callbacks done than were queued */
+#endif
 }
 /*
  * Move every callback of src into dst (CPU hotplug: a departed CPU's

@@ -122,11 +122,16 @@ static unsigned long srcu_sum(struct srcu_struct *ss, int idx, bool unlocks)
 /* No reader of index idx is inside its section (barrier A). */
 static bool srcu_readers_active_idx_check(struct srcu_struct *ss, int idx)
 {
-	unsigned long unlocks = srcu_sum(ss, idx, true);
+	unsigned long unlocks = srcu_sum(ss, idx, true), locks;
 
 	smp_mb();	/* A */
 	jitter_site(JITTER_SRCU);	/* test build: readers move mid-scan */
-	return srcu_sum(ss, idx, false) == unlocks;
+	locks = srcu_sum(ss, idx, false);
+	/* Each unlock summed follows its lock, which A makes us see: more
+	 * unlocks than locks is a reader's unlock of the wrong index, or a
+	 * scan that summed in the wrong order. */
+	RCU_INVARIANT_BROKEN((long)(locks - unlocks) >= 0);
+	return locks == unlocks;
 }
 
 /* ss->lock held: take the grace period as far as the readers allow. */

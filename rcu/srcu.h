@@ -104,6 +104,7 @@ static inline void srcu_held_push_window(struct srcu_struct *ss)
 {
 	void (*hook)(struct srcu_struct *) = READ_ONCE(srcu_held_push_hook);
 
+	jitter_site(JITTER_SRCU_READ);	/* stress lines an irq's reader up with it */
 	if (unlikely(hook))
 		hook(ss);
 }
@@ -145,6 +146,8 @@ static inline void srcu_held_pop(struct srcu_struct *ss)
 	struct task *t = current;
 	int d = t->srcu_held_depth - 1, top = MIN(d, (int)ARRAY_SIZE(t->srcu_held) - 1);
 
+	bool found = false;
+
 	/* Sections of different structs may end out of order. */
 	for (int i = top; i >= 0; i--) {
 		if (t->srcu_held[i] != ss)
@@ -152,9 +155,15 @@ static inline void srcu_held_pop(struct srcu_struct *ss)
 		for (int j = i; j < top; j++)
 			t->srcu_held[j] = t->srcu_held[j + 1];
 		t->srcu_held[top] = NULL;
+		found = true;
 		break;
 	}
+	/* Test build: a record that lost a section it holds (an interrupt's
+	 * reader overwrote it) would skip a legal wait or report a false
+	 * misuse; the record is trusted unless it overflowed. */
+	RCU_INVARIANT_BROKEN(found || t->srcu_held_overflow);
 	barrier();
+	jitter_site(JITTER_SRCU_READ);	/* test build: an irq's reader here */
 	t->srcu_held_depth = d;
 	barrier();
 	if (!d)

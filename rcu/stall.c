@@ -9,6 +9,11 @@
  * queued behind the very CPU that stalls.  Reports repeat every
  * 3 * timeout while the stall lasts.  Expedited grace periods report
  * their stalls from their own wait (rcu/expedited.c), ending as these do.
+ * A report also says when the GP kthread has not run a step of its own
+ * for a while (Linux's rcu_check_gp_kthread_starvation()): every CPU may
+ * have reported, and the grace period still not end, because the kthread
+ * that must scan and end it does not get a CPU; without that line such a
+ * report names nobody.  The kthread is woken, in case a wake-up was lost.
  * Tests read rcu_stall_reports and rcu_stall_last_mask, which a report
  * sets once it is wholly printed.
  */
@@ -135,6 +140,77 @@ static inline void rcu_stall_window_checked(unsigned long gps, bool report)
 }
 #endif
 
+#ifdef CONFIG_SANITIZE
+/* Test build: rcu_gp_starve_arm() (rcu/tree.h). */
+static struct {
+	bool armed, held, release;
+} rcu_gp_starve;
+
+void rcu_gp_starve_arm(void)
+{
+	WRITE_ONCE(rcu_gp_starve.release, false);
+	smp_store_release(&rcu_gp_starve.armed, true);
+}
+
+bool rcu_gp_starve_held(void)
+{
+	return smp_load_acquire(&rcu_gp_starve.held);
+}
+
+void rcu_gp_starve_release(void)
+{
+	smp_store_release(&rcu_gp_starve.release, true);
+	rcu_gp_kthread_wake();
+}
+
+/* The GP kthread, between two scans: off the CPU until released. */
+void rcu_gp_starve_point(void)
+{
+	unsigned long end = jiffies + 30 * HZ;
+
+	if (!smp_load_acquire(&rcu_gp_starve.armed))
+		return;
+	WRITE_ONCE(rcu_gp_starve.armed, false);
+	smp_store_release(&rcu_gp_starve.held, true);
+	while (!smp_load_acquire(&rcu_gp_starve.release) && time_before(jiffies, end))
+		schedule_timeout_uninterruptible(HZ / 100 + 1);
+	WRITE_ONCE(rcu_gp_starve.held, false);
+}
+#endif
+
+/* How long the GP kthread may go without a step of its own, in a stall. */
+static unsigned long rcu_gp_kthread_starved_jiffies(void)
+{
+	return MIN(2UL * HZ, rcu_jiffies_till_stall_check() / 2);
+}
+
+/* Part of a stall report: the GP kthread has not run for long. */
+static void rcu_check_gp_kthread_starvation(void)
+{
+	struct task *t = READ_ONCE(rcu_state.gp_kthread);
+	unsigned long j = jiffies - READ_ONCE(rcu_state.gp_activity);
+	int cpu;
+
+	if (!t || j <= rcu_gp_kthread_starved_jiffies())
+		return;
+	cpu = READ_ONCE(t->cpu);
+	printk(KERN_ERR "rcu: rcu_sched kthread starved for %lu jiffies! g%ld f%#x %s "
+	       "->state=%#lx ->cpu=%d%s\n", j, (long)rcu_seq_ctr(READ_ONCE(rcu_state.gp_seq)),
+	       READ_ONCE(rcu_state.gp_flags), t->name, (long)READ_ONCE(t->state), cpu,
+	       READ_ONCE(t->on_cpu) ? " (running)" : "");
+	printk(KERN_ERR "rcu: \tUnless rcu_sched kthread gets sufficient CPU time, no grace "
+	       "period ends and callbacks pile up: OOM is now expected behavior.\n");
+	/* Running: its CPU's backtrace shows where (by NMI, or our own). */
+	if (READ_ONCE(t->on_cpu)) {
+		printk(KERN_ERR "rcu: RCU grace-period kthread stack dump:\n");
+		if (cpu == raw_smp_processor_id())
+			dump_stack();
+		else if (!trigger_cpu_backtrace(cpu))
+			printk(KERN_ERR "rcu: cannot NMI CPU %d for its backtrace\n", cpu);
+	}
+	wake_up_process(t);	/* a lost wake-up is one way to starve */
+}
+
 static void rcu_stall_print(int cpu, unsigned long gps)
 {
 	struct rcu_data *rdp = per_cpu_ptr(&rcu_data, cpu);
@@ -167,6 +243,7 @@ static void rcu_stall_report(struct rcu_data *me, unsigned long gps, unsigned lo
 	rcu_preempt_stall_print_blocked();	/* preempted readers (rcu/preempt.c) */
 	printk(KERN_ERR "rcu: \t(detected by %d, t=%lu jiffies, g=%ld, q=%ld)\n",
 	       self, age, (long)rcu_seq_ctr(gps), (long)rcu_segcblist_n_cbs(&me->cblist));
+	rcu_check_gp_kthread_starvation();
 	rcu_stall_report_end("rcu_sched", mask_all);
 }
 

@@ -501,8 +501,7 @@ int rcu_torture_cb_start(void)
 			return -ENOMEM;
 		/* Its wait for the first callback spins: a reader it preempts
 		 * must still get the CPU (SRCU readers are not boosted). */
-		if (cur_ops->flavor != TF_SCHED)
-			set_task_prio(barrier_task, PRIO_LOW);
+		torture_reader_prio(barrier_task);
 		wake_up_process(barrier_task);
 	}
 	for (i = 0; i < nf; i++) {
@@ -520,8 +519,7 @@ int rcu_torture_cb_start(void)
 		 * At the readers' priority: its cond_resched() loop must let a
 		 * reader it preempted finish (an SRCU reader has no boosting).
 		 */
-		if (cur_ops->flavor != TF_SCHED)
-			set_task_prio(fs->task, PRIO_LOW);
+		torture_reader_prio(fs->task);
 		wake_up_process(fs->task);
 	}
 	return 0;

@@ -25,6 +25,7 @@ struct rcu_torture_ops {
 
 extern const struct rcu_torture_ops *cur_ops;
 extern struct srcu_struct rcu_torture_srcu;
+extern struct srcu_struct rcu_torture_srcu_irq;
 
 /* ---- a small per-thread PRNG (no floating point, no shared state) ---- */
 
@@ -53,6 +54,14 @@ void torture_sync_normal(void);
 void torture_sync_exp(void);
 unsigned long torture_completed(void);	/* GPs of the flavour, normal ones */
 unsigned long torture_completed_any(void);	/* ... normal and expedited */
+/*
+ * Before its first wake-up: t runs at the readers' priority, below the
+ * writers for rcu and srcu (whose every wake-up then preempts a reader).
+ * Every thread that busy-reads or spins beside the readers runs there:
+ * above them it would starve one it preempted inside its section, and an
+ * SRCU reader is never boosted, so the grace period would wait on it.
+ */
+void torture_reader_prio(struct task *t);
 
 /* ---- run state ---- */
 

@@ -7,7 +7,7 @@
  * operations that succeeded and times each (mean and maximum), and
  * rcu_torture_run() keeps going until at least torture.onoff_min
  * offline+online pairs are done (a count that must be reached, not a
- * rate), bounded by ten times the run's length.
+ * rate), unless no operation completes for 300 s (a hang guard).
  */
 #include "rcu/torture_onoff.h"
 #include "kernel/cmdline.h"
@@ -29,6 +29,10 @@ core_param(torture.onoff_min, onoff_min, uint,
 
 static struct task *onoff_task;
 static struct torture_onoff_stats onoff_stats;	/* the onoff thread's; read after it stops */
+/* The first failure, repeated in the summary: the lines a failed run's
+ * judge shows are its last ones, not the error's own line. */
+static char onoff_first_error[64];
+static u64 onoff_t0;
 
 /* Sleeps ms in short steps, so kthread_stop() is not kept waiting. */
 static void onoff_sleep(unsigned int ms)
@@ -37,6 +41,13 @@ static void onoff_sleep(unsigned int ms)
 
 	while (!kthread_should_stop() && ktime_get_ns() < end)
 		msleep(MIN(ms, 10u));
+}
+
+static void onoff_error(struct torture_onoff_stats *s, const char *op, int cpu, int ret)
+{
+	if (!s->errors++)
+		snprintf(onoff_first_error, sizeof(onoff_first_error), "%s(%d) %d at %llu ms",
+			 op, cpu, ret, (unsigned long long)((ktime_get_ns() - onoff_t0) / 1000000));
 }
 
 static void account(unsigned long *n, u64 *sum, u64 *max, u64 ns)
@@ -67,20 +78,22 @@ static int torture_onoff_thread(void *arg)
 		if (cpu_online(cpu)) {
 			s->offl_attempts++;
 			ret = cpu_down(cpu);
-			if (!ret)
+			if (!ret) {
 				account(&s->offl, &s->offl_ns_sum, &s->offl_ns_max, ktime_get_ns() - t0);
-			else if (ret != -EBUSY)
+			} else if (ret != -EBUSY) {
 				pr_err("rcu-torture: onoff: cpu_down(%d) failed: %d\n", cpu, ret);
+				onoff_error(s, "cpu_down", cpu, ret);
+			}
 		} else {
 			s->onl_attempts++;
 			ret = cpu_up(cpu);
-			if (!ret)
+			if (!ret) {
 				account(&s->onl, &s->onl_ns_sum, &s->onl_ns_max, ktime_get_ns() - t0);
-			else
+			} else if (ret != -EBUSY) {	/* -EBUSY: a late death, counted */
 				pr_err("rcu-torture: onoff: cpu_up(%d) failed: %d\n", cpu, ret);
+				onoff_error(s, "cpu_up", cpu, ret);
+			}
 		}
-		if (ret && ret != -EBUSY)
-			s->errors++;
 		onoff_sleep(onoff_interval);
 	}
 	return 0;
@@ -89,6 +102,8 @@ static int torture_onoff_thread(void *arg)
 bool torture_onoff_start(void)
 {
 	onoff_stats = (struct torture_onoff_stats){ 0 };
+	onoff_first_error[0] = '\0';
+	onoff_t0 = ktime_get_ns();
 	onoff_task = NULL;
 	if (!onoff_interval)
 		return false;
@@ -100,6 +115,11 @@ bool torture_onoff_start(void)
 		onoff_interval, onoff_holdoff, onoff_min);
 	onoff_task = kthread_run(torture_onoff_thread, NULL, "rcu_torture_onoff");
 	return onoff_task != NULL;
+}
+
+unsigned long torture_onoff_ops(void)
+{
+	return READ_ONCE(onoff_stats.offl) + READ_ONCE(onoff_stats.onl);
 }
 
 bool torture_onoff_done(void)
@@ -121,11 +141,18 @@ bool torture_onoff_stop(const char *type, struct torture_onoff_stats *out)
 	}
 	kthread_stop(onoff_task);
 	onoff_task = NULL;
-	for (cpu = 1; cpu < NR_CPUS; cpu++)
-		if (cpu_present(cpu) && !cpu_online(cpu) && cpu_up(cpu)) {
-			pr_err("rcu-torture: onoff: CPU %d did not come back at the end\n", cpu);
-			s->errors++;
+	for (cpu = 1; cpu < NR_CPUS; cpu++) {
+		int ret;
+
+		if (!cpu_present(cpu) || cpu_online(cpu))
+			continue;
+		ret = cpu_up(cpu);
+		if (ret) {
+			pr_err("rcu-torture: onoff: CPU %d did not come back at the end: %d\n",
+			       cpu, ret);
+			onoff_error(s, "cpu_up", cpu, ret);
 		}
+	}
 	printk(KERN_INFO "rcu-torture: onoff: %lu/%lu offlines, %lu/%lu onlines, "
 	       "offline mean %llu us max %llu us, online mean %llu us max %llu us, %lu errors\n",
 	       s->offl, s->offl_attempts, s->onl, s->onl_attempts,
@@ -141,6 +168,9 @@ bool torture_onoff_stop(const char *type, struct torture_onoff_stats *out)
 		     (unsigned long long)(s->offl_ns_max / 1000),
 		     (unsigned long long)(s->onl ? s->onl_ns_sum / s->onl / 1000 : 0),
 		     (unsigned long long)(s->onl_ns_max / 1000), s->errors);
+	if (s->errors)
+		pr_err("rcu-torture: onoff: %lu CPU hotplug operations failed, the first: %s\n",
+		       s->errors, onoff_first_error);
 	if (MIN(s->offl, s->onl) < onoff_min)
 		pr_err("rcu-torture: onoff: only %lu offline+online pairs, %u wanted\n",
 		       MIN(s->offl, s->onl), onoff_min);

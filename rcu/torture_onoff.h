@@ -17,6 +17,8 @@ struct torture_onoff_stats {
 bool torture_onoff_start(void);
 /* True once torture.onoff_min offline+online pairs are done (or no onoff). */
 bool torture_onoff_done(void);
+/* Operations that succeeded so far: the run's progress, for its hang guard. */
+unsigned long torture_onoff_ops(void);
 /* Stops it, brings every CPU back online, prints the counts and times
  * (a `# bench name=torture_onoff` row).  False on an error, or fewer
  * pairs than torture.onoff_min. */

@@ -25,14 +25,21 @@
  *  - read_exit_burst=N (read_exit_delay=S): every S seconds N kthreads
  *    each read at least 100 times, with their sections preempted or
  *    asleep as the flavour allows, and on until two grace periods of the
- *    flavour have ended since their first read began, then exit.  Each
- *    child records its reads and the grace-period counts at its first
- *    read and its last; the parent checks every child read, saw two
- *    grace periods end meanwhile and exited, waiting for each at most
- *    READ_EXIT_WAIT_S seconds: a hung child is named, not waited for
- *    for ever.  torture.read_exit_fault (test build) shows the check
- *    failing: 1, the first child of each burst does not read; 2, it
- *    hangs until the run stops.
+ *    flavour have ended since their first read began, then exit.  The
+ *    parent drives those grace periods itself while its children read
+ *    (one callback of the flavour always in flight), so that they must
+ *    end whether or not the writer runs then (a burst may fall in the
+ *    settle after the run).  The children read at the readers' priority:
+ *    above it, busy children starve a reader they preempted in its
+ *    section, and no SRCU grace period ends until they exit.  Each child
+ *    records its reads and the grace-period counts at its first read and
+ *    its last; the parent checks every child read, saw two grace periods
+ *    end meanwhile and exited, waiting for each at most READ_EXIT_WAIT_S
+ *    seconds: a hung child is named, not waited for for ever.
+ *    torture.read_exit_fault (test build) shows the check failing: 1,
+ *    the first child of each burst does not read; 2, it hangs until the
+ *    run stops; 3, the children read above the readers' priority (the
+ *    starvation above, put back).
  *  - stutter=S: the test runs S seconds, then writers, readers and the
  *    other stressors pause for S seconds, again and again.
  *  - shuffle_interval=S: every S seconds the readers move: tasks never
@@ -110,9 +117,13 @@ static void rcu_torture_timer(struct timer_list *t)
 		rcu_torture_one_read_body(&irq_rand[cpu], cpu);
 		rcu_read_unlock();
 	} else if (cur_ops->flavor == TF_SRCU) {
+		/* Inside one of a struct no thread reads (rcu/torture.c). */
+		int idx_irq = srcu_read_lock(&rcu_torture_srcu_irq);
+
 		idx = srcu_read_lock(&rcu_torture_srcu);
 		rcu_torture_one_read_body(&irq_rand[cpu], cpu);
 		srcu_read_unlock(&rcu_torture_srcu, idx);
+		srcu_read_unlock(&rcu_torture_srcu_irq, idx_irq);
 	} else {
 		rcu_torture_one_read_body(&irq_rand[cpu], cpu);	/* irq context is a reader */
 	}
@@ -257,7 +268,7 @@ static unsigned long n_read_exit_bursts;
 static unsigned int read_exit_fault;
 core_param(torture.read_exit_fault, read_exit_fault, uint,
 	   "test build: the first read_exit child of each burst reads nothing (1) or hangs "
-	   "until the run stops (2)");
+	   "until the run stops (2); the children read above the readers (3)");
 #else
 #define read_exit_fault 0u
 #endif
@@ -338,6 +349,33 @@ static bool read_exit_check(unsigned int n)
 	return all_done;
 }
 
+/*
+ * The parent's grace periods: one callback of the flavour in flight while
+ * the children read, queued again once it has run.  Never blocks, so the
+ * parent's wait stays bounded even when grace periods do not end.
+ */
+static struct read_exit_gp {
+	struct rcu_head head;
+	bool queued;		/* until the callback has run (smp_store_release) */
+	unsigned long n;	/* callbacks that ran */
+} read_exit_gp;
+
+static void read_exit_gp_cb(struct rcu_head *head)
+{
+	struct read_exit_gp *g = container_of(head, struct read_exit_gp, head);
+
+	WRITE_ONCE(g->n, g->n + 1);
+	smp_store_release(&g->queued, false);
+}
+
+static void read_exit_gp_drive(void)
+{
+	if (smp_load_acquire(&read_exit_gp.queued))
+		return;
+	WRITE_ONCE(read_exit_gp.queued, true);
+	torture_call(&read_exit_gp.head, read_exit_gp_cb);
+}
+
 /* The (n mod online count)-th online CPU; cpus_read_lock() held. */
 static int nth_online_cpu(unsigned long n)
 {
@@ -373,6 +411,8 @@ static int rcu_torture_read_exit(void *arg)
 					      "rcu_torture_read_exit_child");
 			if (!k->t)
 				break;
+			if (read_exit_fault != 3)
+				torture_reader_prio(k->t);
 			/*
 			 * Spread over the CPUs online now; under onoff a
 			 * CPU may go down right after (the child is then
@@ -393,6 +433,8 @@ static int rcu_torture_read_exit(void *arg)
 				d += smp_load_acquire(&read_exit_kids[c].done);
 			if (d == i)
 				break;
+			if (!torture_must_stop())
+				read_exit_gp_drive();
 			schedule_timeout_uninterruptible(1 + HZ / 50);
 		}
 		hung = !read_exit_check(i);
@@ -500,6 +542,7 @@ int rcu_torture_threads_start(void)
 	atomic_long_set(&n_read_exit_started, 0);
 	atomic_long_set(&n_read_exit_bad, 0);
 	memset(read_exit_kids, 0, sizeof(read_exit_kids));
+	read_exit_gp.n = 0;	/* the last run's barriers ran its callback */
 	n_read_exit_bursts = n_stutter_pauses = n_shuffles = 0;
 	stall_named = stall_done = stall_resumed = stall_skipped = false;
 	stall_ms = stall_gps_after = 0;
@@ -595,9 +638,10 @@ bool rcu_torture_threads_report(void)
 	}
 	if (read_exit_task) {
 		printk(KERN_INFO "rcu-torture: read_exit: bursts %lu kthreads started %ld finished "
-		       "%ld reads %ld, kthreads that failed the check %ld\n", n_read_exit_bursts,
-		       atomic_long_read(&n_read_exit_started), atomic_long_read(&n_read_exits),
-		       atomic_long_read(&n_read_exit_reads), atomic_long_read(&n_read_exit_bad));
+		       "%ld reads %ld, grace periods it drove %lu, kthreads that failed the "
+		       "check %ld\n", n_read_exit_bursts, atomic_long_read(&n_read_exit_started),
+		       atomic_long_read(&n_read_exits), atomic_long_read(&n_read_exit_reads),
+		       READ_ONCE(read_exit_gp.n), atomic_long_read(&n_read_exit_bad));
 		if (atomic_long_read(&n_read_exit_bad) || !atomic_long_read(&n_read_exits)) {
 			torture_error("read_exit: %ld of %ld kthreads failed the check\n",
 				      atomic_long_read(&n_read_exit_bad),

@@ -1011,6 +1011,8 @@ static void rcu_gp_fqs_loop(void)
 			wait_event_timeout(rcu_state.gp_wq, rcu_gp_qs_done(root) ||
 					   (READ_ONCE(rcu_state.gp_flags) & RCU_GP_FLAG_FQS),
 					   j ? j : 1);
+		rcu_gp_starve_point();	/* test build only */
+		WRITE_ONCE(rcu_state.gp_activity, jiffies);
 		if (rcu_gp_qs_done(root))
 			break;
 		trace_rcu_grace_period_fqs("rcu_sched", rcu_state.gp_seq, scans + 1);
@@ -1035,6 +1037,7 @@ static void rcu_gp_cleanup(void)
 	int cpu;
 
 	rcu_stats_gp_cleanup();
+	WRITE_ONCE(rcu_state.gp_activity, jiffies);
 	trace_rcu_grace_period("rcu_sched", rcu_state.gp_seq, "cleanup");
 
 	/*
@@ -1115,6 +1118,7 @@ static int rcu_gp_kthread(void *unused)
 		wait_event_timeout(rcu_state.gp_wq,
 				   (READ_ONCE(rcu_state.gp_flags) & RCU_GP_FLAG_INIT) ||
 				   kthread_should_stop(), HZ);
+		WRITE_ONCE(rcu_state.gp_activity, jiffies);
 		if (!rcu_gp_init())
 			continue;
 		jitter_site(JITTER_GP_PHASE);	/* test build: kernel/jitter.h */
@@ -1592,6 +1596,7 @@ void rcu_migrate_callbacks(int cpu)
 		WRITE_ONCE(rcu_state.n_cbs_migrated, rcu_state.n_cbs_migrated + n);
 		rcu_barrier_window_moved(cpu);	/* test build only */
 	}
+	RCU_INVARIANT_BROKEN(!rcu_segcblist_n_cbs(&rdp->cblist));	/* a dead CPU owns none */
 	spin_unlock(&rdp->lock);
 	spin_unlock(&my->lock);
 	spin_unlock_irqrestore(&rcu_state.barrier_lock, flags);

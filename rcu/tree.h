@@ -139,6 +139,8 @@ struct rcu_state {
 	struct task *gp_kthread;
 	wait_queue_head_t gp_wq;
 	unsigned long gp_start;		/* jiffies */
+	/* jiffies, each time the GP kthread runs a step (stall.c: starved?) */
+	unsigned long gp_activity;
 	unsigned long gp_max_jiffies;	/* longest GP so far */
 	unsigned long n_force_qs;	/* fqs scans done */
 	unsigned long n_cbs_migrated;	/* from CPUs that went offline */
@@ -396,9 +398,19 @@ void rcu_stall_report_end(const char *name, unsigned long mask);
  */
 void rcu_stall_window_arm(void);
 int rcu_stall_window_result(void);
+/*
+ * Test build: the GP kthread, at the next scan of its wait for quiescent
+ * states, stops running (asleep, as if starved of CPU time) until
+ * rcu_gp_starve_release(), or 30 s.  True while it is held.
+ */
+void rcu_gp_starve_arm(void);
+bool rcu_gp_starve_held(void);
+void rcu_gp_starve_release(void);
+void rcu_gp_starve_point(void);
 void rcu_stall_window_expire(unsigned long next_gps);
 void rcu_stall_window_hold(unsigned long gps);
 #else
+static inline void rcu_gp_starve_point(void) {}
 static inline void rcu_stall_window_expire(unsigned long next_gps) { (void)next_gps; }
 static inline void rcu_stall_window_hold(unsigned long gps) { (void)gps; }
 #endif

@@ -68,7 +68,7 @@ int smp_cpus_wanted = 1, smp_cpus_failed;
 static unsigned int smp_max_cpus = SMP_UNSET;
 core_param(smp, smp_max_cpus, uint, "use at most this many CPUs (0: all the MADT lists)");
 static unsigned int smp_timeout_ms = 2000;
-core_param(smp.timeout_ms, smp_timeout_ms, uint, "how long the starting APs may go without another answering its SIPIs (5x: without another coming online)");
+core_param(smp.timeout_ms, smp_timeout_ms, uint, "how long the starting APs may go without another answering its SIPIs (5x: without another coming online; cpu_up() says so and waits 15x, and for one that started, until it is online)");
 static unsigned int smp_skip_apic = 0xffffffff;
 core_param(smp.skip_apic, smp_skip_apic, uint, "test: start this APIC id in a halt loop instead of the trampoline, so it never answers and must be named and skipped");
 #define DEADEND_PHYS 0x7000	/* cli; hlt; jmp $-2: for smp.skip_apic */
@@ -235,11 +235,23 @@ static u32 sipi_vector(u32 apic)
  * times that after the last came online for the others.  res[i]: 0 online; -ETIMEDOUT it never claimed its slot, and
  * is back in wait-for-SIPI; -EIO it started but did not come online.
  * The trampoline must be open.
+ *
+ * again (cpu_up() of a CPU that answered at boot): a CPU that does not
+ * answer in smp.timeout_ms is most likely a vCPU the host is not
+ * running, so that is said and the wait goes on, to SMP_UP_PATIENCE
+ * times as long, before it is given up.  One that started is waited
+ * for until it is online, however long, with a line every five
+ * smp.timeout_ms: given up on, it would still come online by itself,
+ * unannounced, its hotplug hooks never run.
  */
-static void sipi_and_wait(const int *cpus, int n, int *res)
+#define SMP_UP_PATIENCE	15	/* 30 s with the default smp.timeout_ms */
+
+static void sipi_and_wait(const int *cpus, int n, int *res, bool again)
 {
-	u64 t0, limit = ns_to_cycles(smp_timeout_ms * 1000000ull);
+	u64 t0, limit = ns_to_cycles(smp_timeout_ms * 1000000ull), t_said;
+	u64 claim_limit = again ? limit * SMP_UP_PATIENCE : limit;
 	int left, last;
+	bool said = false;
 
 	for (int i = 0; i < n; i++) {
 		struct ap_boot_slot *sl = &ap_boot_slots[cpus[i]];
@@ -274,8 +286,14 @@ static void sipi_and_wait(const int *cpus, int n, int *res)
 			last = left;
 			t0 = get_cycles();
 		}
+		if (again && left && !said && get_cycles() - t0 > limit) {
+			pr_warn("smp: CPU %d has not answered INIT-SIPI-SIPI in %u ms (a vCPU the "
+				"host does not run?); waiting up to %u ms\n", cpus[0],
+				smp_timeout_ms, smp_timeout_ms * SMP_UP_PATIENCE);
+			said = true;
+		}
 		cpu_relax();
-	} while (left && get_cycles() - t0 <= limit);
+	} while (left && get_cycles() - t0 <= claim_limit);
 	for (int i = 0; i < n; i++) {
 		u32 waiting = AP_SLOT_WAITING;
 
@@ -291,6 +309,7 @@ static void sipi_and_wait(const int *cpus, int n, int *res)
 		}
 	}
 	last = n + 1;
+	t_said = get_cycles();
 	do {
 		left = 0;
 		for (int i = 0; i < n; i++)
@@ -299,8 +318,14 @@ static void sipi_and_wait(const int *cpus, int n, int *res)
 			last = left;
 			t0 = get_cycles();
 		}
+		if (again && left && get_cycles() - t_said > limit * 5) {
+			pr_warn("smp: CPU %d started but is not online after %llu ms (a vCPU "
+				"the host does not run?); still waiting\n", cpus[0],
+				(unsigned long long)(cycles_to_ns(get_cycles() - t0) / 1000000));
+			t_said = get_cycles();
+		}
 		cpu_relax();
-	} while (left && get_cycles() - t0 <= limit * 5);
+	} while (left && (again || get_cycles() - t0 <= limit * 5));
 	for (int i = 0; i < n; i++) {
 		if (!res[i] && !cpu_online(cpus[i]))
 			res[i] = -EIO;
@@ -365,14 +390,13 @@ int arch_cpu_up(int cpu)
 		return -EINVAL;
 	paging_identity_map_low(true);
 	trampoline_open();
-	sipi_and_wait(&cpu, 1, &r);
+	sipi_and_wait(&cpu, 1, &r, true);
 	trampoline_close();
 	paging_identity_map_low(false);
 	if (r)
-		pr_err("smp: CPU %d (APIC id %u) did not come back: %s after %u ms\n",
-		       cpu, cpu_apic_id[cpu],
-		       r == -ETIMEDOUT ? "no answer to INIT-SIPI-SIPI" : "started but not online",
-		       r == -ETIMEDOUT ? smp_timeout_ms : smp_timeout_ms * 5);
+		pr_err("smp: CPU %d (APIC id %u) did not come back: no answer to "
+		       "INIT-SIPI-SIPI after %u ms\n", cpu, cpu_apic_id[cpu],
+		       smp_timeout_ms * SMP_UP_PATIENCE);
 	return r;
 }
 
@@ -477,7 +501,7 @@ void smp_boot_cpus(void)
 	trampoline_open();
 	if (smp_skip_apic != 0xffffffff)
 		memcpy(low_page(DEADEND_PHYS), "\xfa\xf4\xeb\xfd", 4);
-	sipi_and_wait(cpus, n, res);
+	sipi_and_wait(cpus, n, res, false);
 	trampoline_close();
 	for (int i = 0; i < n; i++) {
 		if (res[i]) {

@@ -16,6 +16,7 @@
 #include "asm/tick.h"
 #include "asm/timer.h"
 #include "kernel/cmdline.h"
+#include "kernel/lockdep.h"
 #include "kernel/cpu.h"
 #include "kernel/printk.h"
 #include "kernel/smp.h"
@@ -218,6 +219,7 @@ void amd_c1e_clear(void)
 {
 	u64 v = rdmsr(MSR_K8_INT_PENDING_MSG);
 
+	lockdep_assert_irqs_disabled();
 	if (v & K8_INTP_C1E_ACTIVE_MASK)
 		wrmsr(MSR_K8_INT_PENDING_MSG, v & ~(u64)K8_INTP_C1E_ACTIVE_MASK);
 }

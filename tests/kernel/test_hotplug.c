@@ -918,9 +918,77 @@ static void hotplug_barrier_vs_migration(void)
 #endif
 }
 
+/*
+ * A CPU that stops only after cpu_down() gave up on it (-ETIMEDOUT): its
+ * rcuc kthread is parked, so the callbacks it still holds run only if
+ * they move once it has stopped; an rcu_barrier_sched() (or a
+ * synchronize_sched() whose callback is there) waits on them until then.
+ * cpuhp_inject_late_death() (test build) holds the CPU before it stops,
+ * past a short cpu_down() wait; rcu_barrier_window_arm() keeps its
+ * callbacks queued until cpu_down() has parked its rcuc.  A barrier begun
+ * after it stopped must return, with every callback run.
+ */
+#ifdef CONFIG_SANITIZE
+static int hp_late_barrier(void *arg)
+{
+	int *seen = arg;
+
+	rcu_barrier_sched();
+	smp_store_release(seen, atomic_read(&hp_bw_ran));
+	return 0;
+}
+#endif
+
+static void hotplug_late_death_callbacks_move(void)
+{
+#ifdef CONFIG_SANITIZE
+	int list[NR_CPUS], n = hotplug_cpus(list);
+	int cpu = n ? list[n - 1] : 0, seen = -1, ret;
+	struct task *q, *b;
+
+	if (skip_if_one_cpu())
+		return;
+	if (!cpu_online(cpu))
+		KTAP_ASSERT(cpu_up(cpu) == 0);
+	atomic_set(&hp_bw_ran, 0);
+	rcu_barrier_window_arm(cpu);
+	q = kthread_create_on_cpu(hp_bw_queue, (void *)(long)HP_BW_CBS, cpu, "latequeue");
+	KTAP_ASSERT(q);
+	wake_up_process(q);
+	kthread_join(q);
+	cpuhp_inject_late_death(cpu, 300);
+	ktap_expect_alarm("cpuhp: CPU %d did not stop within 300 ms", cpu);
+	ret = cpu_down(cpu);
+	/* Its rcuc is parked now: nothing runs the callbacks there. */
+	rcu_barrier_window_release();
+	rcu_barrier_window_close();
+	cpuhp_inject_late_death_release();
+	KTAP_EXPECT_EQ(ret, -ETIMEDOUT);
+	b = kthread_create(hp_late_barrier, &seen, "latebarrier");
+	KTAP_ASSERT(b);
+	wake_up_process(b);
+	if (!WAIT_UNTIL(smp_load_acquire(&seen) >= 0, 30000)) {
+		ktap_fail("rcu_barrier_sched() has not returned 30 s after CPU %d stopped late "
+			  "(cpu_down() gave up on it): %d of the %d callbacks queued there ran",
+			  cpu, atomic_read(&hp_bw_ran), HP_BW_CBS);
+		/* Its rcuc runs them once it is back: the barrier returns. */
+		KTAP_EXPECT_EQ(cpu_up(cpu), 0);
+		kthread_join(b);
+		return;
+	}
+	kthread_join(b);
+	KTAP_EXPECT_EQ(seen, HP_BW_CBS);
+	KTAP_EXPECT_EQ(cpu_up(cpu), 0);	/* it has stopped: the barrier saw its callbacks run */
+	ktap_log("CPU %d stopped after cpu_down() gave up; %d callbacks ran", cpu, seen);
+#else
+	ktap_skip("needs the test build (cpuhp_inject_late_death)");
+#endif
+}
+
 /* Its own suite: with rcu.inject=ofl_lock it fails without hanging the
  * others (CPU cpu comes back, and the stuck grace period ends); the
  * barrier case fails, without hanging, with rcu.inject=barrier_migrate. */
 KTAP_SUITE(hotplug_ofl,
 	   KTAP_CASE(hotplug_ofl_gp_init_vs_report_dead),
-	   KTAP_CASE(hotplug_barrier_vs_migration));
+	   KTAP_CASE(hotplug_barrier_vs_migration),
+	   KTAP_CASE(hotplug_late_death_callbacks_move));

@@ -7,8 +7,9 @@
  * interrupt and with irqs on in a thread, rcu_dereference() (and its
  * condition forms) outside a reader, synchronize_sched() under a
  * spinlock, might_sleep() inside rcu_read_lock() and under a spinning
- * lock (with sched.provoke_bugs), an rcu_node bit set for an offline
- * CPU.  One more case checks that rcu_read_lock_held() and friends
+ * lock (with sched.provoke_bugs), lockdep_assert_held() and
+ * lockdep_assert_irqs_disabled() broken, an rcu_node bit set for an
+ * offline CPU.  One more case checks that rcu_read_lock_held() and friends
  * answer truthfully in task, irq and NMI context, and logs how full
  * lockdep's tables are.  In the
  * benchmark build every case skips: nothing is compiled in to report.
@@ -224,6 +225,29 @@ static void lockdep_might_sleep_in_reader_or_under_lock(void)
 	KTAP_EXPECT_EQ(atomic_read(&sched_sleep_bugs), sbugs + 2);
 }
 
+/* ---- the assertions: silent when the contract holds ---- */
+
+static void lockdep_asserts_fire_when_broken(void)
+{
+	int r0 = atomic_read(&lockdep_reports);
+	unsigned long w0 = READ_ONCE(warn_count), flags;
+
+	spin_lock(&ld_a);
+	lockdep_assert_held(&ld_a);
+	spin_unlock(&ld_a);
+	local_irq_save(flags);
+	lockdep_assert_irqs_disabled();
+	local_irq_restore(flags);
+	KTAP_EXPECT_EQ(READ_ONCE(warn_count), w0);
+
+	ktap_expect_warnings(1, "lockdep_assert_held(&ld_a) with ld_a free");
+	lockdep_assert_held(&ld_a);
+	expect_one(r0, w0, "lockdep_assert_held");
+	ktap_expect_warnings(1, "lockdep_assert_irqs_disabled() with irqs on");
+	lockdep_assert_irqs_disabled();
+	KTAP_EXPECT_EQ(READ_ONCE(warn_count), w0 + 2);
+}
+
 /* ---- an rcu_node bit for an offline CPU ---- */
 
 static void rcu_node_bit_of_offline_cpu(void)
@@ -318,6 +342,7 @@ KTAP_SUITE(lockdep,
 	KTAP_CASE(rcu_lockdep_dereference_outside_reader),
 	KTAP_CASE(lockdep_synchronize_sched_under_spinlock),
 	KTAP_CASE(lockdep_might_sleep_in_reader_or_under_lock),
+	KTAP_CASE(lockdep_asserts_fire_when_broken),
 	KTAP_CASE(rcu_node_bit_of_offline_cpu),
 	KTAP_CASE(rcu_lockdep_held_in_each_context));
 

@@ -1001,6 +1001,56 @@ static void rcu_stall_detected(void)
 		 cpu, (unsigned long long)c.held_ms, STALL_TIMEOUT_MS);
 }
 
+/*
+ * A grace period every CPU has reported but that the GP kthread does not
+ * end, because it does not get a CPU: rcu_gp_starve_arm() (test build)
+ * keeps it off the CPU between two of its scans.  The stall report then
+ * names no CPU; it must say that the kthread is starved (Linux's
+ * rcu_check_gp_kthread_starvation()), or whoever reads it has nothing to
+ * go on.
+ */
+static void rcu_stall_gp_kthread_starved(void)
+{
+#ifdef CONFIG_SANITIZE
+	char mark[64];
+	const char *log;
+	unsigned long cookie;
+	int reports0;
+	bool held, reported;
+
+	log_marker(mark, sizeof(mark), "starved GP kthread");
+	ktap_expect_alarm("an RCU stall report naming no CPU: rcu_sched kthread starved");
+	WRITE_ONCE(rcu_cpu_stall_timeout_ms, STALL_TIMEOUT_MS);
+	reports0 = atomic_read(&rcu_stall_reports);
+	rcu_gp_starve_arm();
+	cookie = start_poll_synchronize_sched();
+	held = WAIT_UNTIL(rcu_gp_starve_held(), 30000);
+	reported = held && WAIT_UNTIL(atomic_read(&rcu_stall_reports) != reports0, 30000);
+	WRITE_ONCE(rcu_cpu_stall_timeout_ms, 0);
+	rcu_gp_starve_release();
+	KTAP_EXPECT(WAIT_UNTIL(poll_state_synchronize_sched(cookie), 30000));
+	if (!held) {
+		ktap_fail("the GP kthread never came to its held scan within 30 s");
+		return;
+	}
+	if (!reported) {
+		ktap_fail("no stall report within 30 s of a grace period the starved GP "
+			  "kthread held");
+		return;
+	}
+	log = log_after(mark);
+	KTAP_ASSERT(log);
+	KTAP_EXPECT(find_str(log, "rcu: INFO: rcu_sched detected stalls on CPUs/tasks:"));
+	KTAP_EXPECT(announced(log, "detected stalls"));
+	if (!find_str(log, "rcu: rcu_sched kthread starved for "))
+		ktap_fail("the stall report does not say the GP kthread is starved");
+	else
+		KTAP_EXPECT(find_str(log, "Unless rcu_sched kthread gets sufficient CPU time"));
+#else
+	ktap_skip("needs the test build (rcu_gp_starve_arm)");
+#endif
+}
+
 /* ---- the expedited stall check ------------------------------------------ */
 
 struct exp_stall_ctx {
@@ -1377,6 +1427,7 @@ KTAP_SUITE(rcu,
 	   KTAP_CASE(rcu_callback_flood),
 	   KTAP_CASE(rcu_list_example),
 	   KTAP_CASE(rcu_stall_detected),
+	   KTAP_CASE(rcu_stall_gp_kthread_starved),
 	   KTAP_CASE(rcu_exp_stall_detected),
 	   KTAP_CASE(rcu_misuse_reported),
 	   KTAP_CASE(rcu_deref_outside_reader_warns_once),

@@ -392,14 +392,16 @@ static void gc_kfree_bench_one(int by_call_rcu)
 	ns = ktime_get_ns() - t0;
 	u64 nobj = (u64)n * kfree_alloc_num * kfree_loops;
 
+	unsigned long gps = rcu_batches_completed() - gps0;
+
 	kfree_bench_sample(&b);
 	if (by_call_rcu)
 		rcu_barrier();
 	else
 		kvfree_rcu_barrier();
-	ktap_log("bench name=kfree_rcu threads=%d alloc_num=%u loops=%u total_ns=%llu batches=%lu footprint_kb=%lu by_call_rcu=%d call_rcus=%ld ns_per_obj=%llu",
-		 n, kfree_alloc_num, kfree_loops, (unsigned long long)ns,
-		 rcu_batches_completed() - gps0, b.max_bytes / 1024, by_call_rcu,
+	ktap_log("bench name=kfree_rcu threads=%d alloc_num=%u loops=%u total_ns=%llu batches=%lu gps_drain=%lu footprint_kb=%lu by_call_rcu=%d call_rcus=%ld ns_per_obj=%llu",
+		 n, kfree_alloc_num, kfree_loops, (unsigned long long)ns, gps,
+		 rcu_batches_completed() - gps0 - gps, b.max_bytes / 1024, by_call_rcu,
 		 by_call_rcu ? (long)nobj :
 		 atomic_long_read(&kfree_rcu_stats.batches) - batches0,
 		 (unsigned long long)(nobj ? ns / nobj : 0));
@@ -407,7 +409,9 @@ static void gc_kfree_bench_one(int by_call_rcu)
 }
 
 /* batches= is what Linux's rcuscale prints under that name: grace
- * periods completed during the run (rcu_batches_completed()). */
+ * periods completed during the run (rcu_batches_completed()), up to the
+ * last thread's end; gps_drain= those of the barrier after it, which
+ * frees what is still queued. */
 static void gc_kfree_bench(void)
 {
 	if (!kfree_alloc_num)

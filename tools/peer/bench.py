@@ -16,8 +16,12 @@ the grace-period runs at 1, 2, 4 and 16 vCPUs (the bench-gp-N sizes;
     kfree     rcuscale.kfree_rcu_test=1 at 4 vCPUs (PREEMPT image, else
               the one there is): KFREE_THREADS threads, each KFREE_LOOPS
               times allocating KFREE_ALLOC_NUM objects and freeing them
-              through kfree_rcu() (kfree_by_call_rcu=0) or call_rcu() (=1):
-              the parameters of rcukern's gc_kfree_bench (paper_gc)
+              through the two-argument kfree_rcu() (kfree_rcu_test_double=1;
+              by default rcuscale mixes in the one-argument form at random):
+              the parameters of rcukern's gc_kfree_bench (paper_gc).  Only
+              by_call_rcu=0: Linux 6.1's rcuscale has no kfree_by_call_rcu
+              (6.2 added it), and would take the parameter for init's and
+              run kfree_rcu() again under the call_rcu() label.
 
 Rows (one line each, in --out, default build/bench-logs/peer.txt):
 
@@ -27,9 +31,10 @@ Rows (one line each, in --out, default build/bench-logs/peer.txt):
   # bench name=linux_gp kernel=linux-6.1 model=none|preempt type=normal|expedited
     cpus=N n= min_ns= mean_ns= median_ns= max_ns=
   # bench name=linux_kfree_rcu kernel=linux-6.1 model= vcpus=N threads=
-    alloc_num= loops= total_ns= batches= footprint_kb= by_call_rcu=0|1
-    (batches: grace periods during the run, as rcuscale counts them;
-    footprint: rcuscale's MB, in KB)
+    alloc_num= loops= total_ns= batches= footprint_kb= by_call_rcu=0
+    (batches: grace periods from the last thread's start to the last
+    one's end, as rcuscale counts them; footprint: rcuscale's MB, the
+    free memory at the start less a running average during, in KB)
 
 Each boot's serial log is kept beside it (peer-MODEL-KIND-TYPE-N.log).
 When build/peer has no images it prints one line and exits 0.
@@ -64,6 +69,7 @@ KFREE_VCPUS = 4
 KFREE_THREADS = 4
 KFREE_ALLOC_NUM = 8000
 KFREE_LOOPS = 10
+KFREE_BY_CALL_RCU = (0,)    # 6.1 has no kfree_by_call_rcu (see above)
 
 _RUN_LINE = re.compile(r"^\s*(?:\[[\s\d.]+\]\s*)?(\d+)\t(\d+\.\d+)\s*$")
 _GP_LINE = re.compile(r"writer-duration:\s+(\d+)\s+(\d+)\s*$")
@@ -262,13 +268,13 @@ def main(argv=None):
                     emit(gp_row(model, typ, vcpus, vals))
     if args.only in (None, "kf"):
         model = "preempt" if "preempt" in images else next(iter(images))
-        for by_call_rcu in (0, 1):
+        for by_call_rcu in KFREE_BY_CALL_RCU:
             log = os.path.join(args.log_dir, f"peer-{model}-kfree-{by_call_rcu}.log")
             loops = max(1, KFREE_LOOPS // (10 if args.quick else 1))
             append = (base + f"rcuscale.kfree_rcu_test=1 rcuscale.kfree_nthreads={KFREE_THREADS} "
                       f"rcuscale.kfree_alloc_num={KFREE_ALLOC_NUM} "
-                      f"rcuscale.kfree_loops={loops} "
-                      f"rcuscale.kfree_by_call_rcu={by_call_rcu} rcuscale.holdoff=2")
+                      f"rcuscale.kfree_loops={loops} rcuscale.kfree_rcu_test_double=1 "
+                      f"rcuscale.holdoff=2")
             res = parse_kfree(boot(images[model], KFREE_VCPUS, append, log, args.timeout))
             if res is None:
                 res = parse_kfree(boot(images[model], KFREE_VCPUS, append, log, args.timeout))
