@@ -100,7 +100,7 @@ void __jitter_site(unsigned int site)
 
 		cycles = jitter_max_cycles[site];
 		if (site == JITTER_BARRIER_WALK)
-			cycles *= 16;
+			cycles *= 160;	/* 100 ms at the default: a hotplug step's length */
 		while (READ_ONCE(jitter_hotplug_task) &&
 		       READ_ONCE(jitter_hotplug_steps) == steps && rdtsc() - t0 < cycles)
 			cpu_relax();

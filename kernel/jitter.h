@@ -37,8 +37,8 @@ enum jitter_site {
 	JITTER_GP_PHASE,	/* the GP kthread between init, FQS, cleanup */
 	JITTER_SRCU,		/* SRCU's scans and flip */
 	/*
-	 * Hot again, added after the others so that a seed keeps the odds
-	 * it gave the sites above (replays of docs/stress.md's table).
+	 * Added later, after the others so that a seed keeps the odds it
+	 * gave the sites above (replays of docs/stress.md's tables).
 	 */
 	JITTER_SWITCH,		/* finish_task_switch(), prev's ->on_cpu just
 				 * cleared: a wake-up elsewhere may run prev now
@@ -50,13 +50,14 @@ enum jitter_site {
 				 * an interrupt's SRCU reader may land */
 	JITTER_IPI,		/* a cross-CPU call queued, its IPI sent: the
 				 * handler may run before the sender's next
-				 * store (the slow paths' delay) */
+				 * store (a slow path: odds and delay) */
 	JITTER_NR_SITES
 };
-/* The slow paths' sites: odds 1..1/8 and jitter.slow's delays. */
+/* The slow paths' sites: odds 1..1/8 and jitter.slow's delays.  A
+ * cross-CPU call is one (a few hundred a second at most). */
 #define JITTER_SLOW_SITES	((1u << JITTER_HOTPLUG) | (1u << JITTER_BARRIER_WALK) |	\
 				 (1u << JITTER_GP_INIT) | (1u << JITTER_GP_PHASE) |	\
-				 (1u << JITTER_SRCU))
+				 (1u << JITTER_SRCU) | (1u << JITTER_IPI))
 /*
  * Walks over the CPUs: when one fires while another task is inside
  * cpu_down()/cpu_up(), the set of CPUs is made to change in the middle of
@@ -65,14 +66,14 @@ enum jitter_site {
  * would have to be as long as a whole cpu_down().  Such a site waits for
  * the operation's next step (its next JITTER_HOTPLUG site), so the walk
  * and the operation interleave step by step: rcu_barrier_sched()'s at
- * most 16 jitter.slow (nothing of cpu_down() waits for a barrier),
+ * most 160 jitter.slow (nothing of cpu_down() waits for a barrier),
  * rcu_gp_init()'s at most jitter.slow (cpu_down() waits for grace
  * periods).
  */
 #define JITTER_WALK_SITES	((1u << JITTER_BARRIER_WALK) | (1u << JITTER_GP_INIT))
 /* Hot odds, but jitter.slow's delays: a crossing that needs a whole
  * slow path (a wake-up, a task's exit) to fit inside it. */
-#define JITTER_LONG_SITES	(JITTER_SLOW_SITES | (1u << JITTER_SWITCH) | (1u << JITTER_IPI))
+#define JITTER_LONG_SITES	(JITTER_SLOW_SITES | (1u << JITTER_SWITCH))
 
 #ifdef CONFIG_JITTER
 /* Bit s set: site s may fire (0 until jitter_init(), and with jitter=0). */

@@ -47,7 +47,8 @@
  *    stays running (not preempted; preemption on in rcu's and srcu's
  *    plain readers) until a grace period that began after it is under
  *    way, then 4-11 ticks more (rcu_read_long_delay()): a tick inside
- *    must not credit a QS.  So does each state of an extendable reader;
+ *    must not credit a QS.  So does each state of an extendable reader
+ *    (one in four is a single protection, which stays 1 time in 64);
  *    in rcu and srcu, half of these sleep the ticks instead (a reader
  *    blocked while its CPU owes the grace period its QS).
  *  - torture.irqreader: in a timer handler (irq context) on every CPU,
@@ -748,10 +749,10 @@ static unsigned long rcu_torture_gp_seq(void)
 }
 
 /*
- * Now and then (1 section in 16384, some ten a second per reader) stay in
- * the section, running: irqs on and, in the preemptible flavours' plain
- * readers, preemption on, so that ticks land inside a reader no context
- * switch has queued on a blocked list.  First until a grace period that
+ * Now and then (1 section in one_in; at 16384 some ten a second per
+ * reader) stay in the section, running: irqs on and, in the preemptible
+ * flavours' plain readers, preemption on, so that ticks land inside a
+ * reader no context switch has queued on a blocked list.  First until a grace period that
  * began after the section did is under way (the writers keep asking for
  * them), then 4-11 ticks more: that grace period must wait for this
  * reader, and only the tick's check of the interrupted task
@@ -759,20 +760,22 @@ static unsigned long rcu_torture_gp_seq(void)
  * it from ending; a tick that credited a quiescent state here fails the
  * reader's cookie check.  Readers with irqs off do not: this CPU's ticks
  * could not come.  Counts ticks (jiffies); 200 ms at most in all.
- * Extendable readers do it too in each state they pass through (a tick
- * inside local_bh_disable() alone is no QS either).  Half of the
+ * Extendable readers do it too in each state they pass through, 1 in
+ * 64 of those with a single protection (a tick inside
+ * local_bh_disable() alone is no QS either).  Half of the
  * preemptible flavours' sections that may sleep sleep those ticks
  * instead, switched out while their CPU still owes that grace period its
  * QS: the grace period must find them on the blocked list (->gp_tasks)
  * and wait for the whole sleep.
  */
-static void rcu_read_long_delay(struct torture_random *r, const struct torture_read_state *rs)
+static void rcu_read_long_delay(struct torture_random *r, const struct torture_read_state *rs,
+				u32 one_in)
 {
 	u32 x = torture_random(r);
 	unsigned long j0, ticks;
 	u64 end;
 
-	if (x % 16384 || irqs_disabled())
+	if (x % one_in || irqs_disabled())
 		return;
 	atomic_long_inc(&n_rcu_torture_long_reads);
 	end = ktime_get_ns() + 200ull * 1000000ull;
@@ -802,7 +805,7 @@ void rcu_torture_one_read_body(struct torture_random *r, int cpu)
 		rcu_irq_read_delay(r);
 	} else if (r) {
 		rcu_read_delay(r);
-		rcu_read_long_delay(r, &rs);
+		rcu_read_long_delay(r, &rs, 16384);
 	}
 	if (r && cur_ops->flavor != TF_SCHED && preemptible())
 		rcu_read_preempt_delay(r);
@@ -987,6 +990,10 @@ static unsigned int rcutorture_extend_mask(struct torture_random *r)
 		return mask | RCUTORTURE_RDR_RCU_1;
 	if (!prot)	/* no protecting bit allowed: the flavour's lock */
 		prot = RCUTORTURE_RDR_RCU_1;
+	/* One state in four is a single protection (local_bh_disable()
+	 * alone, say): what each of them protects is then tested alone. */
+	if (!(torture_random(r) % 4) && rcutorture_rdr_order(prot, bits, r))
+		return bits[0];
 	if (!(mask & prot) && rcutorture_rdr_order(prot, bits, r))
 		mask |= bits[0];
 	return mask;
@@ -1012,8 +1019,9 @@ static void rcu_torture_one_read_extended(struct torture_random *r)
 		for (i = 0; i < n; i++) {
 			rcutorture_one_extend(&rs, rcutorture_extend_mask(r), r);
 			rcu_read_delay(r);
-			/* Ticks inside whatever protects it now (BH alone, say). */
-			rcu_read_long_delay(r, &st);
+			/* Ticks inside whatever protects it now; more often
+			 * inside a single protection (BH alone, say). */
+			rcu_read_long_delay(r, &st, !(rs.state & (rs.state - 1)) ? 64 : 16384);
 			if (cur_ops->flavor != TF_SCHED && preemptible())
 				rcu_read_preempt_delay(r);
 		}
