@@ -21,6 +21,9 @@
  *  - Each class records the first place it was taken in hardirq (or NMI)
  *    context and with irqs enabled outside it; having both is an irq
  *    deadlock waiting for its interrupt ("inconsistent lock state").
+ *    So is an irq-safe class held while an irq-unsafe one is taken, or
+ *    any class the unsafe one leads to in the graph: checked when a new
+ *    chain adds edges and when a class first gets either usage.
  *  - All tables are static and bounded; filling one is reported once,
  *    and lockdep then turns itself off (never silently wrong).
  *
@@ -77,7 +80,7 @@ struct lock_class {
 	unsigned int usage;		/* bits of the enum above */
 	unsigned long usage_ip[NR_USAGE];
 	bool nmi_safe;			/* lockdep_set_nmi_safe() */
-	bool usage_reported, nmi_reported;
+	bool usage_reported, nmi_reported, order_reported;
 	unsigned int bfs_gen;		/* the search that last reached it */
 	int bfs_edge;			/* edge index it was reached by */
 };
@@ -454,7 +457,10 @@ static void report_nmi(struct lock_class *c, unsigned long ip)
 
 /* ---- usage ---- */
 
-static void mark_usage(struct lock_class *c, unsigned int bit, unsigned long ip)
+static void check_irq_order_usage(struct lock_class *c, unsigned int bit);
+
+/* nmi: the graph is not to be searched (its lock may be held below us). */
+static void mark_usage(struct lock_class *c, unsigned int bit, unsigned long ip, bool nmi)
 {
 	unsigned int old = __atomic_load_n(&c->usage, __ATOMIC_RELAXED);
 	unsigned int bad;
@@ -463,6 +469,8 @@ static void mark_usage(struct lock_class *c, unsigned int bit, unsigned long ip)
 		return;
 	c->usage_ip[bit] = ip;
 	old = __atomic_fetch_or(&c->usage, 1u << bit, __ATOMIC_ACQ_REL);
+	if (!nmi)
+		check_irq_order_usage(c, bit);
 	bad = old & usage_conflicts[bit];
 	if (!bad || __atomic_exchange_n(&c->usage_reported, true, __ATOMIC_RELAXED))
 		return;
@@ -565,12 +573,97 @@ static int add_edge(const struct held_lock *prev, struct lock_class *next,
 }
 
 /*
+ * Graph lock held: a class with usage bit `bit` among c and the classes
+ * reachable from it, forward (locks taken while c was held) or backward
+ * (locks held when c was taken); self: whether c itself counts.  The
+ * graph has tens to hundreds of edges, so going backward scans them all
+ * for each class reached.
+ */
+static struct lock_class *find_usage(struct lock_class *c, bool forward,
+				     unsigned int bit, bool self)
+{
+	unsigned int head = 0, tail = 0;
+
+	if (++bfs_gen == 0)
+		bfs_gen = 1;
+	c->bfs_gen = bfs_gen;
+	bfs_queue[tail++] = (u16)(c - classes);
+	while (head < tail) {
+		struct lock_class *x = &classes[bfs_queue[head++]];
+
+		if ((x != c || self) && (__atomic_load_n(&x->usage, __ATOMIC_RELAXED) & (1u << bit)))
+			return x;
+		for (unsigned int e = 0; e < nr_edges; e++) {
+			unsigned int near = forward ? edges[e].from : edges[e].to;
+			struct lock_class *y = &classes[forward ? edges[e].to : edges[e].from];
+
+			if (&classes[near] != x || y->bfs_gen == bfs_gen)
+				continue;
+			y->bfs_gen = bfs_gen;
+			bfs_queue[tail++] = (u16)(y - classes);
+		}
+	}
+	return NULL;
+}
+
+/*
+ * Linux's "HARDIRQ-safe -> HARDIRQ-unsafe lock order": safe is taken in
+ * hardirq context, unsafe with irqs on, and unsafe is taken (directly or
+ * down a chain) while safe is held.  CPU 0 holds unsafe with irqs on;
+ * CPU 1 takes safe, then waits for unsafe; CPU 0's interrupt waits for
+ * safe: deadlock.  Reported once per safe class.
+ */
+static void report_irq_order(struct lock_class *safe, struct lock_class *unsafe,
+			     unsigned long ip)
+{
+	char a[96], b[96], s1[80], s2[80], s3[80];
+
+	if (__atomic_exchange_n(&safe->order_reported, true, __ATOMIC_RELAXED))
+		return;
+	atomic_inc(&lockdep_reports);
+	class_name(a, sizeof(a), safe);
+	class_name(b, sizeof(b), unsafe);
+	sym(s1, sizeof(s1), safe->usage_ip[USED_IN_HARDIRQ]);
+	sym(s2, sizeof(s2), unsafe->usage_ip[ENABLED_HARDIRQ]);
+	sym(s3, sizeof(s3), ip);
+	printk(KERN_WARNING "WARNING: HARDIRQ-safe -> HARDIRQ-unsafe lock order detected\n");
+	printk(KERN_WARNING "(%s) is taken in hardirq context, at %s,\n", a, s1);
+	printk(KERN_WARNING "(%s) with irqs on, at %s,\n", b, s2);
+	printk(KERN_WARNING "and the second is taken (or a lock that leads to it) while the "
+	       "first is held; found at %s\n", s3);
+	printk(KERN_WARNING "a CPU holding (%s) with irqs on, interrupted by a handler that "
+	       "waits for (%s), deadlocks with the CPU that holds it\n", b, a);
+	lockdep_last_report = "HARDIRQ-safe -> HARDIRQ-unsafe lock order detected";
+	WARN(1, "HARDIRQ-safe -> HARDIRQ-unsafe lock order: (%s) -> (%s)", a, b);
+}
+
+/* A class just gained usage bit: does the graph put it on the wrong side? */
+static void check_irq_order_usage(struct lock_class *c, unsigned int bit)
+{
+	struct lock_class *other = NULL;
+
+	if (bit != USED_IN_HARDIRQ && bit != ENABLED_HARDIRQ)
+		return;
+	graph_lock_irqs_off();
+	if (bit == USED_IN_HARDIRQ)
+		other = find_usage(c, true, ENABLED_HARDIRQ, false);
+	else
+		other = find_usage(c, false, USED_IN_HARDIRQ, false);
+	graph_unlock();
+	if (other && bit == USED_IN_HARDIRQ)
+		report_irq_order(c, other, c->usage_ip[bit]);
+	else if (other)
+		report_irq_order(other, c, c->usage_ip[bit]);
+}
+
+/*
  * The new lock (h->held[depth - 1]) after the ones below it: each held
  * class gains an edge to it.  Irqs off, recursion flag set.
  */
 static void check_chain(struct lockdep_held *h)
 {
 	struct held_lock *hl = &h->held[h->depth - 1];
+	struct lock_class *safe = NULL, *unsafe = NULL;
 	struct cycle cy;
 	int bad = 0, bad_at = -1;
 
@@ -592,7 +685,13 @@ static void check_chain(struct lockdep_held *h)
 	}
 	if (bad >= 0 && !chain_add(hl->chain_key))
 		bad = -1;
+	/* The new edges may join an irq-safe lock to an irq-unsafe one. */
+	if (!bad && (unsafe = find_usage(hl->class, true, ENABLED_HARDIRQ, true)))
+		for (int i = 0; i < h->depth - 1 && !safe; i++)
+			safe = find_usage(h->held[i].class, false, USED_IN_HARDIRQ, true);
 	graph_unlock();
+	if (safe)
+		report_irq_order(safe, unsafe, hl->ip);
 	if (bad < 0)
 		report_full();
 	else if (bad == 1)
@@ -629,9 +728,9 @@ void lock_acquire(struct lockdep_map *map, unsigned int subclass, bool trylock,
 	if (!c)
 		goto out;
 	if (pc & (HARDIRQ_MASK | NMI_MASK))
-		mark_usage(c, read ? USED_IN_HARDIRQ_READ : USED_IN_HARDIRQ, ip);
+		mark_usage(c, read ? USED_IN_HARDIRQ_READ : USED_IN_HARDIRQ, ip, nmi);
 	else if (!irqs_disabled_flags(flags))
-		mark_usage(c, read ? ENABLED_HARDIRQ_READ : ENABLED_HARDIRQ, ip);
+		mark_usage(c, read ? ENABLED_HARDIRQ_READ : ENABLED_HARDIRQ, ip, nmi);
 	h = ctx_of(pc);
 	if (h->depth >= MAX_LOCK_DEPTH) {
 		full_what = "MAX_LOCK_DEPTH";
@@ -746,6 +845,29 @@ void lockdep_assert_held_map(const struct lockdep_map *map, const char *what,
 	lockdep_print_context();
 	lockdep_last_report = "lockdep_assert_held";
 	warn_slowpath(file, line, "lockdep_assert_held(%s): not held here", what);
+}
+
+/*
+ * A context ends holding locks, or (a task) inside rcu_read_lock(): a
+ * kthread's function returned, an interrupt handler did.  Linux's "lock
+ * held when returning to user space!".  Reported once: a lock a handler
+ * leaks would otherwise be reported at every interrupt after it.
+ */
+void lockdep_check_context_end(const char *what)
+{
+	static bool said;
+	struct task *t = current;
+	bool task = !(preempt_count() & (HARDIRQ_MASK | NMI_MASK));
+	int nest = task && t ? t->rcu_read_lock_nesting : 0;
+
+	if (!READ_ONCE(ld_on) || (!ctx_now()->depth && !nest) ||
+	    __atomic_exchange_n(&said, true, __ATOMIC_RELAXED))
+		return;
+	atomic_inc(&lockdep_reports);
+	printk(KERN_WARNING "WARNING: lock held or RCU reader left open when %s!\n", what);
+	lockdep_print_context();
+	lockdep_last_report = "lock held when a context ends";
+	WARN(1, "lock held or RCU reader left open when %s", what);
 }
 
 void lockdep_assert_irqs_disabled_at(const char *file, int line)

@@ -14,6 +14,11 @@
  *    a cycle: both chains and where each lock was taken);
  *  - "inconsistent lock state" (a class taken in hardirq/NMI context and
  *    with irqs enabled elsewhere);
+ *  - "HARDIRQ-safe -> HARDIRQ-unsafe lock order detected" (a class taken
+ *    in hardirq context is held, directly or down a chain, while one
+ *    taken with irqs enabled is taken);
+ *  - "lock held or RCU reader left open" when a kthread's function or an
+ *    interrupt handler returns;
  *  - "lock taken in NMI context" unless lockdep_set_nmi_safe();
  *  - "bad unlock balance detected" (released but not held here);
  *  - "lockdep: table full" once, after which lockdep turns itself off.
@@ -86,6 +91,9 @@ void lockdep_print_context(void);
 int lockdep_depth(void);
 /* ... of them spinning locks (not mutexes): none may be held in a sleep. */
 int lockdep_depth_spinning(void);
+/* The running context ends (what: how): it must hold no lock, and a task
+ * must have closed its rcu_read_lock() sections. */
+void lockdep_check_context_end(const char *what);
 /* Lockdep is on (no table filled up). */
 bool lockdep_enabled(void);
 /* Classes, edges and chains in use (lockdep selftest logs them). */
@@ -133,5 +141,6 @@ static inline void lockdep_init(void) { }
 static inline void lockdep_info(void) { }
 static inline void lockdep_print_context(void) { }
 static inline int lockdep_depth_spinning(void) { return 0; }
+static inline void lockdep_check_context_end(const char *what) { (void)what; }
 
 #endif /* CONFIG_LOCKDEP */

@@ -10,6 +10,7 @@
  */
 #include "kernel/preempt.h"
 #include "kernel/tick_sched.h"
+#include "kernel/lockdep.h"
 #include "rcu/rcupdate.h"
 #include "asm/irq.h"
 
@@ -23,6 +24,7 @@ void irq_enter(void)
 
 void irq_exit(void)
 {
+	lockdep_check_context_end("an interrupt handler returned");
 	preempt_count_sub(HARDIRQ_OFFSET);
 	rcu_irq_exit();
 }

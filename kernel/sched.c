@@ -624,6 +624,7 @@ __noreturn void kthread_main(void)
 
 	if (!READ_ONCE(t->should_stop))
 		ret = t->fn(t->arg);
+	lockdep_check_context_end("a kthread's function returned");
 	kthread_exit(ret);
 }
 

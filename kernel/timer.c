@@ -286,8 +286,10 @@ void timers_migrate_cpu(int cpu)
 		__atomic_store_n(&t->base, me, __ATOMIC_RELAXED);
 		__atomic_store_n(&t->cpu, me, __ATOMIC_RELEASE);
 	}
+#ifdef CONFIG_SANITIZE
 	/* A dead CPU owns no timer: an add_timer_on() meanwhile is a bug. */
 	WARN_ON_ONCE(!list_empty(&timer_bases[cpu].list));
+#endif
 	unlock_two_bases(cpu, me);
 	local_irq_restore(flags);
 }

@@ -99,7 +99,7 @@ static struct {
 	struct rcu_head rcu;
 	struct list_head pages;			/* pages of pointers, all CPUs' */
 	struct rcu_head *head;			/* the fallback chains, joined */
-	bool busy;				/* waiting for its GP or freeing */
+	bool busy;				/* handed to call_rcu(), GP not over */
 	bool forced;				/* by kvfree_rcu_barrier() */
 	unsigned long handed_at;		/* jiffies of its call_rcu() */
 	unsigned long next;			/* no batch before (jiffies) */

@@ -35,6 +35,7 @@
 #include "kernel/slab.h"
 #include "kernel/cpu.h"
 #include "kernel/lockdep.h"
+#include "kernel/preempt_mask.h"
 
 /* Non-idle baseline of dynticks_nmi_nesting (large, even), as Linux. */
 #define DYNTICK_IRQ_NONIDLE	((long)(((unsigned long)-1 >> 2) + 1))
@@ -326,11 +327,20 @@ static void rcu_qs(struct rcu_data *rdp)
 		WRITE_ONCE(rdp->cpu_no_qs, false);
 }
 
+/*
+ * The GP kthread need not wake itself from its own task context: it is
+ * running, and looks at its condition before it sleeps.  From an irq on
+ * its CPU it must be woken all the same (as in Linux): the irq may have
+ * come between its wait_event's last look at the condition and its
+ * schedule(), and a report there (its CPU's tick) that is not followed
+ * by a wake-up leaves it asleep until its timeout, jiffies_till_first_fqs
+ * or a second for a new grace period's start.
+ */
 void rcu_gp_kthread_wake(void)
 {
 	struct task *t = READ_ONCE(rcu_state.gp_kthread);
 
-	if (!t || current == t)
+	if (!t || (current == t && !in_interrupt()))
 		return;
 	wake_up(&rcu_state.gp_wq);
 }

@@ -4,12 +4,14 @@
  * fail.  Each case provokes one report on purpose, announces it with
  * ktap_expect_warnings() and checks that exactly it came: an AB-BA pair
  * across two CPUs that never deadlocks, a lock taken in the timer
- * interrupt and with irqs on in a thread, rcu_dereference() (and its
+ * interrupt and with irqs on in a thread, an irq-safe lock held while an
+ * irq-unsafe one is taken, rcu_dereference() (and its
  * condition forms) outside a reader, synchronize_sched() under a
  * spinlock, might_sleep() inside rcu_read_lock() and under a spinning
  * lock (with sched.provoke_bugs), lockdep_assert_held() and
- * lockdep_assert_irqs_disabled() broken, an rcu_node bit set for an
- * offline CPU.  One more case checks that rcu_read_lock_held() and friends
+ * lockdep_assert_irqs_disabled() broken, a kthread that returns holding
+ * a lock, an rcu_node bit set for an offline CPU, an SRCU scan that
+ * finds more unlocks than locks.  One more case checks that rcu_read_lock_held() and friends
  * answer truthfully in task, irq and NMI context, and logs how full
  * lockdep's tables are.  In the
  * benchmark build every case skips: nothing is compiled in to report.
@@ -104,6 +106,46 @@ static void lockdep_irq_lock_taken_with_irqs_on(void)
 	KTAP_ASSERT(WAIT_UNTIL(ld_timer_ran, 10000));
 	del_timer_sync(&ld_timer);
 	expect_one(r0, w0, "inconsistent lock state");
+}
+
+/* ---- an irq-safe lock held while an irq-unsafe one is taken ---- */
+
+static DEFINE_SPINLOCK(ld_safe);	/* the tick takes it */
+static DEFINE_SPINLOCK(ld_unsafe);	/* a thread takes it with irqs on */
+
+static void ld_safe_timer_fn(struct timer_list *t)
+{
+	(void)t;
+	spin_lock(&ld_safe);		/* hardirq context: IN-HARDIRQ-W */
+	ld_timer_ran = true;
+	spin_unlock(&ld_safe);
+}
+
+/*
+ * Each lock is used consistently by itself; only the order joins them:
+ * a CPU holding ld_unsafe with irqs on, interrupted by the tick, waits for
+ * ld_safe, held by a CPU that waits for ld_unsafe.  Never happens here.
+ */
+static void lockdep_irq_safe_then_unsafe_order(void)
+{
+	int r0 = atomic_read(&lockdep_reports);
+	unsigned long w0 = READ_ONCE(warn_count), flags;
+
+	spin_lock(&ld_unsafe);		/* irqs on: HARDIRQ-ON-W */
+	spin_unlock(&ld_unsafe);
+	ld_timer_ran = false;
+	timer_setup(&ld_timer, ld_safe_timer_fn, 0);
+	ld_timer.expires = jiffies + 1;
+	add_timer(&ld_timer);
+	KTAP_ASSERT(WAIT_UNTIL(ld_timer_ran, 10000));
+	del_timer_sync(&ld_timer);
+	KTAP_EXPECT_EQ(atomic_read(&lockdep_reports), r0);
+	ktap_expect_warnings(1, "a HARDIRQ-safe -> HARDIRQ-unsafe lock order");
+	spin_lock_irqsave(&ld_safe, flags);
+	spin_lock(&ld_unsafe);
+	spin_unlock(&ld_unsafe);
+	spin_unlock_irqrestore(&ld_safe, flags);
+	expect_one(r0, w0, "HARDIRQ-safe -> HARDIRQ-unsafe lock order detected");
 }
 
 /* ---- RCU-lockdep: dereferences outside readers ---- */
@@ -248,6 +290,30 @@ static void lockdep_asserts_fire_when_broken(void)
 	KTAP_EXPECT_EQ(READ_ONCE(warn_count), w0 + 2);
 }
 
+/* ---- a kthread that returns holding a lock ---- */
+
+static DEFINE_MUTEX(ld_leak_mutex);	/* left locked for good: used once */
+
+static int ld_leak_fn(void *unused)
+{
+	(void)unused;
+	mutex_lock(&ld_leak_mutex);
+	return 0;
+}
+
+static void lockdep_kthread_returns_holding_lock(void)
+{
+	int r0 = atomic_read(&lockdep_reports);
+	unsigned long w0 = READ_ONCE(warn_count);
+	struct task *t;
+
+	ktap_expect_warnings(1, "a kthread returns holding ld_leak_mutex");
+	t = start_on(ld_leak_fn, NULL, smp_processor_id(), PRIO_NORMAL, "ld-leak");
+	KTAP_ASSERT(t);
+	kthread_join(t);
+	expect_one(r0, w0, "lock held when a context ends");
+}
+
 /* ---- an rcu_node bit for an offline CPU ---- */
 
 static void rcu_node_bit_of_offline_cpu(void)
@@ -273,6 +339,40 @@ static void rcu_node_bit_of_offline_cpu(void)
 	KTAP_EXPECT_EQ(READ_ONCE(warn_count), w0 + 1);
 	KTAP_EXPECT(!(READ_ONCE(rnp->qsmaskinitnext) & per_cpu_ptr(&rcu_data, cpu)->grpmask));
 	KTAP_EXPECT_EQ(cpu_up(cpu), 0);
+}
+
+/* ---- SRCU: a scan that sums more unlocks than locks ---- */
+
+DEFINE_STATIC_SRCU(ld_srcu_bad);
+
+static int ld_srcu_sync_fn(void *unused)
+{
+	(void)unused;
+	synchronize_srcu(&ld_srcu_bad);
+	return 0;
+}
+
+/*
+ * An unlock counted on the index the next scan reads, with no lock: what
+ * a reader that unlocks with the wrong index leaves.  The scan's
+ * invariant reports it; the missing lock is then added, so that the
+ * counts match and the grace period ends.
+ */
+static void srcu_scan_more_unlocks_than_locks(void)
+{
+	unsigned long w0 = READ_ONCE(warn_count);
+	int cpu = smp_processor_id(), idx;
+	struct task *t;
+
+	ktap_expect_warnings(1, "SRCU's scan: more unlocks than locks");
+	idx = (READ_ONCE(ld_srcu_bad.srcu_idx) & 1) ^ 1;	/* scanned first */
+	atomic_long_inc(&ld_srcu_bad.sda[cpu].unlock_count[idx]);
+	t = start_on(ld_srcu_sync_fn, NULL, cpu, PRIO_NORMAL, "ld-srcu");
+	KTAP_ASSERT(t);
+	KTAP_EXPECT(WAIT_UNTIL(READ_ONCE(warn_count) > w0, 30000));
+	atomic_long_inc(&ld_srcu_bad.sda[cpu].lock_count[idx]);
+	kthread_join(t);
+	KTAP_EXPECT_EQ(READ_ONCE(warn_count), w0 + 1);
 }
 
 /* ---- rcu_read_lock_held() and friends, in each context ---- */
@@ -339,11 +439,14 @@ static void rcu_lockdep_held_in_each_context(void)
 KTAP_SUITE(lockdep,
 	KTAP_CASE(lockdep_abba_across_cpus),
 	KTAP_CASE(lockdep_irq_lock_taken_with_irqs_on),
+	KTAP_CASE(lockdep_irq_safe_then_unsafe_order),
 	KTAP_CASE(rcu_lockdep_dereference_outside_reader),
 	KTAP_CASE(lockdep_synchronize_sched_under_spinlock),
 	KTAP_CASE(lockdep_might_sleep_in_reader_or_under_lock),
 	KTAP_CASE(lockdep_asserts_fire_when_broken),
+	KTAP_CASE(lockdep_kthread_returns_holding_lock),
 	KTAP_CASE(rcu_node_bit_of_offline_cpu),
+	KTAP_CASE(srcu_scan_more_unlocks_than_locks),
 	KTAP_CASE(rcu_lockdep_held_in_each_context));
 
 #else /* !CONFIG_LOCKDEP */
