@@ -900,6 +900,7 @@ static void rcu_list_example(void)
 
 struct stall_ctx {
 	int reports0;
+	bool irqs_off;		/* spin with irqs off, not only preemption */
 	int held;		/* this CPU held a grace period */
 	int seen;		/* a stall report named this CPU */
 	u64 held_ms;
@@ -950,8 +951,15 @@ static int rcu_stall_thread(void *arg)
 		    (READ_ONCE(rdp->mynode->qsmask) & rdp->grpmask) &&
 		    (READ_ONCE(rdp->gp_seq) != READ_ONCE(rdp->mynode->gp_seq) ||
 		     READ_ONCE(rdp->cpu_no_qs))) {
+			unsigned long flags;
+
 			c->held = 1;
+			local_irq_save(flags);
+			if (!c->irqs_off)
+				local_irq_restore(flags);
 			rcu_stall_spin(c);
+			if (c->irqs_off)
+				local_irq_restore(flags);
 		}
 		preempt_enable();
 	}
@@ -959,9 +967,9 @@ static int rcu_stall_thread(void *arg)
 	return 0;
 }
 
-static void rcu_stall_detected(void)
+static void rcu_stall_check(bool irqs_off)
 {
-	struct stall_ctx c = { 0 };
+	struct stall_ctx c = { .irqs_off = irqs_off };
 	char mark[64], want[64];
 	const char *log;
 	int cpu = farthest_cpu();
@@ -997,8 +1005,26 @@ static void rcu_stall_detected(void)
 	}
 	KTAP_EXPECT(find_str(log, "Call Trace:"));
 	KTAP_EXPECT(find_str(log, "rcu_stall_thread+"));
-	ktap_log("CPU %d held a grace period with preemption off for %llu ms; stall timeout %u ms",
-		 cpu, (unsigned long long)c.held_ms, STALL_TIMEOUT_MS);
+	ktap_log("CPU %d held a grace period with %s off for %llu ms; stall timeout %u ms",
+		 cpu, irqs_off ? "irqs" : "preemption", (unsigned long long)c.held_ms,
+		 STALL_TIMEOUT_MS);
+}
+
+static void rcu_stall_detected(void)
+{
+	rcu_stall_check(false);
+}
+
+/*
+ * The same with irqs off: the stalled CPU's own tick cannot report it, and
+ * the others are idle and tickless (this CPU waits in kthread_join()), so
+ * only their rare wake-ups (and the jiffies duty moving to one of them,
+ * should the spinner hold it) can see the stall.  A stall must still be
+ * reported, with the spinner's backtrace by NMI.
+ */
+static void rcu_stall_detected_irqs_off(void)
+{
+	rcu_stall_check(true);
 }
 
 /*
@@ -1427,6 +1453,7 @@ KTAP_SUITE(rcu,
 	   KTAP_CASE(rcu_callback_flood),
 	   KTAP_CASE(rcu_list_example),
 	   KTAP_CASE(rcu_stall_detected),
+	   KTAP_CASE(rcu_stall_detected_irqs_off),
 	   KTAP_CASE(rcu_stall_gp_kthread_starved),
 	   KTAP_CASE(rcu_exp_stall_detected),
 	   KTAP_CASE(rcu_misuse_reported),
