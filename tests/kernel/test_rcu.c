@@ -627,7 +627,15 @@ static void rcu_callback_flood(void)
 	 * covered (that depends on the host), never callbacks whose grace
 	 * period is over: those run during the flood, not after it. */
 	KTAP_EXPECT(gps >= 1);
-	KTAP_EXPECT(stale < queued / 10);
+	/* rcuc is woken at a GP's end or by the tick: when the host ran this
+	 * guest's ticks at under a tenth of their rate, what stayed ready says
+	 * how the host scheduled, not how the kernel did (seen: 156 ticks in
+	 * 10056 ms at -smp 16, peak stale 48128 of 411277). */
+	if (jf * 10 >= msecs_to_jiffies((t1 - t0) / 1000000))
+		KTAP_EXPECT(stale < queued / 10);
+	else
+		ktap_log("flood: the host ran %lu of %lu ticks: peak stale %ld not judged",
+			 jf, msecs_to_jiffies((t1 - t0) / 1000000), stale);
 	ktap_log("flood: %ld call_rcu_sched() from %d CPUs in %llu ms (%lu ticks, %lu grace periods), "
 		 "all invoked %llu ms later, peak in flight %ld (%ld%%, %ld KiB), peak "
 		 "ready-but-not-run on a CPU %ld", queued, ncpus,
@@ -975,6 +983,10 @@ static void rcu_stall_check(bool irqs_off)
 	int cpu = farthest_cpu();
 	struct task *t;
 
+	if (irqs_off && cpu == smp_processor_id()) {
+		ktap_skip("needs a second CPU: one with irqs off cannot see its own stall");
+		return;
+	}
 	log_marker(mark, sizeof(mark), "stall detector");
 	ktap_expect_alarm("an RCU stall report naming CPU %d, and its backtrace", cpu);
 	WRITE_ONCE(rcu_cpu_stall_timeout_ms, STALL_TIMEOUT_MS);
