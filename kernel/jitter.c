@@ -122,25 +122,25 @@ void jitter_hotplug_end(void)
 	WRITE_ONCE(jitter_hotplug_task, NULL);
 }
 
-/* Walk sites that waited for a hotplug operation, every CPU. */
-u64 jitter_crossings(void)
+static u64 jitter_sum(u64 *counter)
 {
 	u64 n = 0;
 	int cpu;
 
 	for (cpu = 0; cpu < nr_cpu_ids; cpu++)
-		n += per_cpu(jitter_cross_count, cpu);
+		n += *per_cpu_ptr(counter, cpu);
 	return n;
+}
+
+/* Walk sites that waited for a hotplug operation, every CPU. */
+u64 jitter_crossings(void)
+{
+	return jitter_sum(&jitter_cross_count);
 }
 
 u64 jitter_delays(void)
 {
-	u64 n = 0;
-	int cpu;
-
-	for (cpu = 0; cpu < nr_cpu_ids; cpu++)
-		n += per_cpu(jitter_count, cpu);
-	return n;
+	return jitter_sum(&jitter_count);
 }
 
 void jitter_init(void)
