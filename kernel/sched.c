@@ -146,24 +146,47 @@ static int highest_queued_prio(struct rq *rq)
 	return -1;
 }
 
-/* Ask cpu to pass through its scheduler soon (rq lock held or not). */
-void resched_cpu(int cpu)
+/*
+ * Mark cpu to pass through its scheduler soon.  Returns the CPU to send
+ * the reschedule IPI to (scheduler_ipi() folds the mark there), or -1
+ * for this one.  Under a run-queue lock the caller sends it only after
+ * the unlock (resched_ipi()): the woken CPU goes straight for that lock,
+ * and would otherwise spin on it while the waker still holds it.  Under
+ * TCG that spin also takes QEMU's global lock at each PAUSE, which the
+ * waker's own APIC accesses need: a wake-up of an idle CPU then took a
+ * millisecond or more (issue 30's 2 ms grace periods).
+ */
+static int set_need_resched_cpu(int cpu)
 {
 	__atomic_store_n(&per_cpu(sched_need_resched, cpu), true, __ATOMIC_RELEASE);
 	if (cpu != smp_processor_id())
-		smp_send_reschedule(cpu);	/* scheduler_ipi() folds it there */
-	else
-		set_preempt_need_resched();
+		return cpu;
+	set_preempt_need_resched();
+	return -1;
 }
 
-/* Called with rq locked, after t was queued on it. */
-static void check_preempt(struct rq *rq, int cpu, struct task *t)
+static void resched_ipi(int cpu)
+{
+	if (cpu >= 0)
+		smp_send_reschedule(cpu);
+}
+
+/* Ask cpu to pass through its scheduler soon (no run-queue lock held). */
+void resched_cpu(int cpu)
+{
+	resched_ipi(set_need_resched_cpu(cpu));
+}
+
+/* Called with rq locked, after t was queued on it: the CPU to IPI once
+ * rq is unlocked (resched_ipi()), or -1. */
+static int check_preempt(struct rq *rq, int cpu, struct task *t)
 {
 	struct task *curr = rq->curr;
 
 	lockdep_assert_held(&rq->lock);
 	if (!curr || is_idle_task(curr) || t->prio > curr->prio)
-		resched_cpu(cpu);
+		return set_need_resched_cpu(cpu);
+	return -1;
 }
 
 /* ---- the switch -------------------------------------------------------- */
@@ -410,6 +433,7 @@ static int select_task_cpu(void);
 static void move_queued_task(struct rq *from, struct task *t, int to)
 {
 	struct rq *rq = cpu_rq(to);
+	int ipi;
 
 	lockdep_assert_irqs_disabled();
 	lockdep_assert_held(&from->lock);
@@ -420,8 +444,9 @@ static void move_queued_task(struct rq *from, struct task *t, int to)
 	arch_spin_lock_nested(&rq->lock, 1);
 	WRITE_ONCE(t->cpu, to);
 	enqueue(rq, t, false);
-	check_preempt(rq, to, t);
+	ipi = check_preempt(rq, to, t);
 	arch_spin_unlock(&rq->lock);
+	resched_ipi(ipi);
 }
 
 static void broke_affinity(struct task *t, int cpu)
@@ -440,7 +465,7 @@ static void broke_affinity(struct task *t, int cpu)
  */
 static void move_woken_task(struct task *t, int cpu)
 {
-	int to = select_task_cpu();
+	int to = select_task_cpu(), ipi;
 	struct rq *rq = cpu_rq(to);
 
 	lockdep_assert_irqs_disabled();
@@ -452,15 +477,16 @@ static void move_woken_task(struct task *t, int cpu)
 	WRITE_ONCE(t->state, TASK_RUNNING);
 	t->on_rq = 1;
 	enqueue(rq, t, false);
-	check_preempt(rq, to, t);
+	ipi = check_preempt(rq, to, t);
 	arch_spin_unlock(&rq->lock);
+	resched_ipi(ipi);
 }
 
 int wake_up_state(struct task *t, unsigned int state)
 {
 	unsigned long flags;
 	struct rq *rq;
-	int cpu, ret = 0;
+	int cpu, ret = 0, ipi = -1;
 
 	/* The waker's condition store is ordered before the state load. */
 	smp_mb();
@@ -481,12 +507,13 @@ int wake_up_state(struct task *t, unsigned int state)
 		if (!t->on_rq) {
 			t->on_rq = 1;
 			enqueue(rq, t, false);
-			check_preempt(rq, cpu, t);
+			ipi = check_preempt(rq, cpu, t);
 		}
 		trace_sched_wakeup(t->name, t, cpu);
 		ret = 1;
 	}
 	arch_spin_unlock(&rq->lock);
+	resched_ipi(ipi);
 	local_irq_restore(flags);
 	return ret;
 }
@@ -501,7 +528,7 @@ void set_task_prio(struct task *t, int prio)
 {
 	unsigned long flags;
 	struct rq *rq;
-	int cpu;
+	int cpu, ipi = -1;
 
 	if (prio < PRIO_LOW || prio > PRIO_HIGH)
 		return;
@@ -511,16 +538,17 @@ void set_task_prio(struct task *t, int prio)
 		list_del(&t->run_list);
 		t->prio = prio;
 		list_add_tail(&t->run_list, &rq->queue[prio]);
-		check_preempt(rq, cpu, t);
+		ipi = check_preempt(rq, cpu, t);
 	} else {
 		int old = t->prio;
 
 		t->prio = prio;
 		/* The running task lowered itself below a queued one. */
 		if (rq->curr == t && prio < old && highest_queued_prio(rq) > prio)
-			resched_cpu(cpu);
+			ipi = set_need_resched_cpu(cpu);
 	}
 	arch_spin_unlock(&rq->lock);
+	resched_ipi(ipi);
 	local_irq_restore(flags);
 }
 

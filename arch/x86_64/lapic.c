@@ -11,6 +11,7 @@
 #include "asm/irq.h"
 #include "kernel/atomic.h"
 #include "kernel/cmdline.h"
+#include "kernel/preempt.h"
 #include "kernel/printk.h"
 #include "kernel/string.h"
 #include "kernel/time.h"
@@ -55,6 +56,35 @@ void apic_eoi(void)
 	lapic_write(APIC_EOI, 0);
 }
 
+/* Linux's safe_apic_wait_icr_idle(): 100 ms, on the TSC (before
+ * calibration ns_to_cycles() assumes a fast TSC: longer, not shorter). */
+static bool xapic_wait_icr_idle(void)
+{
+	u64 t0 = rdtsc(), limit = ns_to_cycles(ICR_BUSY_TIMEOUT_NS);
+
+	while (lapic_mmio[APIC_ICR / 4] & APIC_ICR_BUSY) {
+		if (rdtsc() - t0 > limit)
+			return false;
+		arch_cpu_relax();
+	}
+	return true;
+}
+
+/*
+ * xAPIC: as few APIC accesses as can be after the ICR write, which sends.
+ * The target of a reschedule IPI goes for a lock its sender may still
+ * hold (the run queue's, until wake_up_state() returns); under TCG every
+ * access to the APIC page takes QEMU's global lock, which a vCPU spinning
+ * on a lock takes at each PAUSE, so one access after the send could take
+ * the sender a millisecond (gpcompare: the 2 ms grace periods of issue
+ * 30).  So a fixed-vector IPI waits for the ICR to be idle before, not
+ * after (as Linux's __default_send_IPI_dest_field() does); INIT, SIPI
+ * and NMI wait after too, as their senders want them taken.  Irqs are
+ * off: an interrupt handler sending between our two writes would change
+ * ICR2 under us.  An NMI handler can still come in between: it puts the
+ * destination field back as it found it, so that what it interrupted
+ * sends where it meant to.
+ */
 bool lapic_send_ipi(u32 apic_id, u32 low)
 {
 	if (x2apic_mode) {
@@ -64,31 +94,16 @@ bool lapic_send_ipi(u32 apic_id, u32 low)
 		wrmsr(x2apic_msr(APIC_ICR), ((u64)apic_id << 32) | low);
 		return true;
 	}
-	/* Irqs off: an interrupt handler sending an IPI between our two
-	 * writes would change ICR2 under us.  An NMI handler can still come
-	 * in between, so the destination field is put back as it was found
-	 * before returning: whatever we interrupted then sends where it
-	 * meant to. */
 	unsigned long flags = arch_local_irq_save();
-	u32 old_dest = lapic_mmio[APIC_ICR2 / 4];
-	bool ok = false;
+	bool nmi = in_nmi(), ok = xapic_wait_icr_idle();
+	u32 old_dest = nmi ? lapic_mmio[APIC_ICR2 / 4] : 0;
 
 	lapic_mmio[APIC_ICR2 / 4] = apic_id << 24;
 	lapic_mmio[APIC_ICR / 4] = low;
-	/* Linux's safe_apic_wait_icr_idle(): 100 ms, on the TSC (before
-	 * calibration ns_to_cycles() assumes a fast TSC: longer, not shorter). */
-	u64 t0 = rdtsc(), limit = ns_to_cycles(ICR_BUSY_TIMEOUT_NS);
-
-	for (;;) {
-		if (!(lapic_mmio[APIC_ICR / 4] & APIC_ICR_BUSY)) {
-			ok = true;
-			break;
-		}
-		if (rdtsc() - t0 > limit)
-			break;
-		arch_cpu_relax();
-	}
-	lapic_mmio[APIC_ICR2 / 4] = old_dest;
+	if ((low & APIC_DM_MASK) != APIC_DM_FIXED)
+		ok = xapic_wait_icr_idle() && ok;
+	if (nmi)
+		lapic_mmio[APIC_ICR2 / 4] = old_dest;
 	arch_local_irq_restore(flags);
 	if (!ok)
 		pr_err("lapic: IPI 0x%x to APIC %u stuck in the ICR\n", low, apic_id);

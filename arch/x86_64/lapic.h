@@ -37,6 +37,7 @@
 #define APIC_DM_INIT   0x500
 #define APIC_DM_STARTUP 0x600
 #define APIC_DM_EXTINT 0x700
+#define APIC_DM_MASK   0x700
 #define APIC_ICR_BUSY  (1u << 12)
 #define APIC_ICR_ASSERT (1u << 14)
 #define APIC_ICR_LEVEL  (1u << 15)
