@@ -165,10 +165,41 @@ static int set_need_resched_cpu(int cpu)
 	return -1;
 }
 
+/* Nesting of resched_ipi_defer_begin() on this CPU, and the CPUs whose
+ * IPIs wait for the outermost end (NR_CPUS is 64). */
+static DEFINE_PER_CPU(int, resched_defer_depth);
+static DEFINE_PER_CPU(u64, resched_deferred);
+
 static void resched_ipi(int cpu)
 {
-	if (cpu >= 0)
-		smp_send_reschedule(cpu);
+	if (cpu < 0)
+		return;
+	if (this_cpu_read(resched_defer_depth)) {
+		this_cpu_write(resched_deferred, this_cpu_read(resched_deferred) | 1ull << cpu);
+		return;
+	}
+	smp_send_reschedule(cpu);
+}
+
+void resched_ipi_defer_begin(void)
+{
+	lockdep_assert_irqs_disabled();
+	this_cpu_inc(resched_defer_depth);
+}
+
+void resched_ipi_defer_end(void)
+{
+	u64 cpus;
+
+	lockdep_assert_irqs_disabled();
+	this_cpu_dec(resched_defer_depth);
+	if (this_cpu_read(resched_defer_depth))
+		return;
+	cpus = this_cpu_read(resched_deferred);
+	this_cpu_write(resched_deferred, 0);
+	for (int cpu = 0; cpus; cpu++, cpus >>= 1)
+		if (cpus & 1)
+			smp_send_reschedule(cpu);
 }
 
 /* Ask cpu to pass through its scheduler soon (no run-queue lock held). */

@@ -191,6 +191,14 @@ __noreturn void cpu_idle_loop(void);	/* each CPU's boot context becomes its idle
 bool need_resched(void);
 void preempt_schedule_irq(void);
 void resched_cpu(int cpu);
+/*
+ * Irqs off, nesting: the reschedule IPIs of the wake-ups between the two
+ * are sent at the outermost end, not at once.  For a waker that wakes
+ * under a lock its wakee takes as it wakes (a wait queue's, in
+ * finish_wait()): see resched_ipi() in kernel/sched.c for why.
+ */
+void resched_ipi_defer_begin(void);
+void resched_ipi_defer_end(void);
 
 #ifdef CONFIG_SANITIZE
 /* Test build: the next wake_up_state() of this task stalls between its

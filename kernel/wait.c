@@ -60,36 +60,62 @@ static void __wake_up_locked(wait_queue_head_t *wq, int nr_exclusive)
 	}
 }
 
+/*
+ * A wakee on another CPU takes wq->lock as it wakes (finish_wait(), or
+ * its completion's count): its reschedule IPI waits until we have let
+ * the lock go (kernel/sched.c, resched_ipi()).  Preemption stays off
+ * until irqs are back on, so that a wakee of this CPU preempts us then.
+ */
+static void wake_up_begin(unsigned long *flags)
+{
+	preempt_disable();
+	local_irq_save(*flags);
+	resched_ipi_defer_begin();
+}
+
+static void wake_up_end(unsigned long flags)
+{
+	resched_ipi_defer_end();
+	local_irq_restore(flags);
+	preempt_enable();
+}
+
 void __wake_up(wait_queue_head_t *wq, int nr_exclusive)
 {
-	unsigned long flags;
+	unsigned long flags, irqs;
 
+	wake_up_begin(&irqs);
 	spin_lock_irqsave(&wq->lock, flags);
 	__wake_up_locked(wq, nr_exclusive);
 	spin_unlock_irqrestore(&wq->lock, flags);
+	wake_up_end(irqs);
 }
 
 #define COMPLETE_ALL	(~0u)
 
 void complete(struct completion *c)
 {
-	unsigned long flags;
+	unsigned long flags, irqs;
 
+	wake_up_begin(&irqs);
 	spin_lock_irqsave(&c->wait.lock, flags);
 	if (c->done != COMPLETE_ALL)
 		c->done++;
 	__wake_up_locked(&c->wait, 1);
 	spin_unlock_irqrestore(&c->wait.lock, flags);
+	wake_up_end(irqs);
 }
 
 void complete_all(struct completion *c)
 {
-	unsigned long flags;
+	unsigned long flags, irqs;
 
+	wake_up_begin(&irqs);
 	spin_lock_irqsave(&c->wait.lock, flags);
 	c->done = COMPLETE_ALL;
 	__wake_up_locked(&c->wait, 0);
 	spin_unlock_irqrestore(&c->wait.lock, flags);
+	wake_up_end(irqs);
 }
 
 static long do_wait_for_common(struct completion *c, long timeout)
