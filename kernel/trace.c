@@ -312,6 +312,26 @@ bool trace_peek(int cpu, unsigned long idx, struct trace_entry *out)
 	return trace_bufs[cpu].ent && read_slot(&trace_bufs[cpu], idx, out);
 }
 
+unsigned long trace_cpu_size(int cpu)
+{
+	return trace_bufs[cpu].ent ? trace_bufs[cpu].mask + 1 : 0;
+}
+
+unsigned long trace_cpu_capped(int cpu)
+{
+	return __atomic_load_n(&trace_bufs[cpu].capped, __ATOMIC_RELAXED);
+}
+
+unsigned int trace_rate_cap(void)
+{
+	return trace_rate;
+}
+
+bool trace_mode_stop(void)
+{
+	return trace_stop_when_full;
+}
+
 /* Moves c to its next whole record; counts the torn ones skipped. */
 static void cursor_fill(struct trace_buf *bf, struct dump_cursor *c, unsigned long *torn)
 {

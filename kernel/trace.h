@@ -192,6 +192,12 @@ void trace_dump_later(const char *reason);
  * a copy of record idx if its slot still holds it, whole. */
 unsigned long trace_cpu_head(int cpu);
 bool trace_peek(int cpu, unsigned long idx, struct trace_entry *out);
+/* Tests: cpu's buffer size in records, its events dropped by
+ * trace.rate=, that cap, and whether a full buffer stops recording. */
+unsigned long trace_cpu_size(int cpu);
+unsigned long trace_cpu_capped(int cpu);
+unsigned int trace_rate_cap(void);
+bool trace_mode_stop(void);
 #ifdef CONFIG_SANITIZE
 /* Test build: called by trace_record() between a slot's reservation and
  * its writes, where tests/kernel/test_trace.c nests an NMI that records
