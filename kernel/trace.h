@@ -17,7 +17,8 @@
  * The buffers are dumped to the console as `T: ` lines (the runner keeps
  * them apart from KTAP; tools/trace.py makes a timeline of them): at the
  * end of a run with trace.dump=end, and on a panic, the first RCU stall
- * warning and a KTAP case's timeout, as Linux's ftrace_dump_on_oops.
+ * warning (unless trace.stall_dump=0) and a KTAP case's timeout, as
+ * Linux's ftrace_dump_on_oops.
  * Pure C, built on the host too (tests/host/rcu). */
 #pragma once
 
