@@ -330,6 +330,37 @@ class ReportTest(unittest.TestCase):
                 with open(os.path.join(self.out, "gp-latency.gp")) as f:
                     self.assertEqual("[TEST BUILD: not benchmark figures]" in f.read(), warned)
 
+    def test_an_unknown_option_is_flagged(self):
+        # A typo (-c "tortue=sched") runs the scenarios instead: the report
+        # of that log says so at its top and the summary first and last
+        # (run.sh prints the summary after the kernel's own last line).
+        # An option the run ignored (cmdline.unknown=ignore) is said too.
+        with open(FIXTURE) as f:
+            fixture = f.read()
+        for end, flagged in (("# cmdline: unknown option 'tortue': the run fails "
+                              "(cmdline.unknown=ignore to go on)\n", True),
+                             ("# cmdline: unknown option 'tortue' was ignored "
+                              "(cmdline.unknown=ignore)\n", True),
+                             ("", False)):
+            log = os.path.join(self.tmp.name, "typo.log")
+            with open(log, "w") as f:
+                f.write("[c0] cmdline: unknown option 'tortue'; valid options:\n"
+                        + fixture + end + "# rcukern: exit status 1\n")
+            p = subprocess.run([sys.executable, os.path.join(ROOT, "tools", "report.py"),
+                                log, "--out", self.out, "--peer", "none", "--summary",
+                                "--gnuplot", "none"],
+                               capture_output=True, text=True, timeout=300)
+            self.assertEqual(p.returncode, 0, p.stderr)
+            with open(os.path.join(self.out, "report.md")) as f:
+                head = f.read().split("## Read-side goals")[0]
+            said = "> **Warning:** the run was given kernel option(s) it does not know: 'tortue'"
+            self.assertEqual(said in head, flagged, head)
+            lines = p.stdout.strip().splitlines()
+            self.assertEqual("WARNING: the run was given kernel option(s) it does "
+                             "not know: 'tortue'" in lines[1], flagged, lines[:2])
+            self.assertEqual(lines[-2].startswith("WARNING: unknown kernel option(s) "
+                                                  "'tortue'"), flagged, lines[-2:])
+
     def test_no_rows(self):
         # No bench rows (an empty or garbage log): an error, and the last
         # report is left as it was.
