@@ -239,6 +239,42 @@ class ReportTest(unittest.TestCase):
             self.assertIn("set logscale x 2\nset xrange [0.7:", gp, name)
         self.assertTrue(os.path.isfile(os.path.join(self.out, "gp-latency.png")))
 
+    def test_a_figure_of_the_article_alone_is_skipped(self):
+        # A test=rcu log has grace-period rows only: readside-cpus and
+        # refcnt-cpus would show the article's 2007 curves alone, as if
+        # measured by this run.  They are skipped with the reason; with a
+        # row of the Linux peer the read-side figure is drawn.
+        log = os.path.join(self.tmp.name, "gp.log")
+        with open(log, "w") as f:
+            f.write("# bench name=gp type=normal cpus=4 n=3 min_ns=9 mean_ns=10 max_ns=20 "
+                    "median_ns=10\n")
+        peer = os.path.join(self.tmp.name, "peer.txt")
+        with open(peer, "w") as f:
+            f.write("# bench name=linux_readside model=preempt type=rcu cpus=4 vcpus=4 "
+                    "ns_per_op=2.3 median_ns=2.2\n")
+        for peer_arg, drawn in (("none", False), (peer, True)):
+            p = subprocess.run([sys.executable, os.path.join(ROOT, "tools", "report.py"),
+                                log, "--out", self.out, "--paper-data", self.paper,
+                                "--peer", peer_arg, "--gnuplot",
+                                shutil.which("gnuplot") or "none"],
+                               capture_output=True, text=True, timeout=300)
+            self.assertEqual(p.returncode, 0, p.stderr)
+            with open(os.path.join(self.out, "report.md")) as f:
+                md = f.read()
+            why = ("not drawn: the log has no rows of rcukern's (nor of the Linux "
+                   "peer's) for it: it would show the article's 2007 curves alone")
+            self.assertIn("- refcnt-cpus.png (", md)
+            self.assertIn(f"report: refcnt-cpus.png {why}", p.stderr)
+            self.assertEqual(f"report: readside-cpus.png {why}" in p.stderr, not drawn,
+                             p.stderr)
+            self.assertEqual(f"- readside-cpus.png (Read-side critical section cost by "
+                             f"CPU count (cs_ns=0)): {why}" in md, not drawn)
+            if shutil.which("gnuplot"):
+                self.assertFalse(os.path.exists(os.path.join(self.out, "refcnt-cpus.png")))
+                self.assertEqual(os.path.exists(os.path.join(self.out, "readside-cpus.png")),
+                                 drawn)
+                self.assertTrue(os.path.exists(os.path.join(self.out, "gp-latency.png")))
+
     def test_harness_row_and_less_gaps(self):
         # The gross time less the host gaps, and the harness alone as a
         # row of its own, in the matrix and the three-source table.

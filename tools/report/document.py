@@ -121,7 +121,7 @@ def write_report(rows, platforms, sources, out_dir, paper_dir,
                 md.append(f"- {p.title}: gnuplot failed: {drawn[p.name]}")
                 continue
             note = "" if p.has_ours() else \
-                " (no rcukern rows for this figure in the log: the 2007 data only)"
+                " (no rcukern rows for this figure in the log: the Linux peer's only)"
             md += [f"### {p.title}{note}", ""]
             if getattr(p, "caption", ""):
                 md += [p.caption, ""]
