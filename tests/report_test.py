@@ -120,6 +120,14 @@ class ReportTest(unittest.TestCase):
         with open(os.path.join(data, "timeline-rcu-sched-old.dat")) as f:
             x0, y, dx, _ = map(float, f.read().splitlines()[1].split())
         self.assertAlmostEqual(dx, 800 * 0.004, places=3)    # ms: 3.2, not 0.002
+        # A panel of 83 ms is in ms (tick labels 0..90, not 0..90000), and
+        # a margin both sides: a last short section is not cut by the border.
+        rows, _ = report.read_log(
+            "# bench name=timeline type=rcu-sched who=updater start_ns=0 commit_ns=100 end_ns=83000000 saw=update\n"
+            "# bench name=timeline type=rcu-sched who=reader1 start_ns=1000 end_ns=3000 saw=old\n")
+        gp = TimelinePlot(rows, "x").script("png", data)
+        self.assertIn("set xlabel 'ms from the start of the update'", gp)
+        self.assertIn("set offsets graph 0.02, graph 0.02, 0, 0", gp)
 
     def test_platform_labels(self):
         self.assertEqual(report.platform_label(["hardware Intel i7-8650U"]),
