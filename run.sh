@@ -181,5 +181,9 @@ fi
 if [[ $scenarios == 1 ]]; then
 	python3 tools/report.py --summary build/run-scenarios.log ||
 		echo "run.sh: tools/report.py failed (the log is build/run-scenarios.log)" >&2
+	# The report's summary came after the kernel's last lines: say again
+	# how the run ended, so that a failure is not read as the tables' pass.
+	[[ $status == 1 ]] &&
+		echo "run.sh: the kernel reported a failure (exit status 1); its last lines are above the report, the log is build/run-scenarios.log" >&2
 fi
 exit $status

@@ -111,11 +111,9 @@ static void readside_type(const char *type)
 		ktap_skip("no CPU count to measure");
 }
 
+/* What the rows depend on; the platform is the boot's "# platform:" line. */
 static void readside_platform(void)
 {
-	bool hv = arch_under_hypervisor();
-
-	ktap_log("platform: %s", hv ? "qemu" : "hardware");
 	ktap_log("readside: tsc_khz=%llu cpus_online=%d mode=%s loops=%ld runs=%d",
 		 (unsigned long long)tsc_khz, num_online_cpus(),
 		 scen_full() ? "full" : "quick", refscale_loops(0), refscale_runs());

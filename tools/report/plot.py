@@ -78,6 +78,11 @@ class Plot:
     def has_ours(self):
         return any(not s[2] and not s[5] for s in self.series)
 
+    def measured(self):
+        """Whether a series is this log's (rcukern's or the Linux peer's),
+        not only the article's 2007 data."""
+        return any(not s[2] for s in self.series)
+
     def plot_lines(self, data_dir, tag=""):
         """The gnuplot 'plot' command of the series (data files written)."""
         plots = []
@@ -157,6 +162,9 @@ class PanelPlot:
 
     def has_ours(self):
         return any(p.has_ours() for p in self.panels)
+
+    def measured(self):
+        return any(p.measured() for p in self.panels)
 
     def script(self, term, data_dir):
         panels = [p for p in self.panels if p.series]
