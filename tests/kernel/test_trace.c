@@ -121,9 +121,11 @@ static int fill_writer(void *arg)
 }
 
 /* n marker events written on cpu by a thread there; the CPU's head
- * before and after (*h0, *h1), with RCU recording off once it is done,
- * so that nothing overwrites what the caller then reads. */
-static void fill_on(int cpu, unsigned long n, unsigned long *h0, unsigned long *h1)
+ * before and after (*h0, *h1), with every subsystem's recording off once
+ * it is done (saved in on[]), so that nothing (a tick's irq events with
+ * trace=all) overwrites what the caller then reads. */
+static void fill_on(int cpu, unsigned long n, unsigned long *h0, unsigned long *h1,
+		    bool *on)
 {
 	struct fill_arg a = { .n = n };
 	struct task *t;
@@ -132,8 +134,17 @@ static void fill_on(int cpu, unsigned long n, unsigned long *h0, unsigned long *
 	t = start_on(fill_writer, &a, cpu, PRIO_HIGH, "trace_fill");
 	KTAP_ASSERT(t);
 	kthread_join(t);
-	WRITE_ONCE(trace_subsys_on[TRACE_RCU], false);
+	for (int i = 0; i < TRACE_NR_SUBSYS; i++) {
+		on[i] = READ_ONCE(trace_subsys_on[i]);
+		WRITE_ONCE(trace_subsys_on[i], false);
+	}
 	*h1 = trace_cpu_head(cpu);
+}
+
+static void fill_done(const bool *on)
+{
+	for (int i = 0; i < TRACE_NR_SUBSYS; i++)
+		WRITE_ONCE(trace_subsys_on[i], on[i]);
 }
 
 /*
@@ -150,7 +161,7 @@ static void trace_full_buffer(void)
 	int cpu = farthest_cpu();
 	unsigned long size = trace_cpu_size(cpu), n = size + size / 2, h0, h1;
 	unsigned long found = 0, first = ~0ul, last = 0, torn = 0, beyond = 0, lo, hi;
-	bool stop = trace_mode_stop();
+	bool stop = trace_mode_stop(), was[TRACE_NR_SUBSYS];
 	struct trace_entry e;
 
 	if (!trace_active() || !on || !size) {
@@ -161,7 +172,7 @@ static void trace_full_buffer(void)
 		ktap_skip("trace.rate= drops events on purpose");
 		return;
 	}
-	fill_on(cpu, n, &h0, &h1);
+	fill_on(cpu, n, &h0, &h1, was);
 	/* The slots that must still hold their records, whole. */
 	lo = stop ? h0 : (h1 - h0 > size ? h1 - size : h0);
 	hi = stop ? MIN(h1, size) : h1;
@@ -179,7 +190,7 @@ static void trace_full_buffer(void)
 			last = MAX(last, (unsigned long)e.f[2]);
 		}
 	}
-	WRITE_ONCE(trace_subsys_on[TRACE_RCU], on);
+	fill_done(was);
 	ktap_log("mode %s, CPU %d: %lu records each, %lu markers written at slots %lu..%lu; "
 		 "%lu kept (first %ld, last %ld), %lu slots kept not whole, %lu past the size",
 		 stop ? "stop" : "overwrite", cpu, size, n, h0, h1, found,
@@ -212,6 +223,7 @@ static void trace_rate_capped(void)
 	unsigned int rate = trace_rate_cap();
 	int cpu = farthest_cpu();
 	unsigned long n = 20ul * rate, h0, h1, c0, c1, j0, j1, windows;
+	bool was[TRACE_NR_SUBSYS];
 
 	if (!trace_active() || !on || !rate) {
 		ktap_skip("needs trace=rcu and trace.rate= at boot");
@@ -219,10 +231,10 @@ static void trace_rate_capped(void)
 	}
 	j0 = jiffies;
 	c0 = trace_cpu_capped(cpu);
-	fill_on(cpu, n, &h0, &h1);
+	fill_on(cpu, n, &h0, &h1, was);
 	c1 = trace_cpu_capped(cpu);
 	j1 = jiffies;
-	WRITE_ONCE(trace_subsys_on[TRACE_RCU], on);
+	fill_done(was);
 	windows = (j1 - j0) / HZ + 2;
 	ktap_log("trace.rate=%u, CPU %d: %lu events in %lu jiffies: %lu recorded, %lu capped "
 		 "(at most %lu may be recorded in %lu windows)",
