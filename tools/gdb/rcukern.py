@@ -285,9 +285,9 @@ class RkRcu(gdb.Command):
 
     def invoke(self, arg, from_tty):
         st = ev("rcu_state")
-        gs = s64(st["gp_seq"])
+        gs = s64(st["gp_seq"])   # from RCU_SEQ_INITIAL_VAL, -300 GPs (rcu/rcu.h)
         gdb.write(f"rcu_sched: gp_seq={gs} ({'GP in progress' if gs & 3 else 'idle'}, "
-                  f"{gs >> 2} GPs) gp_seq_needed={s64(st['gp_seq_needed'])} "
+                  f"{(gs >> 2) + 300} GPs since boot) gp_seq_needed={s64(st['gp_seq_needed'])} "
                   f"gp_flags={int(st['gp_flags']):#x} gp_start={int(st['gp_start'])} "
                   f"jiffies={int(ev('jiffies'))} n_force_qs={int(st['n_force_qs'])}\n")
         for i in range(int(st["num_nodes"])):
