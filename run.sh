@@ -62,8 +62,8 @@ done
 if [[ $list == 1 ]]; then
 	echo "test= suites (test=all: all but selftest_*, which crash on purpose;"
 	echo "  no test=: the paper_* scenarios; several: test=rcu,srcu; prefix: test=paper_*):"
-	grep -ho 'KTAP_SUITE([a-z0-9_]*' tests/kernel/*.c tests/scenarios/*.c |
-		sed 's/KTAP_SUITE(//' | sort | paste -sd' ' | fold -s -w 76 | sed 's/^/  /'
+	grep -hoE 'KTAP_SUITE(_FULL)?\([a-z0-9_]*' tests/kernel/*.c tests/scenarios/*.c |
+		sed -E 's/KTAP_SUITE(_FULL)?\(//' | sort -u | paste -sd' ' | fold -s -w 76 | sed 's/^/  /'
 	echo "torture= flavours (torture.secs=S, default 10):"
 	sed -n '/torture_ops\[\] = {/,/^};/p' rcu/torture.c | grep -o '{ "[a-z-]*"' |
 		tr -d '{" ' | paste -sd' ' | sed 's/^/  /'

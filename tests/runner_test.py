@@ -839,10 +839,13 @@ class RunShTest(unittest.TestCase):
             for name in os.listdir(os.path.join(root, d)):
                 if name.endswith(".c"):
                     with open(os.path.join(root, d, name)) as f:
-                        suites |= set(re.findall(r"KTAP_SUITE\((\w+)", f.read()))
+                        suites |= set(re.findall(r"KTAP_SUITE(?:_FULL)?\((\w+)", f.read()))
         self.assertGreater(len(suites), 10)
         words = set(p.stdout.split())
         self.assertLessEqual(suites, words, suites - words)
+        self.assertIn("profile", suites)        # defined by KTAP_SUITE_FULL only
+        listed = p.stdout.split("torture= flavours")[0].split()
+        self.assertEqual(len(listed), len(set(listed)), "a suite listed twice")
         for flavour in ("sched", "sched-expedited", "busted", "rcu", "srcu-expedited"):
             self.assertIn(flavour, words)
 
