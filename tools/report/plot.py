@@ -197,10 +197,11 @@ def draw(plots, out_dir, gnuplot):
     result = {}
     for p in plots:
         if not p.series or getattr(p, "skip", None):
-            # No stale PNG of an earlier log beside this report.
-            old = os.path.join(out_dir, p.name + ".png")
-            if os.path.isfile(old):
-                os.remove(old)
+            # No stale PNG (or script) of an earlier log beside this report.
+            for ext in (".png", ".gp"):
+                old = os.path.join(out_dir, p.name + ext)
+                if os.path.isfile(old):
+                    os.remove(old)
             continue
         gp = os.path.join(out_dir, p.name + ".gp")
         with open(gp, "w") as f:
