@@ -8,10 +8,13 @@
 #   rk-ps             each CPU's running, idle and queued tasks (state,
 #                     preempt_count, what an RCU reader is blocked on), and
 #                     the tasks preempted inside RCU readers
-#   rk-cpus           online, running task, idle, EQS (dynticks), tick stopped
+#   rk-cpus           online, running task, idle, EQS (dynticks), tick stopped,
+#                     preempt_count and the context it says (task, softirq,
+#                     hardirq, nmi), whether the run-queue lock is held
 #   rk-rcu            gp_seq and GP state, the rcu_node tree (qsmask,
-#                     qsmaskinit, qsmaskinitnext, blocked tasks), each CPU's
-#                     dynticks and callback segment lengths, SRCU structs
+#                     qsmaskinit, qsmaskinitnext, the lock's holder, blocked
+#                     tasks, boosted ones marked), each CPU's dynticks and
+#                     callback segment lengths, SRCU structs
 #   rk-trace FILE     the trace buffers (trace=) as the T: lines of a dump,
 #                     for tools/trace.py FILE
 #
@@ -82,6 +85,30 @@ def list_entries(head, typ, member, limit=10000):
 
 TASK_STATES = {0: "R", 1: "S", 2: "D", 4: "W", 0x40: "X"}
 
+# kernel/preempt_mask.h
+SOFTIRQ_MASK, HARDIRQ_MASK, NMI_MASK = 0x0000ff00, 0x000f0000, 0x00f00000
+
+
+def context(pc):
+    """What a CPU runs in, from its preempt_count."""
+    if pc & NMI_MASK:
+        return "nmi"
+    if pc & HARDIRQ_MASK:
+        return "hardirq"
+    if pc & SOFTIRQ_MASK:
+        return "softirq"
+    return "task"
+
+
+def spin_holder(lock):
+    """A spinlock_t's holder: 'CPU n', or '' if free (kernel/spinlock.h:
+    owner is the holder CPU + 1)."""
+    owner = int(lock["owner"])
+    if owner:
+        return f"CPU {owner - 1}"
+    raw = lock["raw"]
+    return "someone" if int(raw["owner"]) != int(raw["next"]) else ""
+
 
 class RkDmesg(gdb.Command):
     """rk-dmesg: the printk log from the kernel's memory log (log_buf)."""
@@ -127,11 +154,13 @@ class RkCpus(gdb.Command):
             except gdb.error:
                 tick = None
             pc = int(per_cpu("__preempt_count", cpu)) & 0x7fffffff
+            rql = rq["lock"]
             gdb.write(f"cpu {cpu}: {'online' if cpu in on else 'offline'} "
                       f"curr={task_name(curr)} idle={'yes' if int(curr) == int(idle) else 'no'} "
                       f"eqs={'yes' if dyn % 2 == 0 else 'no'} dynticks={dyn} "
                       f"tick_stopped={'?' if tick is None else ('yes' if tick else 'no')} "
-                      f"preempt_count={pc:#x}\n")
+                      f"preempt_count={pc:#x} in={context(pc)} rq_lock="
+                      f"{'held' if int(rql['owner']) != int(rql['next']) else 'free'}\n")
 
 
 class RkPs(gdb.Command):
@@ -204,12 +233,15 @@ class RkRcu(gdb.Command):
                   f"jiffies={int(ev('jiffies'))} n_force_qs={int(st['n_force_qs'])}\n")
         for i in range(int(st["num_nodes"])):
             n = st["node"][i]
-            blk = [cstr(t.dereference()["name"]) for t in
-                   list_entries(n["blkd_tasks"], "struct task", "rcu_node_entry")]
+            blk = [cstr(t.dereference()["name"])
+                   + ("(boosted)" if int(t.dereference()["rcu_boost_saved_prio"]) else "")
+                   for t in list_entries(n["blkd_tasks"], "struct task", "rcu_node_entry")]
             gdb.write(f"  node {i} level {int(n['level'])} cpus/children "
                       f"{int(n['grplo'])}-{int(n['grphi'])}: gp_seq={s64(n['gp_seq'])} "
                       f"qsmask={int(n['qsmask']):#x} qsmaskinit={int(n['qsmaskinit']):#x} "
                       f"qsmaskinitnext={int(n['qsmaskinitnext']):#x}"
+                      + (f" lock=held-by-{spin_holder(n['lock']).replace(' ', '-')}"
+                         if spin_holder(n["lock"]) else "")
                       + (f" blocked={blk}" if blk else "") + "\n")
         for cpu in online_cpus():
             rdp = per_cpu("rcu_data", cpu)
