@@ -378,9 +378,13 @@ class ReportTest(unittest.TestCase):
             self.assertEqual("WARNING: these figures come from the test build" in p.stdout,
                              warned)
             self.assertIn(f"build: {build} ==", p.stdout)
+            # In a figure's title on a line of its own (appended to a long
+            # title it ran off the PNG's edge); one line in report.md.
+            self.assertNotIn("\n[TEST BUILD", md)
             if shutil.which("gnuplot"):
                 with open(os.path.join(self.out, "gp-latency.gp")) as f:
-                    self.assertEqual("[TEST BUILD: not benchmark figures]" in f.read(), warned)
+                    self.assertEqual('data)\\n[TEST BUILD: not benchmark figures]"' in f.read(),
+                                     warned)
 
     def test_an_unknown_option_is_flagged(self):
         # A typo (-c "tortue=sched") runs the scenarios instead: the report

@@ -16,7 +16,9 @@ def gnuplot_terminal(gnuplot):
 
 
 def _quote(s):
-    return '"' + s.replace("\\", "\\\\").replace('"', '\\"') + '"'
+    """A gnuplot double-quoted string; a newline in s becomes its "\\n" (a
+    title's second line)."""
+    return '"' + s.replace("\\", "\\\\").replace('"', '\\"').replace("\n", "\\n") + '"'
 
 
 # One colour per reader type, shared by our series and the article's
