@@ -8,7 +8,9 @@ the ready= line is in the log this connects gdb (which stops every
 vCPU wherever it is), runs rk-cpus, rk-ps, rk-rcu, rk-trace and
 rk-dmesg, detaches (the run goes on) and checks:
   - rk-cpus: as many CPUs online as the log's "smp: N CPUs online";
-  - rk-ps: each online CPU's idle task (idle/N), running or not;
+  - rk-ps: each online CPU's idle task (idle/N), running or not; the
+    torture's readers, writer and fake writers, as many as the log's
+    "Start of test" line says; sleeping tasks, with where they wait;
   - rk-rcu: gp_seq at or after the last grace period of the trace
     rk-trace wrote, and at most one GP later (both read the same stopped
     memory); a node line per rcu_node and a line per online CPU;
@@ -114,6 +116,19 @@ def one_round(rnd, parts, n, serial, ready, tdir, need, lock_cpu):
     missing = [c for c in range(max(n, 0)) if f"idle/{c} " not in ps]
     need(n > 0 and not missing,
          f"{rnd}: rk-ps: the idle task of each of the {n} CPUs (missing {missing})")
+    # The torture threads the log says it started, asleep or not (names
+    # are cut to 15 characters), and where the sleeping ones wait.
+    tm = next((re.search(r"nreaders=(\d+) nfakewriters=(\d+)", x) for x in serial
+               if "Start of test" in x and "nreaders=" in x), None)
+    if tm:
+        want = {"rcu_torture_rea": int(tm.group(1)), "rcu_torture_wri": 1,
+                "rcu_torture_fak": int(tm.group(2))}
+        got = {k: len(re.findall(rf" {k} ", ps)) for k in want}
+        need(got == want, f"{rnd}: rk-ps: the torture threads the log started {want}: {got}")
+    asleep = re.findall(r"^ *\d+ asleep .* wchan=(\S+)", ps, re.M)
+    need(asleep and any("<" in w for w in asleep),
+         f"{rnd}: rk-ps: sleeping tasks with where they wait ({len(asleep)}, e.g. "
+         f"{asleep[:2]})")
     rcu = parts.get((rnd, "rk-rcu"), "")
     gs = re.search(r"rcu_sched: gp_seq=(-?\d+)", rcu)
     need(gs and rcu.count("  cpu ") == n and " node 0 level 0" in rcu,

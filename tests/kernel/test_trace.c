@@ -286,3 +286,17 @@ KTAP_SUITE(trace,
 	   KTAP_CASE(trace_full_buffer),
 	   KTAP_CASE(trace_rate_capped),
 	   KTAP_CASE(trace_bench));
+
+/*
+ * selftest_trace_timeout (not in test=all): a case that outlives its
+ * time limit (boot with ktap.timeout= below its 10 s sleep), so that
+ * the runner sees the trace dumped on a case's timeout, as on a panic.
+ * The abandoned case wakes later and ends by itself.
+ */
+static void case_outlives_its_timeout(void)
+{
+	trace_rcu_reader("selftest", "timeout", 0, 0);	/* one event at least */
+	msleep(10000);
+}
+
+KTAP_SUITE(selftest_trace_timeout, KTAP_CASE(case_outlives_its_timeout));
