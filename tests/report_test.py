@@ -260,6 +260,10 @@ class ReportTest(unittest.TestCase):
         with open(peer, "w") as f:
             f.write("# bench name=linux_readside model=preempt type=rcu cpus=4 vcpus=4 "
                     "ns_per_op=2.3 median_ns=2.2\n")
+        os.makedirs(self.out)
+        for name in ("readside-cpus-batch", "readside-cslen-batch", "refcnt-cpus"):
+            for ext in (".png", ".gp"):     # an earlier log's
+                open(os.path.join(self.out, name + ext), "w").close()
         for peer_arg, drawn in (("none", False), (peer, True)):
             p = subprocess.run([sys.executable, os.path.join(ROOT, "tools", "report.py"),
                                 log, "--out", self.out, "--paper-data", self.paper,
@@ -269,16 +273,20 @@ class ReportTest(unittest.TestCase):
             self.assertEqual(p.returncode, 0, p.stderr)
             with open(os.path.join(self.out, "report.md")) as f:
                 md = f.read()
-            why = ("not drawn: the log has no rows of rcukern's (nor of the Linux "
-                   "peer's) for it: it would show the article's 2007 curves alone")
+            why = ("not drawn: the log has no rows of rcukern's nor of Linux 6.1's "
+                   "for it: it would show the article's 2007 curves alone")
             self.assertIn("- refcnt-cpus.png (", md)
             self.assertIn(f"report: refcnt-cpus.png {why}", p.stderr)
             self.assertEqual(f"report: readside-cpus.png {why}" in p.stderr, not drawn,
                              p.stderr)
             self.assertEqual(f"- readside-cpus.png (Read-side critical section cost by "
                              f"CPU count (cs_ns=0)): {why}" in md, not drawn)
+            for name in ("readside-cpus-batch", "readside-cslen-batch", "refcnt-cpus"):
+                self.assertIn(f"- {name}.png (", md)
+                for ext in (".png", ".gp"):
+                    self.assertFalse(os.path.exists(os.path.join(self.out, name + ext)),
+                                     name + ext)
             if shutil.which("gnuplot"):
-                self.assertFalse(os.path.exists(os.path.join(self.out, "refcnt-cpus.png")))
                 self.assertEqual(os.path.exists(os.path.join(self.out, "readside-cpus.png")),
                                  drawn)
                 self.assertTrue(os.path.exists(os.path.join(self.out, "gp-latency.png")))
@@ -370,9 +378,13 @@ class ReportTest(unittest.TestCase):
             self.assertEqual("WARNING: these figures come from the test build" in p.stdout,
                              warned)
             self.assertIn(f"build: {build} ==", p.stdout)
+            # In a figure's title on a line of its own (appended to a long
+            # title it ran off the PNG's edge); one line in report.md.
+            self.assertNotIn("\n[TEST BUILD", md)
             if shutil.which("gnuplot"):
                 with open(os.path.join(self.out, "gp-latency.gp")) as f:
-                    self.assertEqual("[TEST BUILD: not benchmark figures]" in f.read(), warned)
+                    self.assertEqual('data)\\n[TEST BUILD: not benchmark figures]"' in f.read(),
+                                     warned)
 
     def test_an_unknown_option_is_flagged(self):
         # A typo (-c "tortue=sched") runs the scenarios instead: the report

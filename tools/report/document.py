@@ -7,6 +7,8 @@ import os
 from . import paper as paper_data
 from .common import (LINUX_LABEL, PAPER_LABEL, ROOT, TEST_BUILD_WARNING, build_label,
                      md_table, platform_label, unknown_option_warning)
+
+TEST_BUILD_TAG = "[TEST BUILD: not benchmark figures]"
 from .figures import build_plots
 from .goals import goals
 from .gp_latency import gp_ratio_table, gp_table
@@ -39,11 +41,15 @@ def write_report(rows, platforms, sources, out_dir, paper_dir,
     paper = paper_data.load(paper_dir)
     plots = build_plots(rows, ours, paper)
     if test_build:
-        for p in plots:     # a PNG may travel without the report
-            p.title += " [TEST BUILD: not benchmark figures]"
+        # A PNG may travel without the report: its title says it too, on
+        # a line of its own (appended, it ran off a long title's end).
+        for p in plots:
+            p.title += "\n" + TEST_BUILD_TAG
     drawn = None
     if gnuplot:
         drawn = draw(plots, out_dir, gnuplot)
+    for p in plots:         # report.md's titles are one line
+        p.title = p.title.replace("\n", " ")
 
     now = datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d %H:%M UTC")
     md = ["# rcukern benchmark report", "",

@@ -11,8 +11,8 @@ FIGURES = (readside_cpus, readside_cslen, refcnt, gp_latency, timeline, trace_ev
 # A figure of the article's data alone is docs/paper-data's, not the log's:
 # drawn, it would look like a measurement of the run (a PNG travels
 # without its report), so it is skipped with this reason.
-ONLY_PAPER = ("the log has no rows of rcukern's (nor of the Linux peer's) for "
-              "it: it would show the article's 2007 curves alone "
+ONLY_PAPER = ("the log has no rows of rcukern's nor of Linux 6.1's for it: "
+              "it would show the article's 2007 curves alone "
               "(docs/paper-data has them)")
 
 

@@ -16,7 +16,9 @@ def gnuplot_terminal(gnuplot):
 
 
 def _quote(s):
-    return '"' + s.replace("\\", "\\\\").replace('"', '\\"') + '"'
+    """A gnuplot double-quoted string; a newline in s becomes its "\\n" (a
+    title's second line)."""
+    return '"' + s.replace("\\", "\\\\").replace('"', '\\"').replace("\n", "\\n") + '"'
 
 
 # One colour per reader type, shared by our series and the article's
@@ -197,10 +199,11 @@ def draw(plots, out_dir, gnuplot):
     result = {}
     for p in plots:
         if not p.series or getattr(p, "skip", None):
-            # No stale PNG of an earlier log beside this report.
-            old = os.path.join(out_dir, p.name + ".png")
-            if os.path.isfile(old):
-                os.remove(old)
+            # No stale PNG (or script) of an earlier log beside this report.
+            for ext in (".png", ".gp"):
+                old = os.path.join(out_dir, p.name + ext)
+                if os.path.isfile(old):
+                    os.remove(old)
             continue
         gp = os.path.join(out_dir, p.name + ".gp")
         with open(gp, "w") as f:
