@@ -111,6 +111,12 @@ struct fill_arg {
 	unsigned long n;
 };
 
+static int fill_sync(void *arg)
+{
+	(void)arg;
+	return 0;
+}
+
 static int fill_writer(void *arg)
 {
 	struct fill_arg *a = arg;
@@ -138,6 +144,14 @@ static void fill_on(int cpu, unsigned long n, unsigned long *h0, unsigned long *
 		on[i] = READ_ONCE(trace_subsys_on[i]);
 		WRITE_ONCE(trace_subsys_on[i], false);
 	}
+	/* The writer's exit (its wake-up of us, its switch away: trace=sched)
+	 * or a tick there may be recording as the flags go off, and its slot
+	 * is among those read next.  Such records are written with irqs off
+	 * or in irq/NMI context: once a thread of ours has run on cpu, they
+	 * are whole and counted in the head. */
+	t = start_on(fill_sync, NULL, cpu, PRIO_HIGH, "trace_sync");
+	KTAP_ASSERT(t);
+	kthread_join(t);
 	*h1 = trace_cpu_head(cpu);
 }
 
