@@ -266,6 +266,7 @@ void rcu_idle_enter(void)
  */
 bool rcu_needs_cpu(void)
 {
+	lockdep_assert_preemption_disabled();	/* this CPU's callbacks */
 	return READ_ONCE(this_cpu_ptr(&rcu_data)->cblist.len) != 0;
 }
 
@@ -963,8 +964,10 @@ static void force_qs_rnp(bool first)
 			spin_unlock_irqrestore(&rnp->lock, flags);
 	}
 	rcu_state.n_force_qs++;
+	/* Skips this CPU (it is running us).  Preemptible: a stale number
+	 * is a CPU we left because it went down, which needs no nudge. */
 	for (cpu = 0; resched; cpu++, resched >>= 1)
-		if ((resched & 1) && cpu != smp_processor_id())
+		if ((resched & 1) && cpu != raw_smp_processor_id())
 			resched_cpu(cpu);
 }
 
