@@ -1042,6 +1042,37 @@ void sched_cpu_dying(void)
 	cpuhp_play_dead();
 }
 
+#ifdef CONFIG_SANITIZE
+/*
+ * After cpu_down(), cpu dead: its run queue still dies (only cpu, running
+ * again, ends that), its current task is its idle task, and it holds no
+ * queued thread but per-CPU kthreads bound there that are to park
+ * (sched_cpu_dying() leaves those): every other thread moved away.
+ */
+void sched_cpu_dead_check(int cpu)
+{
+	struct rq *rq = cpu_rq(cpu);
+	unsigned long flags;
+	int n = 0;
+
+	local_irq_save(flags);
+	arch_spin_lock(&rq->lock);
+	SCHED_WARN_ON(!rq->dying);
+	SCHED_WARN_ON(rq->curr != rq->idle);
+	for (int p = 0; p < NR_PRIO; p++) {
+		struct task *t;
+
+		list_for_each_entry(t, &rq->queue[p], run_list) {
+			SCHED_WARN_ON(!t->should_park || t->bound_cpu != cpu);
+			n++;
+		}
+	}
+	SCHED_WARN_ON(n != rq->nr_running);
+	arch_spin_unlock(&rq->lock);
+	local_irq_restore(flags);
+}
+#endif
+
 bool kthread_should_park(void)
 {
 	return READ_ONCE(current->should_park);
