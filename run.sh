@@ -24,9 +24,12 @@
 # Exit status: 0 the kernel reported success, 1 it reported failure (or
 # panicked), 2 no exit from the kernel (reset, triple fault, QEMU quit),
 # 3 QEMU itself failed (e.g. a bad argument; its message is shown), 64 a
-# bad option of run.sh's.
+# bad option of run.sh's, or a kernel option in -c that no core_param()
+# of the sources registers (a typo: not booted; cmdline.unknown=ignore
+# in -c boots anyway).
 # RCUKERN_NO_REPORT=1: no report after the scenarios (tools/report.py
-# sets it when it boots the kernel itself).
+# sets it when it boots the kernel itself).  RCUKERN_NO_CMDLINE_CHECK=1:
+# -c goes to the kernel unchecked (tests/runner.py: the kernel's check).
 set -uo pipefail
 cd "$(dirname "$0")"
 
@@ -50,7 +53,7 @@ while [[ $# -gt 0 ]]; do
 	--usb) usb=1; shift ;;
 	--list) list=1; shift ;;
 	--) shift; extra=("$@"); break ;;
-	-h|--help) sed -n '2,29p' "$0" | sed 's/^# \{0,1\}//' >&2; exit 0 ;;
+	-h|--help) sed -n '2,/^set -uo/p' "$0" | sed '$d; s/^# \{0,1\}//' >&2; exit 0 ;;
 	*) usage "unknown option '$1' (try --help)" ;;
 	esac
 done
@@ -59,8 +62,8 @@ done
 if [[ $list == 1 ]]; then
 	echo "test= suites (test=all: all but selftest_*, which crash on purpose;"
 	echo "  no test=: the paper_* scenarios; several: test=rcu,srcu; prefix: test=paper_*):"
-	grep -ho 'KTAP_SUITE([a-z0-9_]*' tests/kernel/*.c tests/scenarios/*.c |
-		sed 's/KTAP_SUITE(//' | sort | paste -sd' ' | fold -s -w 76 | sed 's/^/  /'
+	grep -hoE 'KTAP_SUITE(_FULL)?\([a-z0-9_]*' tests/kernel/*.c tests/scenarios/*.c |
+		sed -E 's/KTAP_SUITE(_FULL)?\(//' | sort -u | paste -sd' ' | fold -s -w 76 | sed 's/^/  /'
 	echo "torture= flavours (torture.secs=S, default 10):"
 	sed -n '/torture_ops\[\] = {/,/^};/p' rcu/torture.c | grep -o '{ "[a-z-]*"' |
 		tr -d '{" ' | paste -sd' ' | sed 's/^/  /'
@@ -69,6 +72,25 @@ if [[ $list == 1 ]]; then
 fi
 if [[ $cmdline == *"'"* ]]; then
 	usage "the kernel command line may not contain single quotes"
+fi
+# A misspelt kernel option (foo=1, tortue=sched) would boot, run the
+# default instead (the scenarios: minutes at 16 CPUs, the last report
+# overwritten) and only fail at the end: refuse it here, from the names
+# core_param() registers in the sources the Makefile builds (SRC_DIRS).
+# The kernel's own check stays for GRUB's menu and the runner, which
+# tests it (RCUKERN_NO_CMDLINE_CHECK=1); `-` and `_` match as there.
+if [[ ${RCUKERN_NO_CMDLINE_CHECK:-0} != 1 && " $cmdline " != *" cmdline.unknown=ignore "* ]]; then
+	known=" $(grep -hoE 'core_param\([a-zA-Z0-9_.-]+' arch/x86_64/*.[ch] kernel/*.[ch] rcu/*.[ch] \
+		tests/kernel/*.[ch] tests/scenarios/*.[ch] 2>/dev/null | sed 's/core_param(//' | tr '-' '_' | sort -u | tr '\n' ' ')"
+	rest=$cmdline bad=()
+	# The kernel's tokens: name, name=value or name="value with spaces".
+	while [[ $rest =~ ^[[:space:]]*([^[:space:]=]+)(=(\"[^\"]*\"|[^[:space:]]*))?(.*)$ ]]; do
+		name=${BASH_REMATCH[1]} rest=${BASH_REMATCH[4]}
+		[[ $known == *" ${name//-/_} "* ]] || bad+=("'$name'")
+	done
+	if [[ ${#bad[@]} -gt 0 && $known != " " ]]; then
+		usage "-c: unknown kernel option ${bad[*]}: not booted (the kernel would run something else and fail at the end). ./run.sh --list names the test= suites and torture= flavours, ./run.sh -s 1 -c help every option; add cmdline.unknown=ignore to boot anyway"
+	fi
 fi
 # QEMU's own per-machine CPU limits (QEMU 7.2: pc 255, q35 288); the
 # kernel starts at most NR_CPUS of them.
@@ -181,5 +203,9 @@ fi
 if [[ $scenarios == 1 ]]; then
 	python3 tools/report.py --summary build/run-scenarios.log ||
 		echo "run.sh: tools/report.py failed (the log is build/run-scenarios.log)" >&2
+	# The report's summary came after the kernel's last lines: say again
+	# how the run ended, so that a failure is not read as the tables' pass.
+	[[ $status == 1 ]] &&
+		echo "run.sh: the kernel reported a failure (exit status 1); its last lines are above the report, the log is build/run-scenarios.log" >&2
 fi
 exit $status

@@ -92,6 +92,9 @@ void kmain(unsigned long magic, unsigned long info_phys)
 	fbcon_init(&boot_info, serial);	/* the screen, via ioremap */
 	printk(KERN_INFO "rcukern: an SMP x86-64 kernel for the RCU usage article\n");
 	printk_raw("# build: " BUILD_KIND ", " BUILD_RCU "\n");
+	/* Whose numbers a log's bench rows are (tools/report.py's label):
+	 * every run says it, not only the read-side scenario. */
+	printk_raw("# platform: %s\n", arch_under_hypervisor() ? "qemu" : "hardware");
 	lockdep_info();
 	printk(KERN_INFO "boot: loader '%s', memory %lu MiB usable, command line '%s'\n",
 	       boot_info.loader_name[0] ? boot_info.loader_name : "?",

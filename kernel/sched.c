@@ -618,6 +618,39 @@ static void task_usage_check(struct task *t, const char *what)
 #endif
 }
 
+/*
+ * Every task made by kthread_create_on_cpu(), for debuggers: no run
+ * queue holds a sleeping task, and tools/gdb/rcukern.py's rk-ps lists
+ * those too (with where each sleeps).  A slot is claimed by a cmpxchg
+ * and given back as the task is freed, so any context may do either,
+ * lock-free; a task made while every slot is taken is only counted.
+ */
+#define TASK_REGISTRY_SIZE 1024
+struct task *task_registry[TASK_REGISTRY_SIZE];
+unsigned long task_registry_overflow;
+
+static void task_register(struct task *t)
+{
+	for (int i = 0; i < TASK_REGISTRY_SIZE; i++) {
+		struct task *none = NULL;
+
+		if (!READ_ONCE(task_registry[i]) &&
+		    __atomic_compare_exchange_n(&task_registry[i], &none, t, false,
+						__ATOMIC_RELEASE, __ATOMIC_RELAXED)) {
+			t->registry_slot = i;
+			return;
+		}
+	}
+	t->registry_slot = -1;
+	__atomic_add_fetch(&task_registry_overflow, 1, __ATOMIC_RELAXED);
+}
+
+static void task_unregister(struct task *t)
+{
+	if (t->registry_slot >= 0)
+		__atomic_store_n(&task_registry[t->registry_slot], NULL, __ATOMIC_RELEASE);
+}
+
 void get_task_struct(struct task *t)
 {
 	task_usage_check(t, "get_task_struct()");
@@ -630,6 +663,7 @@ void put_task_struct(struct task *t)
 	if (atomic_dec_and_test(&t->usage)) {
 		if (WARN_ON(t == &init_task || is_idle_task(t)))
 			return;
+		task_unregister(t);
 		free_kernel_stack((char *)t->stack + THREAD_SIZE, THREAD_SIZE);
 		kfree(t);
 	}
@@ -762,6 +796,7 @@ struct task *kthread_create_on_cpu(int (*fn)(void *), void *arg, int cpu,
 	for (int i = 2; i <= 7; i++)
 		top[-i] = 0;	/* rbp, rbx, r12, r13, r14, r15 */
 	t->sp = (unsigned long)&top[-7];
+	task_register(t);
 	return t;
 }
 

@@ -81,6 +81,7 @@ struct task {
 	bool parked;
 	struct completion parked_done;
 
+	int registry_slot;	/* in task_registry[] (kernel/sched.c), -1: none */
 	u64 nr_switches;	/* times switched in */
 	u64 nr_preempted;	/* times switched out involuntarily */
 

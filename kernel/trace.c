@@ -42,6 +42,12 @@ core_param(trace.dump, trace_dump_param, charp,
 static unsigned int trace_rate;
 core_param(trace.rate, trace_rate, uint,
 	   "at most this many trace events per CPU per second (0: no cap)");
+/* Linux's rcupdate.rcu_cpu_stall_ftrace_dump, on by default here: a run
+ * that provokes stalls on purpose (test=rcu) and measures with tracing
+ * on afterwards turns it off, since a dump ends the recording. */
+static bool trace_stall_dump = true;
+core_param(trace.stall_dump, trace_stall_dump, bool,
+	   "dump the trace on the first RCU stall warning (a dump stops the recording)");
 static unsigned int trace_dump_max = 200000;
 core_param(trace.dump_max, trace_dump_max, uint,
 	   "a dump prints at most this many events, the newest");
@@ -231,6 +237,8 @@ void trace_dump_later(const char *reason)
 {
 	const char *none = NULL;
 
+	if (!strcmp(reason, "stall") && !trace_stall_dump)
+		return;
 	if (trace_active() &&
 	    __atomic_compare_exchange_n(&dump_pending, &none, reason, false,
 					__ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST))
@@ -310,6 +318,26 @@ unsigned long trace_cpu_head(int cpu)
 bool trace_peek(int cpu, unsigned long idx, struct trace_entry *out)
 {
 	return trace_bufs[cpu].ent && read_slot(&trace_bufs[cpu], idx, out);
+}
+
+unsigned long trace_cpu_size(int cpu)
+{
+	return trace_bufs[cpu].ent ? trace_bufs[cpu].mask + 1 : 0;
+}
+
+unsigned long trace_cpu_capped(int cpu)
+{
+	return __atomic_load_n(&trace_bufs[cpu].capped, __ATOMIC_RELAXED);
+}
+
+unsigned int trace_rate_cap(void)
+{
+	return trace_rate;
+}
+
+bool trace_mode_stop(void)
+{
+	return trace_stop_when_full;
 }
 
 /* Moves c to its next whole record; counts the torn ones skipped. */

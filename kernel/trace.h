@@ -17,7 +17,8 @@
  * The buffers are dumped to the console as `T: ` lines (the runner keeps
  * them apart from KTAP; tools/trace.py makes a timeline of them): at the
  * end of a run with trace.dump=end, and on a panic, the first RCU stall
- * warning and a KTAP case's timeout, as Linux's ftrace_dump_on_oops.
+ * warning (unless trace.stall_dump=0) and a KTAP case's timeout, as
+ * Linux's ftrace_dump_on_oops.
  * Pure C, built on the host too (tests/host/rcu). */
 #pragma once
 
@@ -192,6 +193,12 @@ void trace_dump_later(const char *reason);
  * a copy of record idx if its slot still holds it, whole. */
 unsigned long trace_cpu_head(int cpu);
 bool trace_peek(int cpu, unsigned long idx, struct trace_entry *out);
+/* Tests: cpu's buffer size in records, its events dropped by
+ * trace.rate=, that cap, and whether a full buffer stops recording. */
+unsigned long trace_cpu_size(int cpu);
+unsigned long trace_cpu_capped(int cpu);
+unsigned int trace_rate_cap(void);
+bool trace_mode_stop(void);
 #ifdef CONFIG_SANITIZE
 /* Test build: called by trace_record() between a slot's reservation and
  * its writes, where tests/kernel/test_trace.c nests an NMI that records

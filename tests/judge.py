@@ -22,7 +22,8 @@ from dataclasses import dataclass
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.dirname(
     os.path.abspath(__file__))), "tools"))
-from benchrows import bench_rows, build_lines, platform_lines, trace_line  # noqa: E402
+from benchrows import (bench_rows, build_lines, platform_lines, trace_line,  # noqa: E402
+                       unknown_options)
 from ktap_parser import Case, ktap_cases, parse_ktap  # noqa: E402
 from qemu_run import EXIT_FAIL, EXIT_NO_EXIT, EXIT_OK, EXIT_QEMU  # noqa: E402
 
@@ -76,17 +77,6 @@ def crash_dump(lines, first_lineno):
             out.append("... (more in the log)")
             break
     return out
-
-
-# The kernel's end-of-run line for each unknown option (kernel/cmdline.c,
-# cmdline_unknown_report()); with cmdline.unknown=ignore it says "was
-# ignored" instead and the run is judged as if it were not there.
-_UNKNOWN_OPTION = re.compile(r"# cmdline: unknown option '([^']*)': the run fails")
-
-
-def unknown_options(lines):
-    """The unknown kernel options the kernel said fail the run."""
-    return [m.group(1) for m in map(_UNKNOWN_OPTION.search, lines) if m]
 
 
 # --------------------------------------------------------------------------
@@ -287,7 +277,9 @@ def judge(cfg, lines, rc=None, timed_out=False, stderr_text="",
             extra.append(Case("FAIL", "forbid", f"/{rx.pattern}/ matched at "
                               f"log line {hit}: {lines[hit - 1].strip()}"))
 
-    unknown = unknown_options(lines)
+    # With cmdline.unknown=ignore the kernel says "was ignored" instead,
+    # and the run is judged as if the options were not there.
+    unknown = unknown_options(lines, ignored=False)
     if unknown:
         extra.append(Case("FAIL", "cmdline", "unknown kernel option(s) "
                           + ", ".join(f"'{u}'" for u in unknown)

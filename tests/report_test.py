@@ -120,6 +120,14 @@ class ReportTest(unittest.TestCase):
         with open(os.path.join(data, "timeline-rcu-sched-old.dat")) as f:
             x0, y, dx, _ = map(float, f.read().splitlines()[1].split())
         self.assertAlmostEqual(dx, 800 * 0.004, places=3)    # ms: 3.2, not 0.002
+        # A panel of 83 ms is in ms (tick labels 0..90, not 0..90000), and
+        # a margin both sides: a last short section is not cut by the border.
+        rows, _ = report.read_log(
+            "# bench name=timeline type=rcu-sched who=updater start_ns=0 commit_ns=100 end_ns=83000000 saw=update\n"
+            "# bench name=timeline type=rcu-sched who=reader1 start_ns=1000 end_ns=3000 saw=old\n")
+        gp = TimelinePlot(rows, "x").script("png", data)
+        self.assertIn("set xlabel 'ms from the start of the update'", gp)
+        self.assertIn("set offsets graph 0.02, graph 0.02, 0, 0", gp)
 
     def test_platform_labels(self):
         self.assertEqual(report.platform_label(["hardware Intel i7-8650U"]),
@@ -239,6 +247,50 @@ class ReportTest(unittest.TestCase):
             self.assertIn("set logscale x 2\nset xrange [0.7:", gp, name)
         self.assertTrue(os.path.isfile(os.path.join(self.out, "gp-latency.png")))
 
+    def test_a_figure_of_the_article_alone_is_skipped(self):
+        # A test=rcu log has grace-period rows only: readside-cpus and
+        # refcnt-cpus would show the article's 2007 curves alone, as if
+        # measured by this run.  They are skipped with the reason; with a
+        # row of the Linux peer the read-side figure is drawn.
+        log = os.path.join(self.tmp.name, "gp.log")
+        with open(log, "w") as f:
+            f.write("# bench name=gp type=normal cpus=4 n=3 min_ns=9 mean_ns=10 max_ns=20 "
+                    "median_ns=10\n")
+        peer = os.path.join(self.tmp.name, "peer.txt")
+        with open(peer, "w") as f:
+            f.write("# bench name=linux_readside model=preempt type=rcu cpus=4 vcpus=4 "
+                    "ns_per_op=2.3 median_ns=2.2\n")
+        os.makedirs(self.out)
+        for name in ("readside-cpus-batch", "readside-cslen-batch", "refcnt-cpus"):
+            for ext in (".png", ".gp"):     # an earlier log's
+                open(os.path.join(self.out, name + ext), "w").close()
+        for peer_arg, drawn in (("none", False), (peer, True)):
+            p = subprocess.run([sys.executable, os.path.join(ROOT, "tools", "report.py"),
+                                log, "--out", self.out, "--paper-data", self.paper,
+                                "--peer", peer_arg, "--gnuplot",
+                                shutil.which("gnuplot") or "none"],
+                               capture_output=True, text=True, timeout=300)
+            self.assertEqual(p.returncode, 0, p.stderr)
+            with open(os.path.join(self.out, "report.md")) as f:
+                md = f.read()
+            why = ("not drawn: the log has no rows of rcukern's nor of Linux 6.1's "
+                   "for it: it would show the article's 2007 curves alone")
+            self.assertIn("- refcnt-cpus.png (", md)
+            self.assertIn(f"report: refcnt-cpus.png {why}", p.stderr)
+            self.assertEqual(f"report: readside-cpus.png {why}" in p.stderr, not drawn,
+                             p.stderr)
+            self.assertEqual(f"- readside-cpus.png (Read-side critical section cost by "
+                             f"CPU count (cs_ns=0)): {why}" in md, not drawn)
+            for name in ("readside-cpus-batch", "readside-cslen-batch", "refcnt-cpus"):
+                self.assertIn(f"- {name}.png (", md)
+                for ext in (".png", ".gp"):
+                    self.assertFalse(os.path.exists(os.path.join(self.out, name + ext)),
+                                     name + ext)
+            if shutil.which("gnuplot"):
+                self.assertEqual(os.path.exists(os.path.join(self.out, "readside-cpus.png")),
+                                 drawn)
+                self.assertTrue(os.path.exists(os.path.join(self.out, "gp-latency.png")))
+
     def test_harness_row_and_less_gaps(self):
         # The gross time less the host gaps, and the harness alone as a
         # row of its own, in the matrix and the three-source table.
@@ -326,9 +378,44 @@ class ReportTest(unittest.TestCase):
             self.assertEqual("WARNING: these figures come from the test build" in p.stdout,
                              warned)
             self.assertIn(f"build: {build} ==", p.stdout)
+            # In a figure's title on a line of its own (appended to a long
+            # title it ran off the PNG's edge); one line in report.md.
+            self.assertNotIn("\n[TEST BUILD", md)
             if shutil.which("gnuplot"):
                 with open(os.path.join(self.out, "gp-latency.gp")) as f:
-                    self.assertEqual("[TEST BUILD: not benchmark figures]" in f.read(), warned)
+                    self.assertEqual('data)\\n[TEST BUILD: not benchmark figures]"' in f.read(),
+                                     warned)
+
+    def test_an_unknown_option_is_flagged(self):
+        # A typo (-c "tortue=sched") runs the scenarios instead: the report
+        # of that log says so at its top and the summary first and last
+        # (run.sh prints the summary after the kernel's own last line).
+        # An option the run ignored (cmdline.unknown=ignore) is said too.
+        with open(FIXTURE) as f:
+            fixture = f.read()
+        for end, flagged in (("# cmdline: unknown option 'tortue': the run fails "
+                              "(cmdline.unknown=ignore to go on)\n", True),
+                             ("# cmdline: unknown option 'tortue' was ignored "
+                              "(cmdline.unknown=ignore)\n", True),
+                             ("", False)):
+            log = os.path.join(self.tmp.name, "typo.log")
+            with open(log, "w") as f:
+                f.write("[c0] cmdline: unknown option 'tortue'; valid options:\n"
+                        + fixture + end + "# rcukern: exit status 1\n")
+            p = subprocess.run([sys.executable, os.path.join(ROOT, "tools", "report.py"),
+                                log, "--out", self.out, "--peer", "none", "--summary",
+                                "--gnuplot", "none"],
+                               capture_output=True, text=True, timeout=300)
+            self.assertEqual(p.returncode, 0, p.stderr)
+            with open(os.path.join(self.out, "report.md")) as f:
+                head = f.read().split("## Read-side goals")[0]
+            said = "> **Warning:** the run was given kernel option(s) it does not know: 'tortue'"
+            self.assertEqual(said in head, flagged, head)
+            lines = p.stdout.strip().splitlines()
+            self.assertEqual("WARNING: the run was given kernel option(s) it does "
+                             "not know: 'tortue'" in lines[1], flagged, lines[:2])
+            self.assertEqual(lines[-2].startswith("WARNING: unknown kernel option(s) "
+                                                  "'tortue'"), flagged, lines[-2:])
 
     def test_no_rows(self):
         # No bench rows (an empty or garbage log): an error, and the last

@@ -803,6 +803,32 @@ class RunShTest(unittest.TestCase):
             self.assertEqual(p.returncode, 64, (args, p.stderr))
             self.assertIn(said, p.stderr, args)
 
+    def test_an_unknown_kernel_option_is_refused_before_booting(self):
+        # A typo in -c would boot the default scenarios (minutes at 16
+        # CPUs, the report overwritten) and fail only at the end: run.sh
+        # refuses it at once, from the sources' core_param() names.
+        for cmdline, refused in (("foo=1", "'foo'"),
+                                 ("tortue=sched test=boot", "'tortue'"),
+                                 ('test=rcu trace.mode="a b" tortue', "'tortue'"),
+                                 ("test=rcu torture.secs=5 rcu.jiffies-till-first-fqs=3", None),
+                                 ('trace.mode="a b" help', None),
+                                 ("foo=1 cmdline.unknown=ignore", None),
+                                 ("", None)):
+            p = self.run_sh("-c", cmdline)
+            if refused:
+                self.assertEqual(p.returncode, 64, (cmdline, p.stderr))
+                self.assertIn(f"-c: unknown kernel option {refused}: not booted", p.stderr)
+                self.assertIn("cmdline.unknown=ignore to boot anyway", p.stderr)
+            else:       # past the check: the ISO (/dev/null) is what is missing
+                self.assertNotIn("unknown kernel option", p.stderr, cmdline)
+                self.assertIn("missing (run make)", p.stderr, cmdline)
+        # The runner hands the line to the kernel, whose check it tests.
+        env = dict(os.environ, RCUKERN_ISO=os.devnull, RCUKERN_NO_CMDLINE_CHECK="1")
+        p = subprocess.run([os.path.join(os.path.dirname(HERE), "run.sh"), "--no-build",
+                            "-c", "foo=1"], capture_output=True, text=True, env=env,
+                           timeout=60)
+        self.assertNotEqual(p.returncode, 64, p.stderr)
+
     def test_list_prints_the_vocabulary(self):
         # Every suite the sources define and every torture flavour, no QEMU.
         p = self.run_sh("--list")
@@ -813,10 +839,13 @@ class RunShTest(unittest.TestCase):
             for name in os.listdir(os.path.join(root, d)):
                 if name.endswith(".c"):
                     with open(os.path.join(root, d, name)) as f:
-                        suites |= set(re.findall(r"KTAP_SUITE\((\w+)", f.read()))
+                        suites |= set(re.findall(r"KTAP_SUITE(?:_FULL)?\((\w+)", f.read()))
         self.assertGreater(len(suites), 10)
         words = set(p.stdout.split())
         self.assertLessEqual(suites, words, suites - words)
+        self.assertIn("profile", suites)        # defined by KTAP_SUITE_FULL only
+        listed = p.stdout.split("torture= flavours")[0].split()
+        self.assertEqual(len(listed), len(set(listed)), "a suite listed twice")
         for flavour in ("sched", "sched-expedited", "busted", "rcu", "srcu-expedited"):
             self.assertIn(flavour, words)
 

@@ -8,7 +8,9 @@ clean_lines() turns serial bytes into text lines: terminal escapes (GRUB,
 firmware), CRs and other control characters removed.  A row is a KTAP
 diagnostic `# bench name=NAME key=value ...` (the shape docs/design.md
 fixes); a `# platform: ...` line says what ran them, a `# build: ...`
-line which build of the kernel (benchmark or test).  A trace dump's
+line which build of the kernel (benchmark or test), and a `# cmdline:
+unknown option 'NAME'` line at the end an option the kernel did not know
+(kernel/cmdline.c: the run was not the one asked).  A trace dump's
 lines (kernel/trace.c, tools/trace.py) start with `T: `; trace_line()
 tells them apart, so that the judge reads past them.
 Only the Python standard library is used.
@@ -21,6 +23,10 @@ BENCH = re.compile(r"#\s*bench\s+(name=\S+(?:.*\S)?)")
 PLATFORM = re.compile(r"#\s*platform:\s*(.*\S)")
 # The kernel's "# build: benchmark|test (...), ..." line at boot.
 BUILD = re.compile(r"^\s*#\s*build:\s*(.*\S)")
+# The kernel's end-of-run line for each unknown option (kernel/cmdline.c,
+# cmdline_unknown_report()): "...': the run fails (...)", or "...' was
+# ignored (cmdline.unknown=ignore)".
+UNKNOWN_OPTION = re.compile(r"# cmdline: unknown option '([^']*)'(: the run fails| was ignored)")
 
 
 TRACE_PREFIX = "T: "
@@ -44,6 +50,13 @@ def platform_lines(lines):
 def build_lines(lines):
     """The text after "# build:" of every such line."""
     return [m.group(1) for m in map(BUILD.search, lines) if m]
+
+
+def unknown_options(lines, ignored=True):
+    """The unknown kernel options the kernel named at the run's end: those
+    that failed the run, and with ignored=True those ignored too."""
+    return [m.group(1) for m in map(UNKNOWN_OPTION.search, lines)
+            if m and (ignored or m.group(2) == ": the run fails")]
 
 
 _CTRL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f]")

@@ -76,7 +76,33 @@ class Trace:
 
     def lost_total(self):
         return sum(c.get("lost", 0) + c.get("capped", 0) for c in self.cpus.values()) \
-            + self.skipped
+            + self.skipped + self.missing()
+
+    def expected(self):
+        """Events the dump was to print: what each CPU's header says its
+        buffer held (recorded - lost), less those trace.dump_max skipped
+        (records found torn, known only from 'T: end', are among them)."""
+        return sum(c.get("recorded", 0) - c.get("lost", 0) for c in self.cpus.values()) \
+            - self.skipped
+
+    def missing(self):
+        """Events the dump printed, or was to print, that the log lacks:
+        cut off (no 'T: end'), the rest of expected(); whole, printed=
+        less the lines found (a console that dropped lines)."""
+        if self.end is None:
+            return max(self.expected() - len(self.events), 0)
+        return max(int(self.end.get("printed", len(self.events))) - len(self.events), 0)
+
+    def missing_note(self):
+        """What missing() means, in words; "" if nothing is missing."""
+        n = self.missing()
+        if self.end is None:
+            return (f"the dump was cut off after log line {self.last_line} (no 'T: end'): "
+                    f"{n} of its {self.expected()} events are lost")
+        if n:
+            return (f"the dump printed {self.end.get('printed')} events but the log "
+                    f"holds {len(self.events)}: {n} lines lost on the way")
+        return ""
 
 
 def _fields(text):
@@ -134,8 +160,8 @@ def parse(lines, source="log", which=-1):
     except IndexError:
         raise TraceError(f"{source}: has {len(dumps)} dump(s), not #{which}") from None
     if not t.events:
-        where = f"cut off after line {t.last_line}" if t.end is None else \
-            f"lines {t.begin_line}-{t.last_line}"
+        where = f"cut off after line {t.last_line}: {t.expected()} events lost" \
+            if t.end is None else f"lines {t.begin_line}-{t.last_line}"
         raise TraceError(f"{source}:{t.begin_line}: the dump has no events ({where}): "
                          "nothing to show")
     # Each CPU's records are in order; the merge across CPUs may be a
@@ -457,10 +483,14 @@ def to_chrome(t):
         lost_notes.append(f"{t.skipped} oldest events not dumped (trace.dump_max)")
     if t.end is None:
         track(LOST_TID, "lost events", -4)
-        instant(LOST_TID, f"dump cut off after log line {t.last_line}: later events lost",
-                last, "lost", {}, "g")
-        lost_notes.append(f"the dump was cut off after log line {t.last_line} "
-                          "(no 'T: end'): the events after it are lost")
+        instant(LOST_TID, f"dump cut off after log line {t.last_line}: "
+                f"{t.missing()} later events lost", last, "lost", {}, "g")
+        lost_notes.append(t.missing_note())
+    elif t.missing():
+        track(LOST_TID, "lost events", -4)
+        instant(LOST_TID, f"{t.missing()} dumped events missing from the log", first,
+                "lost", {}, "g")
+        lost_notes.append(t.missing_note())
     return {"traceEvents": ev, "displayTimeUnit": "ns",
             "otherData": {"source": t.source, "dump": dict(t.begin),
                           "end": dict(t.end) if t.end else None,
@@ -474,8 +504,8 @@ def to_ftrace(t):
     out = ["# tracer: nop", "#",
            f"# entries-in-buffer/entries-written: {len(t.events)}/"
            f"{len(t.events) + t.lost_total()}   #P:{len(t.cpus) or 1}"]
-    if t.end is None:
-        out.append(f"# the dump was cut off after log line {t.last_line}: later events lost")
+    if t.missing_note():
+        out.append("# " + t.missing_note())
     for cpu, c in sorted(t.cpus.items()):
         if c.get("lost") or c.get("capped"):
             out.append(f"# CPU {cpu}: {c.get('lost', 0)} events lost (overwritten or "
@@ -522,8 +552,8 @@ def summary(t):
              f"over {span_ns / 1e6:.3f} ms",
              f"grace periods: {len(gps)} seen, {len(whole)} whole"]
     lines += [f"  {n}: {c}" for n, c in sorted(kinds.items())]
-    if t.end is None:
-        lines.append(f"the dump was cut off after line {t.last_line}: events after it are lost")
+    if t.missing_note():
+        lines.append(t.missing_note())
     for cpu, c in sorted(t.cpus.items()):
         if c.get("lost") or c.get("capped"):
             lines.append(f"CPU {cpu}: {c.get('lost', 0)} events lost before "

@@ -6,6 +6,10 @@ measured while the CPUs' TSCs disagree.  A row printed with printk() or
 printk_raw() directly would leave a skewed figure unmarked on a real PC
 (QEMU's TSCs are always in step, so no QEMU run can see it).  Reads the
 C sources, comments removed, for a string literal holding "# bench".
+A row states a measurement, never a verdict (docs/design.md): no row's
+format may carry a goal or its verdict (`goal=`, `met=`, a name with
+"goal"), which a passing case below it would seem to confirm; the
+report judges the goals.
 Prints PASS/FAIL per check."""
 
 import os
@@ -24,6 +28,21 @@ def direct_rows(text):
     hits = []
     for m in STRING.finditer(code):
         if re.search(r"#\s*bench\b", m.group(0)):
+            hits.append(code.count("\n", 0, m.start()) + 1)
+    return hits
+
+
+VERDICT = re.compile(r"\bgoal|\bmet=|_goal")
+
+
+def verdict_rows(text):
+    """Line numbers of bench-row format strings that carry a goal or a
+    verdict (a KTAP diagnostic "bench name=..." or a "# bench" literal)."""
+    code = COMMENT.sub(lambda m: re.sub(r"[^\n]", " ", m.group(0)), text)
+    hits = []
+    # A format split over adjacent literals ("... " "goal=20 ...") is one.
+    for m in re.finditer(STRING.pattern + r"(?:\s*" + STRING.pattern + ")*", code):
+        if re.search(r"\bbench\s+name=", m.group(0)) and VERDICT.search(m.group(0)):
             hits.append(code.count("\n", 0, m.start()) + 1)
     return hits
 
@@ -51,6 +70,27 @@ def main():
             print("    " + b)
     else:
         print("PASS benchrows_through_printk_bench")
+    verdicts = []
+    for path in sources():
+        with open(path, errors="replace") as fh:
+            for line in verdict_rows(fh.read()):
+                verdicts.append(f"{os.path.relpath(path, ROOT)}:{line}")
+    if verdicts:
+        failed += 1
+        print("FAIL benchrows_state_no_verdict: these rows carry a goal or "
+              "its verdict (the report judges goals; a row is a figure):")
+        for b in verdicts:
+            print("    " + b)
+    else:
+        print("PASS benchrows_state_no_verdict")
+    vprobe = ('/* bench name=x goal=1 */ ktap_log("bench name=x n=%d", 1);\n'
+              'ktap_log("bench name=gp_ratio cpus=%d goal=20 met=%s", n, m);\n'
+              'ktap_log("bench name=gp_ratio cpus=%d "\n   "goal=20 met=%s", n, m);\n')
+    if verdict_rows(vprobe) == [2, 3]:
+        print("PASS benchrows_verdict_probe")
+    else:
+        failed += 1
+        print(f"FAIL benchrows_verdict_probe: found {verdict_rows(vprobe)}, want [2, 3]")
     # The check itself must see a direct row, and only outside comments.
     probe = ('/* `# bench name=x` */ ktap_log("bench name=x");\n'
              'printk_raw("# bench name=y\\n");\n')

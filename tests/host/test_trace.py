@@ -2,8 +2,11 @@
 """tests/host/test_trace.py: tools/trace.py on real trace dumps, captured
 from QEMU runs (tests/host/trace-fixtures: -smp 4, trace=rcu,srcu
 trace.dump=end over test=srcu, the same with 32 records per CPU so that
-events were lost, and trace=rcu over test=paper_concurrent), and on the
-bad input a log can hold: no dump, a dump cut off, a garbled line.
+events were lost, and trace=rcu over test=paper_concurrent, whose readers
+begun after the update completed must all have seen the new value), and on the
+bad input a log can hold: no dump, a dump cut off (which must say how
+many of its events are lost), lines dropped from a whole dump, a garbled
+line.
 
 Checks: every grace period that starts ends once, after it; each QS
 report falls inside its GP; a whole GP has a QS report for every CPU;
@@ -112,6 +115,18 @@ check(any("updater" in n for n in names) and any("reader" in n for n in names),
       "concurrent: updater and reader tracks")
 check(any(e["ph"] == "X" and e["name"].startswith("reader ") for e in evs),
       "concurrent: readers as spans")
+# The report's figure of the article (tools/report/trace_events.py):
+# sections begun before the update, while it ran, and after it completed;
+# the last are guaranteed the new value, and the trace must show it.
+from report import trace_events  # noqa: E402
+rows = [r for r in trace_events.trace_rows(lines_of("concurrent-smp4.log"), "concurrent")
+        if r.get("name") == "trace_span" and r.get("who") != "updater"]
+when = {w: [r for r in rows if r.get("when") == w] for w in ("before", "during", "after")}
+check(all(when.values()), "concurrent: reader sections begun before, during and after the "
+      f"update: {', '.join(f'{w} {len(v)}' for w, v in when.items())}")
+old_after = [r for r in when["after"] if r.get("saw") != "new"]
+check(not old_after, "concurrent: every section begun after the update completed saw the "
+      f"new value ({len(when['after'])}; saw the old: {[r.get('who') for r in old_after]})")
 
 # Events lost (32 records per CPU): converted, and the loss marked.
 t = trace.parse(lines_of("srcu-lost-smp4.log"), "lost")
@@ -138,6 +153,20 @@ check(t.end is None and any("cut off" in n for n in doc["otherData"]["lost"]) an
       any("cut off" in e["name"] for e in doc["traceEvents"] if e.get("cat") == "lost"),
       f"cut off at line {len(cut)}: converted, the cut marked ({t.last_line})")
 check("cut off" in trace.to_ftrace(t), "cut off: the ftrace text says so")
+# ... and how much: the CPUs' headers say how many the dump was to print.
+whole = trace.parse(good, "whole")
+gone = len(whole.events) - len(t.events)
+check(t.missing() == gone and f"{gone} of its {len(whole.events)} events are lost" in trace.summary(t)
+      and f"{gone} later events lost" in json.dumps(doc),
+      f"cut off: says {gone} of {len(whole.events)} events lost: {t.missing_note()!r}")
+check(t.lost_total() >= gone, f"cut off: counted in the losses ({t.lost_total()})")
+# A whole dump whose console dropped lines: 'T: end printed=' tells.
+dropped = [x for x in good if not x.startswith("T: 2 ")]
+t = trace.parse(dropped, "dropped")
+n2 = sum(1 for x in good if x.startswith("T: 2 "))
+check(n2 and t.missing() == n2 and f"{n2} lines lost" in trace.summary(t)
+      and f"{n2} lines lost" in trace.to_ftrace(t),
+      f"lines dropped from a whole dump: {t.missing_note()!r}")
 # --check catches a GP that ends twice and a QS outside its GP.
 t = trace.parse(good, "x")
 g = next(iter(trace.grace_periods(t).values()))

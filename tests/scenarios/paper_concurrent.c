@@ -43,6 +43,16 @@ static const char *const cc_names[] = { "rcu-sched", "rwlock", "rwlock-fair" };
 #define CC_BEFORE 8		/* sections kept from before the update */
 #define CC_AFTER 56		/* ... and from its start on */
 #define CC_RING (CC_BEFORE + CC_AFTER)
+/* trace=rcu: the article's figure (tools/report/trace_events.py) needs
+ * readers that were already reading when the update began (they may see
+ * either value) and readers that began after it completed (guaranteed to
+ * see the new one).  Readers trace their sections from just before the
+ * update (the updater waits until each has begun one, twice: at most
+ * CC_TRACE_BEFORE each per round, should one reader's vCPU not run), and
+ * CC_TRACE_DONE begun once it is over (a reader that has its sections
+ * for the rows stops after that one). */
+#define CC_TRACE_BEFORE 32
+#define CC_TRACE_DONE 1
 
 struct cc_sec {
 	u64 ts, te;		/* cycles: inside the section, first and last */
@@ -58,6 +68,9 @@ struct cc_reader {
 	u64 first_new_ts, last_new_ts;	/* min/max ts of sections that saw new */
 	u64 last_old_ts, last_old_te;	/* max ts/te of sections that saw old */
 	u64 first_new_te;
+	int trace_round;	/* trace=rcu: the updater's round it last traced in */
+	int ntraced_pre;	/* ... sections begun, traced, in that round */
+	int ntraced_done;	/* ... and begun after it completed */
 };
 
 struct cc_value {
@@ -68,6 +81,7 @@ struct cc_ctx {
 	enum cc_type type;
 	unsigned int cs_ns;
 	int phase;		/* 0 before, 1 updating, 2 done (release/acquire) */
+	int tracing;		/* trace=rcu: round of tracing before the update, 0: none */
 	u64 t0, t1, t2;
 	u64 t1_ns;		/* ktime_get_ns() at t1 */
 	struct cc_reader r[NR_CPUS];
@@ -149,6 +163,21 @@ static void cc_rw_write_section(struct cc_ctx *x)
 	x->t2 = get_cycles_ordered();
 }
 
+/* Before the update: whether this reader traces its next section (its
+ * first CC_TRACE_BEFORE of the updater's current round of tracing). */
+static bool cc_trace_pre(struct cc_ctx *x, struct cc_reader *r)
+{
+	int round = smp_load_acquire(&x->tracing);
+
+	if (!round)
+		return false;
+	if (round != r->trace_round) {
+		r->ntraced_pre = 0;
+		smp_store_release(&r->trace_round, round);
+	}
+	return r->ntraced_pre < CC_TRACE_BEFORE;
+}
+
 static void cc_reader_fn(struct scen_worker *w)
 {
 	struct cc_ctx *x = w->arg;
@@ -172,14 +201,20 @@ static void cc_reader_fn(struct scen_worker *w)
 		switch (x->type) {
 		case CC_RCU: {
 			struct cc_value *p;
-			/* trace=rcu: the sections from the update on, for the
-			 * timeline (tools/trace.py), as the rows keep them. */
-			bool traced = smp_load_acquire(&x->phase) && r->nafter < CC_AFTER;
+			/* trace=rcu: the sections from just before the update
+			 * on, as the rows keep them, and a few begun after it
+			 * completed, for the timeline (tools/trace.py). */
+			int ph = smp_load_acquire(&x->phase);
+			bool traced = (ph && r->nafter < CC_AFTER) ||
+				      (!ph && cc_trace_pre(x, r)) ||
+				      (after && r->ntraced_done < CC_TRACE_DONE);
 
 			rcu_read_lock_sched();
 			ts = get_cycles_ordered();
 			if (traced)
 				trace_rcu_reader("rcu-sched", "begin", w->idx, 0);
+			if (traced && !ph)
+				r->ntraced_pre++;
 			p = rcu_dereference(cc_cur);
 			v = READ_ONCE(p->v);
 			ndelay(x->cs_ns);
@@ -187,6 +222,8 @@ static void cc_reader_fn(struct scen_worker *w)
 			if (traced)
 				trace_rcu_reader("rcu-sched", "end", w->idx, v == 1);
 			rcu_read_unlock_sched();
+			if (traced && after)
+				r->ntraced_done++;
 			break;
 		}
 		case CC_RWLOCK:
@@ -213,6 +250,34 @@ static void cc_reader_fn(struct scen_worker *w)
 	scen_paid(w);
 }
 
+/*
+ * trace=rcu: the readers trace their sections, and the update waits until
+ * each has begun a traced section, so that the trace shows what each was
+ * doing as the update began.  Twice: a reader whose vCPU the host ran late
+ * makes the others use up their CC_TRACE_BEFORE sections in the first
+ * round, long before the update; the second round, with every reader
+ * running, is short.  Bounded: a reader the host does not run is drawn
+ * without them.
+ */
+static void cc_trace_before(struct scen_worker *w, struct cc_ctx *x)
+{
+	u64 until = ktime_get_ns() + 200 * 1000000ull;
+
+	for (int round = 1; round <= 2; round++) {
+		int i;
+
+		smp_store_release(&x->tracing, round);
+		do {
+			for (i = 1; i < w->g->n; i++)
+				if (smp_load_acquire(&x->r[i].trace_round) != round)
+					break;
+			if (i == w->g->n)
+				break;
+			scen_yield();
+		} while (ktime_get_ns() < until);
+	}
+}
+
 static void cc_updater_fn(struct scen_worker *w)
 {
 	struct cc_ctx *x = w->arg;
@@ -220,6 +285,8 @@ static void cc_updater_fn(struct scen_worker *w)
 	if (!scen_start_barrier(w))
 		return;
 	scen_sleep_ms(5);	/* readers in full swing first */
+	if (x->type == CC_RCU && READ_ONCE(trace_subsys_on[TRACE_RCU]))
+		cc_trace_before(w, x);
 	x->t0 = get_cycles_ordered();
 	smp_store_release(&x->phase, 1);
 	switch (x->type) {

@@ -5,13 +5,17 @@
 #   (./run.sh --gdb starts QEMU waiting on :1234 and prints this line)
 #
 #   rk-dmesg          the printk log, from the kernel's memory log
-#   rk-ps             each CPU's running, idle and queued tasks (state,
-#                     preempt_count, what an RCU reader is blocked on), and
-#                     the tasks preempted inside RCU readers
-#   rk-cpus           online, running task, idle, EQS (dynticks), tick stopped
+#   rk-ps             each CPU's running, idle, queued and sleeping tasks
+#                     (state, preempt_count, where a switched-out one waits:
+#                     its callers above the scheduler, what an RCU reader
+#                     is blocked on), and the tasks preempted in RCU readers
+#   rk-cpus           online, running task, idle, EQS (dynticks), tick stopped,
+#                     preempt_count and the context it says (task, softirq,
+#                     hardirq, nmi), whether the run-queue lock is held
 #   rk-rcu            gp_seq and GP state, the rcu_node tree (qsmask,
-#                     qsmaskinit, qsmaskinitnext, blocked tasks), each CPU's
-#                     dynticks and callback segment lengths, SRCU structs
+#                     qsmaskinit, qsmaskinitnext, the lock's holder, blocked
+#                     tasks, boosted ones marked), each CPU's dynticks and
+#                     callback segment lengths, SRCU structs
 #   rk-trace FILE     the trace buffers (trace=) as the T: lines of a dump,
 #                     for tools/trace.py FILE
 #
@@ -82,6 +86,30 @@ def list_entries(head, typ, member, limit=10000):
 
 TASK_STATES = {0: "R", 1: "S", 2: "D", 4: "W", 0x40: "X"}
 
+# kernel/preempt_mask.h
+SOFTIRQ_MASK, HARDIRQ_MASK, NMI_MASK = 0x0000ff00, 0x000f0000, 0x00f00000
+
+
+def context(pc):
+    """What a CPU runs in, from its preempt_count."""
+    if pc & NMI_MASK:
+        return "nmi"
+    if pc & HARDIRQ_MASK:
+        return "hardirq"
+    if pc & SOFTIRQ_MASK:
+        return "softirq"
+    return "task"
+
+
+def spin_holder(lock):
+    """A spinlock_t's holder: 'CPU n', or '' if free (kernel/spinlock.h:
+    owner is the holder CPU + 1)."""
+    owner = int(lock["owner"])
+    if owner:
+        return f"CPU {owner - 1}"
+    raw = lock["raw"]
+    return "someone" if int(raw["owner"]) != int(raw["next"]) else ""
+
 
 class RkDmesg(gdb.Command):
     """rk-dmesg: the printk log from the kernel's memory log (log_buf)."""
@@ -127,15 +155,58 @@ class RkCpus(gdb.Command):
             except gdb.error:
                 tick = None
             pc = int(per_cpu("__preempt_count", cpu)) & 0x7fffffff
+            rql = rq["lock"]
             gdb.write(f"cpu {cpu}: {'online' if cpu in on else 'offline'} "
                       f"curr={task_name(curr)} idle={'yes' if int(curr) == int(idle) else 'no'} "
                       f"eqs={'yes' if dyn % 2 == 0 else 'no'} dynticks={dyn} "
                       f"tick_stopped={'?' if tick is None else ('yes' if tick else 'no')} "
-                      f"preempt_count={pc:#x}\n")
+                      f"preempt_count={pc:#x} in={context(pc)} rq_lock="
+                      f"{'held' if int(rql['owner']) != int(rql['next']) else 'free'}\n")
+
+
+_SYMS = {}
+
+
+def sym_name(addr):
+    """The function addr is in, or its hex."""
+    if addr not in _SYMS:
+        try:
+            s = gdb.execute(f"info symbol {addr:#x}", to_string=True).split()
+            _SYMS[addr] = s[0] if s and s[0] != "No" else f"{addr:#x}"
+        except gdb.error:
+            _SYMS[addr] = f"{addr:#x}"
+    return _SYMS[addr]
+
+
+# The scheduler's own frames, left out of where a task waits.
+_SCHED_FRAMES = ("__schedule", "schedule", "preempt_schedule", "__switch_to_asm",
+                 "preempt_schedule_irq")
+
+
+def wchan(t, depth=3):
+    """Where a switched-out task waits: the callers above the scheduler,
+    innermost first, from its saved frame (arch/x86_64/switch.asm pushes
+    rbp, then rbx, r12-r15, and stores rsp in ->sp)."""
+    try:
+        sp = int(t.dereference()["sp"])
+        fp, ret = u64(sp + 40), u64(sp + 48)
+        names = []
+        for _ in range(24):
+            if ret == 0:
+                break
+            n = sym_name(ret)
+            if n not in _SCHED_FRAMES:
+                names.append(n)
+            if len(names) >= depth or fp == 0:
+                break
+            ret, fp = u64(fp + 8), u64(fp)
+        return "<".join(names) or "(not started)"
+    except gdb.error:
+        return "?"
 
 
 class RkPs(gdb.Command):
-    """rk-ps: tasks per CPU (running, queued, idle) and those preempted in RCU readers."""
+    """rk-ps: tasks per CPU (running, queued, idle, asleep) and those preempted in RCU readers."""
 
     def __init__(self):
         super().__init__("rk-ps", gdb.COMMAND_DATA)
@@ -150,6 +221,8 @@ class RkPs(gdb.Command):
             waits = f" blocked-in-rcu-reader(node {int(d['rcu_blocked_node']):#x})"
         if int(d["rcu_read_lock_nesting"]):
             waits += f" rcu_read_lock_nesting={int(d['rcu_read_lock_nesting'])}"
+        if not running:
+            waits += f" wchan={wchan(t)}"
         gdb.write(f"{cpu:>3} {what:<7} {int(t):#018x} {cstr(d['name']):<16} "
                   f"{TASK_STATES.get(state, hex(state)):<2} prio={int(d['prio'])} "
                   f"preempt_count={pc:#x}{waits}\n")
@@ -157,14 +230,29 @@ class RkPs(gdb.Command):
     def invoke(self, arg, from_tty):
         gdb.write("CPU what    task               name             st\n")
         nprio = int(ev("runqueues[0].queue").type.sizeof // ev("runqueues[0].queue[0]").type.sizeof)
+        seen = set()
         for cpu in online_cpus():
             rq = ev(f"runqueues[{cpu}]")
             self.row(cpu, rq["curr"], "running", True)
+            seen.add(int(rq["curr"]))
             if int(rq["idle"]) != int(rq["curr"]):
                 self.row(cpu, rq["idle"], "idle", False)
+                seen.add(int(rq["idle"]))
             for p in range(nprio):
                 for t in list_entries(rq["queue"][p], "struct task", "run_list"):
                     self.row(cpu, t, "queued", False)
+                    seen.add(int(t))
+        # The rest: asleep (no run queue holds them), from the registry
+        # kernel/sched.c keeps of every task.
+        reg = ev("task_registry")
+        n = int(reg.type.sizeof // reg[0].type.sizeof)
+        for i in range(n):
+            t = reg[i]
+            if int(t) and int(t) not in seen:
+                self.row(int(t.dereference()["cpu"]), t, "asleep", False)
+        over = int(ev("task_registry_overflow"))
+        if over:
+            gdb.write(f"({over} task(s) made while the registry was full are not listed)\n")
         st = ev("rcu_state")
         for i in range(int(st["num_nodes"])):
             for t in list_entries(st["node"][i]["blkd_tasks"], "struct task", "rcu_node_entry"):
@@ -197,19 +285,22 @@ class RkRcu(gdb.Command):
 
     def invoke(self, arg, from_tty):
         st = ev("rcu_state")
-        gs = s64(st["gp_seq"])
+        gs = s64(st["gp_seq"])   # from RCU_SEQ_INITIAL_VAL, -300 GPs (rcu/rcu.h)
         gdb.write(f"rcu_sched: gp_seq={gs} ({'GP in progress' if gs & 3 else 'idle'}, "
-                  f"{gs >> 2} GPs) gp_seq_needed={s64(st['gp_seq_needed'])} "
+                  f"{(gs >> 2) + 300} GPs since boot) gp_seq_needed={s64(st['gp_seq_needed'])} "
                   f"gp_flags={int(st['gp_flags']):#x} gp_start={int(st['gp_start'])} "
                   f"jiffies={int(ev('jiffies'))} n_force_qs={int(st['n_force_qs'])}\n")
         for i in range(int(st["num_nodes"])):
             n = st["node"][i]
-            blk = [cstr(t.dereference()["name"]) for t in
-                   list_entries(n["blkd_tasks"], "struct task", "rcu_node_entry")]
+            blk = [cstr(t.dereference()["name"])
+                   + ("(boosted)" if int(t.dereference()["rcu_boost_saved_prio"]) else "")
+                   for t in list_entries(n["blkd_tasks"], "struct task", "rcu_node_entry")]
             gdb.write(f"  node {i} level {int(n['level'])} cpus/children "
                       f"{int(n['grplo'])}-{int(n['grphi'])}: gp_seq={s64(n['gp_seq'])} "
                       f"qsmask={int(n['qsmask']):#x} qsmaskinit={int(n['qsmaskinit']):#x} "
                       f"qsmaskinitnext={int(n['qsmaskinitnext']):#x}"
+                      + (f" lock=held-by-{spin_holder(n['lock']).replace(' ', '-')}"
+                         if spin_holder(n["lock"]) else "")
                       + (f" blocked={blk}" if blk else "") + "\n")
         for cpu in online_cpus():
             rdp = per_cpu("rcu_data", cpu)
@@ -241,16 +332,7 @@ class RkTrace(gdb.Command):
 
     def __init__(self):
         super().__init__("rk-trace", gdb.COMMAND_DATA)
-        self.syms = {}
 
-    def sym(self, addr):
-        if addr not in self.syms:
-            try:
-                s = gdb.execute(f"info symbol {addr:#x}", to_string=True).split()
-                self.syms[addr] = s[0] if s and s[0] != "No" else f"{addr:#x}"
-            except gdb.error:
-                self.syms[addr] = f"{addr:#x}"
-        return self.syms[addr]
 
     def string(self, addr, cache={}):
         if addr == 0:
@@ -323,7 +405,7 @@ class RkTrace(gdb.Command):
                     s = struct.pack("<Q", v).split(b"\0")[0].decode("ascii", "replace")
                     parts.append(f"{key}={''.join(c if 0x21 <= ord(c) <= 0x7e and c != '=' else '_' for c in s) or '-'}")
                 elif kind == "f":
-                    parts.append(f"{key}={self.sym(v)}")
+                    parts.append(f"{key}={sym_name(v)}")
                 elif kind == "x":
                     parts.append(f"{key}={v:#x}")
                 elif kind == "i":

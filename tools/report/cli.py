@@ -9,7 +9,7 @@ import signal
 import subprocess
 import sys
 
-from .common import ROOT, read_builds, read_log
+from .common import ROOT, read_builds, read_log, read_unknown_options
 from .document import summary_lines, write_report
 from .paper import find_paper_data
 
@@ -95,7 +95,7 @@ def main(argv=None):
     logs, ran = args.logs, False
     if not logs:
         logs, ran = [run_qemu(args.out, args.run_args, args.timeout)], True
-    rows, platforms, builds = [], [], []
+    rows, platforms, builds, unknown = [], [], [], []
     for path in logs:
         try:
             with open(path, "rb") as f:
@@ -107,6 +107,7 @@ def main(argv=None):
         rows += r
         platforms += p
         builds += read_builds(text)
+        unknown += read_unknown_options(text)
     if not rows:
         # Nothing to report is an error, and the last report stays.
         print(f"report: no '# bench' rows in {', '.join(logs)}; "
@@ -125,13 +126,13 @@ def main(argv=None):
         print(f"report: no paper data in {args.paper_data}", file=sys.stderr)
     sources = [os.path.relpath(p) for p in logs]
     path, drawn, plots = write_report(rows, platforms, sources, args.out, paper,
-                                      gnuplot, ran, builds)
+                                      gnuplot, ran, builds, unknown)
     made = sorted(n for n, e in (drawn or {}).items() if e is None)
     for p in plots:
         if getattr(p, "skip", None):
             print(f"report: {p.name}.png not drawn: {p.skip}", file=sys.stderr)
     if args.summary:
-        print("\n".join(summary_lines(rows, platforms, paper, ran, builds)))
+        print("\n".join(summary_lines(rows, platforms, paper, ran, builds, unknown)))
     print(f"report: {path}: {len(rows)} row(s), "
           + (f"{len(made)} plot(s)" if drawn is not None else "plots skipped")
           + ("" if paper else ", no 2007 data found"))

@@ -13,7 +13,7 @@ PAPER_LABEL = "2007 Linux, 16-CPU 3GHz x86"
 LINUX_LABEL = "Linux 6.1, same QEMU, same host"
 
 sys.path.insert(0, os.path.join(ROOT, "tools"))
-from benchrows import BENCH, BUILD, PLATFORM, clean_lines  # noqa: E402
+from benchrows import BENCH, BUILD, PLATFORM, clean_lines, unknown_options  # noqa: E402
 
 PEER_DIR = os.path.join(ROOT, "build", "peer")     # `make peer`'s images
 
@@ -86,6 +86,26 @@ def read_builds(text):
         if m:
             out.append(re.sub(r"\s+config=\S+$", "", m.group(1)))
     return out
+
+
+def read_unknown_options(text):
+    """The kernel options a log's run did not know (its end-of-run
+    "# cmdline: unknown option" lines, failed or ignored)."""
+    return unknown_options(clean_lines(text))
+
+
+def unknown_option_warning(names):
+    """What the report says of a run given options the kernel did not
+    know: it ran something else than asked (without its test= or torture=,
+    the default scenarios)."""
+    names = list(dict.fromkeys(names))
+    return ("the run was given kernel option(s) it does not know: "
+            + ", ".join(f"'{n}'" for n in names)
+            + ". The kernel said so at boot and at the end of the run and "
+            "(unless cmdline.unknown=ignore) exited 1: these figures come "
+            "from what the rest of its command line asked, which may not be "
+            "the run that was meant (`./run.sh --list` names the suites and "
+            "flavours; `-c help` every option).")
 
 
 TEST_BUILD_WARNING = ("these figures come from the **test build** (SANITIZE: "

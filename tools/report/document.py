@@ -6,7 +6,9 @@ import os
 
 from . import paper as paper_data
 from .common import (LINUX_LABEL, PAPER_LABEL, ROOT, TEST_BUILD_WARNING, build_label,
-                     md_table, platform_label)
+                     md_table, platform_label, unknown_option_warning)
+
+TEST_BUILD_TAG = "[TEST BUILD: not benchmark figures]"
 from .figures import build_plots
 from .goals import goals
 from .gp_latency import gp_ratio_table, gp_table
@@ -32,23 +34,29 @@ def row_tables(rows):
 
 
 def write_report(rows, platforms, sources, out_dir, paper_dir,
-                 gnuplot=None, ran_qemu=False, builds=()):
+                 gnuplot=None, ran_qemu=False, builds=(), unknown=()):
     os.makedirs(out_dir, exist_ok=True)
     ours = platform_label(platforms, ran_qemu)
     build, test_build = build_label(builds)
     paper = paper_data.load(paper_dir)
     plots = build_plots(rows, ours, paper)
     if test_build:
-        for p in plots:     # a PNG may travel without the report
-            p.title += " [TEST BUILD: not benchmark figures]"
+        # A PNG may travel without the report: its title says it too, on
+        # a line of its own (appended, it ran off a long title's end).
+        for p in plots:
+            p.title += "\n" + TEST_BUILD_TAG
     drawn = None
     if gnuplot:
         drawn = draw(plots, out_dir, gnuplot)
+    for p in plots:         # report.md's titles are one line
+        p.title = p.title.replace("\n", " ")
 
     now = datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d %H:%M UTC")
     md = ["# rcukern benchmark report", "",
           f"Written by tools/report.py at {now} from "
           + ", ".join(f"`{s}`" for s in sources) + ".", ""]
+    if unknown:
+        md += [f"> **Warning:** {unknown_option_warning(unknown)}", ""]
     if test_build:
         md += [f"> **Warning:** {TEST_BUILD_WARNING}", ""]
     md.append(f"- Build: **{build}**.")
@@ -119,7 +127,7 @@ def write_report(rows, platforms, sources, out_dir, paper_dir,
                 md.append(f"- {p.title}: gnuplot failed: {drawn[p.name]}")
                 continue
             note = "" if p.has_ours() else \
-                " (no rcukern rows for this figure in the log: the 2007 data only)"
+                " (no rcukern rows for this figure in the log: the Linux peer's only)"
             md += [f"### {p.title}{note}", ""]
             if getattr(p, "caption", ""):
                 md += [p.caption, ""]
@@ -132,13 +140,17 @@ def write_report(rows, platforms, sources, out_dir, paper_dir,
     return path, drawn, plots
 
 
-def summary_lines(rows, platforms, paper_dir, ran_qemu=False, builds=()):
+def summary_lines(rows, platforms, paper_dir, ran_qemu=False, builds=(), unknown=()):
     """The report's head for a terminal: which build, whose numbers, the
-    goals beside the article's, the read-side matrix."""
+    goals beside the article's, the read-side matrix.  An unknown kernel
+    option is said first and last: run.sh prints this after the kernel's
+    own last line, and it is what a reader sees."""
     paper = paper_data.load(paper_dir)
     build, test_build = build_label(builds)
     out = ["", f"== rcukern report: {len(rows)} benchmark row(s), "
            f"{platform_label(platforms, ran_qemu)}, build: {build} =="]
+    if unknown:
+        out += ["WARNING: " + unknown_option_warning(unknown).replace("`", "")]
     if test_build:
         out += ["WARNING: " + TEST_BUILD_WARNING.replace("**", "")]
     out += ["", "Read-side goals:"]
@@ -150,4 +162,8 @@ def summary_lines(rows, platforms, paper_dir, ran_qemu=False, builds=()):
     three = three_source_table(rows, paper)
     if three:
         out += ["", f"Read-side cost beside {LINUX_LABEL}:"] + three[:-2]
+    if unknown:
+        out += ["", "WARNING: unknown kernel option(s) "
+                + ", ".join(f"'{n}'" for n in dict.fromkeys(unknown))
+                + ": this was not the run asked for (see the top of the report)."]
     return out

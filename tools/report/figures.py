@@ -8,8 +8,20 @@ from . import gp_latency, readside_cpus, readside_cslen, refcnt, timeline, trace
 FIGURES = (readside_cpus, readside_cslen, refcnt, gp_latency, timeline, trace_events)
 
 
+# A figure of the article's data alone is docs/paper-data's, not the log's:
+# drawn, it would look like a measurement of the run (a PNG travels
+# without its report), so it is skipped with this reason.
+ONLY_PAPER = ("the log has no rows of rcukern's nor of Linux 6.1's for it: "
+              "it would show the article's 2007 curves alone "
+              "(docs/paper-data has them)")
+
+
 def build_plots(rows, ours, paper):
     plots = []
     for fig in FIGURES:
         plots += fig.figures(rows, ours, paper)
+    for p in plots:
+        measured = getattr(p, "measured", p.has_ours)
+        if p.series and not getattr(p, "skip", None) and not measured():
+            p.skip = ONLY_PAPER
     return plots

@@ -16,7 +16,9 @@ def gnuplot_terminal(gnuplot):
 
 
 def _quote(s):
-    return '"' + s.replace("\\", "\\\\").replace('"', '\\"') + '"'
+    """A gnuplot double-quoted string; a newline in s becomes its "\\n" (a
+    title's second line)."""
+    return '"' + s.replace("\\", "\\\\").replace('"', '\\"').replace("\n", "\\n") + '"'
 
 
 # One colour per reader type, shared by our series and the article's
@@ -77,6 +79,11 @@ class Plot:
 
     def has_ours(self):
         return any(not s[2] and not s[5] for s in self.series)
+
+    def measured(self):
+        """Whether a series is this log's (rcukern's or the Linux peer's),
+        not only the article's 2007 data."""
+        return any(not s[2] for s in self.series)
 
     def plot_lines(self, data_dir, tag=""):
         """The gnuplot 'plot' command of the series (data files written)."""
@@ -158,6 +165,9 @@ class PanelPlot:
     def has_ours(self):
         return any(p.has_ours() for p in self.panels)
 
+    def measured(self):
+        return any(p.measured() for p in self.panels)
+
     def script(self, term, data_dir):
         panels = [p for p in self.panels if p.series]
         lines = [f"set terminal {term} size {700 * len(panels)},820 noenhanced",
@@ -189,10 +199,11 @@ def draw(plots, out_dir, gnuplot):
     result = {}
     for p in plots:
         if not p.series or getattr(p, "skip", None):
-            # No stale PNG of an earlier log beside this report.
-            old = os.path.join(out_dir, p.name + ".png")
-            if os.path.isfile(old):
-                os.remove(old)
+            # No stale PNG (or script) of an earlier log beside this report.
+            for ext in (".png", ".gp"):
+                old = os.path.join(out_dir, p.name + ext)
+                if os.path.isfile(old):
+                    os.remove(old)
             continue
         gp = os.path.join(out_dir, p.name + ".gp")
         with open(gp, "w") as f:

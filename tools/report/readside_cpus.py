@@ -102,22 +102,23 @@ def figures(rows, ours, paper):
 
     # The same from the batch medians (no error bars: one figure per
     # point): the cost while the host lets the vCPUs run.
+    # Returned without rows of its own too: figures.py skips it with the
+    # reason, and a PNG of an earlier log does not stay beside the report.
     bz = [r for r in zero if r.num("batch_ns") is not None]
-    if bz:
-        p = Plot("readside-cpus-batch", "Read-side cost by CPU count, batch "
-                 "medians (batch_ns; cs_ns=0)", "CPUs",
-                 "ns per critical section (log)", xaxis="cpus")
-        s, _ = series_by(bz, lambda r: r.get("type"), lambda r: r.num("cpus"),
-                         "batch_ns", None)
-        for t in sorted(s, key=type_order):
-            p.add(f"{ours}: {t}", s[t], kind=t)
-        if "preempt" in paper:
-            c = paper["preempt"]
-            p.add(f"{PAPER_LABEL}: rwlock (PREEMPT=y)",
-                  paper_series(c, "cpus", "rwlock_ns", "rwlock_sd"), True, kind="rwlock")
-            p.add(f"{PAPER_LABEL}: refcnt (PREEMPT=y)",
-                  paper_series(c, "cpus", "refcnt_ns", "refcnt_sd"), True, kind="refcnt")
-            p.add(f"{PAPER_LABEL}: RCU (PREEMPT=y)",
-                  paper_series(c, "cpus", "rcu_ns", "rcu_sd"), True, kind="rcu-sched")
-        plots.append(p)
+    p = Plot("readside-cpus-batch", "Read-side cost by CPU count, batch "
+             "medians (batch_ns; cs_ns=0)", "CPUs",
+             "ns per critical section (log)", xaxis="cpus")
+    s, _ = series_by(bz, lambda r: r.get("type"), lambda r: r.num("cpus"),
+                     "batch_ns", None)
+    for t in sorted(s, key=type_order):
+        p.add(f"{ours}: {t}", s[t], kind=t)
+    if "preempt" in paper:
+        c = paper["preempt"]
+        p.add(f"{PAPER_LABEL}: rwlock (PREEMPT=y)",
+              paper_series(c, "cpus", "rwlock_ns", "rwlock_sd"), True, kind="rwlock")
+        p.add(f"{PAPER_LABEL}: refcnt (PREEMPT=y)",
+              paper_series(c, "cpus", "refcnt_ns", "refcnt_sd"), True, kind="refcnt")
+        p.add(f"{PAPER_LABEL}: RCU (PREEMPT=y)",
+              paper_series(c, "cpus", "rcu_ns", "rcu_sd"), True, kind="rcu-sched")
+    plots.append(p)
     return plots

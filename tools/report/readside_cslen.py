@@ -27,21 +27,22 @@ def figures(rows, ours, paper):
     fit_cslen_axis(p)
     plots.append(p)
 
+    # Returned without batch rows too: skipped with the reason, and no
+    # PNG of an earlier log stays.
     bs = [r for r in sweep if r.num("batch_ns") is not None]
-    if bs:
-        s, _ = series_by(bs, lambda r: r.get("type"), lambda r: cs_of(r) / 1000,
-                         "batch_ns", None)
-        p = Plot("readside-cslen-batch", f"Cost by critical-section length, "
-                 f"batch medians ({label}; 2007: 16 CPUs, PREEMPT=y)",
-                 "critical-section length (us)",
-                 "ns per critical section, work included (log)", xmin=-0.5)
-        for t in sorted(s, key=type_order):
-            p.add(f"{ours}: {t}", s[t], kind=t)
-        if "cslen" in paper:
-            c = paper["cslen"]
-            for col, kind in (("rwlock", "rwlock"), ("refcnt", "refcnt"), ("rcu", "rcu-sched")):
-                p.add(f"{PAPER_LABEL}: {col}", paper_series(c, "cs_us", f"{col}_ns",
-                                                           f"{col}_sd"), True, kind=kind)
-        fit_cslen_axis(p)
-        plots.append(p)
+    s, _ = series_by(bs, lambda r: r.get("type"), lambda r: cs_of(r) / 1000,
+                     "batch_ns", None)
+    p = Plot("readside-cslen-batch", f"Cost by critical-section length, "
+             f"batch medians ({label}; 2007: 16 CPUs, PREEMPT=y)",
+             "critical-section length (us)",
+             "ns per critical section, work included (log)", xmin=-0.5)
+    for t in sorted(s, key=type_order):
+        p.add(f"{ours}: {t}", s[t], kind=t)
+    if "cslen" in paper:
+        c = paper["cslen"]
+        for col, kind in (("rwlock", "rwlock"), ("refcnt", "refcnt"), ("rcu", "rcu-sched")):
+            p.add(f"{PAPER_LABEL}: {col}", paper_series(c, "cs_us", f"{col}_ns",
+                                                       f"{col}_sd"), True, kind=kind)
+    fit_cslen_axis(p)
+    plots.append(p)
     return plots

@@ -56,7 +56,10 @@ class TimelinePlot:
                  f"set output {_quote(self.name + '.png')}",
                  f"set multiplot layout {len(types)},1 title "
                  + _quote(f"{self.title} ({self.ours})"),
-                 "set grid x", "set key outside right top vertical Left reverse"]
+                 "set grid x", "set key outside right top vertical Left reverse",
+                 # no section on the border: a late reader's short one
+                 # (drawn MIN_WIDTH wide) was cut by the right edge
+                 "set offsets graph 0.02, graph 0.02, 0, 0"]
         for t in types:
             rows = self.panels[t]
             readers = sorted({r.get("who") for r in rows
@@ -64,8 +67,9 @@ class TimelinePlot:
                              key=lambda w: int(re.sub(r"\D", "", w) or 0))
             ypos = {w: i + 1 for i, w in enumerate(readers)}
             span = max(r.num("end_ns") for r in rows) - min(r.num("start_ns") for r in rows)
-            # Microseconds, or milliseconds past 100 ms (tick labels stay short).
-            unit, uname = (1e6, "ms") if span > 1e8 else (1e3, "us")
+            # Microseconds, or milliseconds past 10 ms (tick labels stay
+            # short: 90000 us reads worse than 90 ms).
+            unit, uname = (1e6, "ms") if span > 1e7 else (1e3, "us")
             minw = span / unit * self.MIN_WIDTH
             files = {}
             for saw, _, _ in self.SAW:
