@@ -33,6 +33,10 @@
 
 static unsigned int gc_ms;
 core_param(gc.ms, gc_ms, uint, "duration of each paper_gc run in ms (default 200 quick, 2000 full)");
+/* Which cases run: 1 call_rcu_sched(), 2 kfree_rcu(), 4 rcuscale's kfree
+ * test (the bench-kfree rows take 4 alone). */
+static unsigned int gc_cases = 7;
+core_param(gc.cases, gc_cases, uint, "paper_gc cases to run, a mask: 1 call_rcu, 2 kfree_rcu, 4 kfree bench");
 static unsigned int gc_max_in_flight = 1000000;
 core_param(gc.max_in_flight, gc_max_in_flight, uint,
 	   "paper_gc fails if more replaced objects than this wait for collection at once");
@@ -257,12 +261,18 @@ static void gc_run(int collector)
 
 static void gc_under_update_load(void)
 {
-	gc_run(GC_CALL_RCU);
+	if (!(gc_cases & 1))
+		ktap_skip("gc.cases");
+	else
+		gc_run(GC_CALL_RCU);
 }
 
 static void gc_kfree_rcu_under_update_load(void)
 {
-	gc_run(GC_KFREE_RCU);
+	if (!(gc_cases & 2))
+		ktap_skip("gc.cases");
+	else
+		gc_run(GC_KFREE_RCU);
 }
 
 /* ---- rcuscale's kfree test ---- */
@@ -414,6 +424,10 @@ static void gc_kfree_bench_one(int by_call_rcu)
  * frees what is still queued. */
 static void gc_kfree_bench(void)
 {
+	if (!(gc_cases & 4)) {
+		ktap_skip("gc.cases");
+		return;
+	}
 	if (!kfree_alloc_num)
 		kfree_alloc_num = scen_full() ? 8000 : 2000;
 	if (!kfree_loops)
