@@ -602,8 +602,10 @@ static void hotplug_failed_step_backs_out(void)
 #endif
 }
 
-/* The CPU that goes down holds the jiffies duty (made so once its run
- * queue is marked dying: test build).  It must give the duty up as it
+/* The CPU that goes down holds the jiffies duty (made so just before its
+ * run queue is marked dying, test build: once it is marked, the CPU may
+ * see it at any wake-up and die before a later injection, which would
+ * then leave the duty on a dead CPU).  It must give the duty up as it
  * dies, and the next tick of an online CPU take it, not the
  * TICK_DUTY_STALE_TICKS-th: counted in this CPU's ticks, not in time. */
 #ifdef CONFIG_SANITIZE
@@ -612,7 +614,7 @@ static int duty_cpu = -1;
 static void duty_hook(enum sched_inject_point where, struct task *t, int cpu)
 {
 	(void)t;
-	if (where == SCHED_INJECT_DYING && cpu == READ_ONCE(duty_cpu))
+	if (where == SCHED_INJECT_DYING_BEGIN && cpu == READ_ONCE(duty_cpu))
 		tick_inject_do_timer_cpu(cpu);
 }
 
