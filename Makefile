@@ -13,7 +13,9 @@
 #   make peer       Linux 6.1 (Debian's linux-source-6.1) in two images for
 #                   `make bench` to compare with, into build/peer (not in make test)
 # The test build (build/test, SANITIZE=1) adds UBSan, the stack protector and
-# the lock validator (CONFIG_LOCKDEP: kernel/lockdep.c, RCU-lockdep).
+# the lock validator (CONFIG_LOCKDEP: kernel/lockdep.c, RCU-lockdep) and
+# Linux's CONFIG_DEBUG_PREEMPT (kernel/smp_processor_id.c: smp_processor_id()
+# in preemptible code, preempt_count leaks at irq exit and in the idle loop).
 # Every .c/.asm file in the kernel directories is built: adding a file needs
 # no edit here.
 
@@ -49,7 +51,7 @@ endif
 ifeq ($(SANITIZE),1)
 KCFLAGS += -fsanitize=undefined -fno-sanitize=float-divide-by-zero,float-cast-overflow \
 	-fstack-protector-strong -mstack-protector-guard=global -DCONFIG_SANITIZE=1 \
-	-DCONFIG_LOCKDEP=1 -DCONFIG_JITTER=1
+	-DCONFIG_LOCKDEP=1 -DCONFIG_DEBUG_PREEMPT=1 -DCONFIG_JITTER=1
 else
 KCFLAGS += -fno-stack-protector
 endif

@@ -83,10 +83,17 @@ if [[ ${RCUKERN_NO_CMDLINE_CHECK:-0} != 1 && " $cmdline " != *" cmdline.unknown=
 	known=" $(grep -hoE 'core_param\([a-zA-Z0-9_.-]+' arch/x86_64/*.[ch] kernel/*.[ch] rcu/*.[ch] \
 		tests/kernel/*.[ch] tests/scenarios/*.[ch] 2>/dev/null | sed 's/core_param(//' | tr '-' '_' | sort -u | tr '\n' ' ')"
 	rest=$cmdline bad=()
-	# The kernel's tokens: name, name=value or name="value with spaces".
-	while [[ $rest =~ ^[[:space:]]*([^[:space:]=]+)(=(\"[^\"]*\"|[^[:space:]]*))?(.*)$ ]]; do
+	# The kernel's tokens: name, name=value or name="value with spaces";
+	# each pass takes at least one character.  A token with no name
+	# (`=x`) is refused too, and must not end the check early.
+	while [[ $rest == *[^[:space:]]* &&
+		 $rest =~ ^[[:space:]]*([^[:space:]=]*)(=(\"[^\"]*\"|[^[:space:]]*))?(.*)$ ]]; do
 		name=${BASH_REMATCH[1]} rest=${BASH_REMATCH[4]}
-		[[ $known == *" ${name//-/_} "* ]] || bad+=("'$name'")
+		if [[ -z $name ]]; then
+			bad+=("'${BASH_REMATCH[2]}' (no name)")
+		elif [[ $known != *" ${name//-/_} "* ]]; then
+			bad+=("'$name'")
+		fi
 	done
 	if [[ ${#bad[@]} -gt 0 && $known != " " ]]; then
 		usage "-c: unknown kernel option ${bad[*]}: not booted (the kernel would run something else and fail at the end). ./run.sh --list names the test= suites and torture= flavours, ./run.sh -s 1 -c help every option; add cmdline.unknown=ignore to boot anyway"

@@ -304,6 +304,9 @@ static void cpuhp_take_over_dead(int cpu)
 	timers_migrate_cpu(cpu);
 	jitter_site(JITTER_HOTPLUG);
 	rcu_migrate_callbacks(cpu);
+	/* Test build: nothing of cpu is owned by it any more. */
+	sched_cpu_dead_check(cpu);
+	rcu_cpu_dead_check(cpu);
 }
 
 /*

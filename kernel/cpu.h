@@ -74,6 +74,11 @@ void cpuhp_get_stats(struct cpuhp_stats *s);
 /* The scheduler's and the arch's parts (kernel/sched.c, arch/x86_64). */
 void sched_cpu_dying_begin(int cpu);	/* controller: mark the rq, kick it */
 void sched_cpu_dying(void);		/* dying CPU's idle, irqs off: move threads */
+#ifdef CONFIG_SANITIZE
+void sched_cpu_dead_check(int cpu);	/* test build: the dead rq owns no thread */
+#else
+static inline void sched_cpu_dead_check(int cpu) { (void)cpu; }
+#endif
 __noreturn void cpuhp_play_dead(void);	/* dying CPU, irqs off, from the above */
 __noreturn void arch_cpu_play_dead(void);	/* LAPIC timer off, hlt loop */
 int arch_cpu_up(int cpu);		/* INIT-SIPI-SIPI again; waits until online */

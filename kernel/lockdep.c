@@ -139,7 +139,7 @@ static struct lockdep_held *ctx_of(unsigned int pc)
 	t = current;
 	/* An AP's boot code runs as kmain (CPU 0's task) until its idle
 	 * task exists: its locks are its CPU's own. */
-	if (!t || (!t->stack && t->cpu != smp_processor_id()))
+	if (!t || (!t->stack && t->cpu != raw_smp_processor_id()))
 		return this_cpu_ptr(&ld_boot_held);
 	return &t->lockdep;
 }
@@ -303,7 +303,7 @@ static void print_held(const struct lockdep_held *h, const char *who)
 
 	printk(KERN_WARNING "%d lock%s held by %s/%d (%s):\n", h->depth,
 	       h->depth == 1 ? "" : "s", current ? current->name : "?",
-	       smp_processor_id(), who);
+	       raw_smp_processor_id(), who);
 	for (int i = 0; i < h->depth; i++) {
 		class_name(n, sizeof(n), h->held[i].class);
 		sym(s, sizeof(s), h->held[i].ip);
@@ -331,7 +331,7 @@ void lockdep_print_context(void)
 
 	printk(KERN_WARNING "%s/%d (%s context): preempt_count=%#x, irqs %s, "
 	       "rcu_read_lock() nesting %d, RCU %s this CPU\n", t ? t->name : "?",
-	       smp_processor_id(), ctx_name(pc), pc, irqs_disabled() ? "off" : "on",
+	       raw_smp_processor_id(), ctx_name(pc), pc, irqs_disabled() ? "off" : "on",
 	       t ? t->rcu_read_lock_nesting : 0,
 	       rcu_is_watching() ? "watches" : "does not watch");
 	if (!READ_ONCE(ld_on))
@@ -378,7 +378,7 @@ static void report_cycle(const struct held_lock *prev, struct lock_class *next,
 	printk(KERN_WARNING "======================================================\n");
 	printk(KERN_WARNING "WARNING: possible circular locking dependency detected\n");
 	printk(KERN_WARNING "%s/%d is trying to acquire lock:\n", current->name,
-	       smp_processor_id());
+	       raw_smp_processor_id());
 	printk(KERN_WARNING "  (%s), at %s\n", a, s1);
 	printk(KERN_WARNING "but it already holds lock:\n");
 	printk(KERN_WARNING "  (%s), taken at %s\n", b, s2);
@@ -412,7 +412,7 @@ static void report_recursion(const struct held_lock *prev, struct lock_class *ne
 	printk(KERN_WARNING "%s/%d is trying to acquire lock (%s) at %s\n"
 	       "but already holds a lock of the same class, taken at %s;\n"
 	       "two of one class at once need a subclass (arch_spin_lock_nested())\n",
-	       current->name, smp_processor_id(), a, s1, s2);
+	       current->name, raw_smp_processor_id(), a, s1, s2);
 	print_held(h, "task");
 	lockdep_last_report = "possible recursive locking detected";
 	WARN(1, "possible recursive locking detected");
@@ -785,7 +785,7 @@ void lock_release(struct lockdep_map *map, unsigned long ip)
 		printk(KERN_WARNING "%s/%d (%s context) is trying to release lock (%s) "
 		       "at %s, but it does not hold it: not taken, or taken by another "
 		       "task or context\n", current ? current->name : "?",
-		       smp_processor_id(), ctx_name(pc), map->name ? map->name : "?", s);
+		       raw_smp_processor_id(), ctx_name(pc), map->name ? map->name : "?", s);
 		print_held(h, ctx_name(pc));
 		lockdep_last_report = "bad unlock balance detected";
 		WARN(1, "bad unlock balance detected");
@@ -874,6 +874,21 @@ void lockdep_assert_irqs_disabled_at(const char *file, int line)
 {
 	if (!irqs_disabled())
 		warn_slowpath(file, line, "lockdep_assert_irqs_disabled(): irqs are on");
+}
+
+void lockdep_assert_preemption_at(bool disabled, const char *file, int line)
+{
+	unsigned int pc = preempt_count();
+	bool off = pc != 0 || irqs_disabled();
+
+	if (off == disabled || !READ_ONCE(ld_on))
+		return;
+	atomic_inc(&lockdep_reports);
+	lockdep_print_context();
+	lockdep_last_report = disabled ? "lockdep_assert_preemption_disabled" :
+					 "lockdep_assert_preemption_enabled";
+	warn_slowpath(file, line, "%s(): preempt_count=%#x, irqs %s", lockdep_last_report,
+		      pc, irqs_disabled() ? "off" : "on");
 }
 
 /*

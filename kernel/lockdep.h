@@ -119,6 +119,17 @@ void lockdep_assert_held_map(const struct lockdep_map *map, const char *what,
 void lockdep_assert_irqs_disabled_at(const char *file, int line);
 #define lockdep_assert_irqs_disabled()					\
 	lockdep_assert_irqs_disabled_at(__FILE__, __LINE__)
+/*
+ * Linux's names.  Disabled: preemption or irqs are off, so this task
+ * stays on this CPU (a per-CPU structure picked by this_cpu_ptr() is
+ * still this CPU's).  Enabled: preempt_count 0 and irqs on (a kthread's
+ * function starts and returns so).
+ */
+void lockdep_assert_preemption_at(bool disabled, const char *file, int line);
+#define lockdep_assert_preemption_disabled()				\
+	lockdep_assert_preemption_at(true, __FILE__, __LINE__)
+#define lockdep_assert_preemption_enabled()				\
+	lockdep_assert_preemption_at(false, __FILE__, __LINE__)
 
 /* For rcu_dereference_check()'s and rcu_dereference_protected()'s c. */
 #define lockdep_is_held(l)	lock_is_held(&(l)->dep_map)
@@ -135,6 +146,8 @@ struct lock_class_key { };
 #define lockdep_set_nmi_safe(lock)		do { (void)(lock); } while (0)
 #define lockdep_assert_held(l)			do { (void)(l); } while (0)
 #define lockdep_assert_irqs_disabled()		do { } while (0)
+#define lockdep_assert_preemption_disabled()	do { } while (0)
+#define lockdep_assert_preemption_enabled()	do { } while (0)
 /* Only ever inside sizeof() (RCU_LOCKDEP_WARN): never evaluated. */
 #define lockdep_is_held(l)			(sizeof(l) > 0)
 static inline void lockdep_init(void) { }

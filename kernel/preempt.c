@@ -11,20 +11,59 @@
 #include "kernel/preempt.h"
 #include "kernel/tick_sched.h"
 #include "kernel/lockdep.h"
+#include "kernel/printk.h"
 #include "rcu/rcupdate.h"
 #include "asm/irq.h"
+
+#ifdef CONFIG_DEBUG_PREEMPT
+/*
+ * Test build: the count at each hardirq level's entry (an NMI nests as
+ * one more level), so that irq_exit() sees a handler that leaves
+ * preemption (or bh) disabled: the interrupted code would resume inside
+ * an RCU-sched reader that never ends.  Reported once per CPU and
+ * repaired, as Linux's call_timer_fn() does for a timer's leak.
+ */
+static DEFINE_PER_CPU(int[HARDIRQ_MASK / HARDIRQ_OFFSET + 1], irq_entry_count);
+static DEFINE_PER_CPU(bool, irq_leak_said);
+
+static void irq_entry_record(void)
+{
+	int pc = preempt_count();
+
+	this_cpu_write(irq_entry_count[hardirq_count() / HARDIRQ_OFFSET], pc);
+}
+
+static void irq_exit_check(void)
+{
+	int pc = preempt_count();
+	int was = this_cpu_read(irq_entry_count[hardirq_count() / HARDIRQ_OFFSET]);
+
+	if (likely(pc == was))
+		return;
+	if (!this_cpu_read(irq_leak_said)) {
+		this_cpu_write(irq_leak_said, true);
+		WARN(1, "irq exit: preempt leak: %08x -> %08x", was, pc);
+	}
+	preempt_count_set(was);
+}
+#else
+static inline void irq_entry_record(void) { }
+static inline void irq_exit_check(void) { }
+#endif
 
 void irq_enter(void)
 {
 	rcu_irq_enter();
 	tick_irq_enter();	/* an interrupt ends tickless idle */
 	preempt_count_add(HARDIRQ_OFFSET);
+	irq_entry_record();
 	jitter_site(JITTER_IRQ_ENTRY);	/* test build: a slow entry, the interrupted code waits */
 }
 
 void irq_exit(void)
 {
 	lockdep_check_context_end("an interrupt handler returned");
+	irq_exit_check();
 	preempt_count_sub(HARDIRQ_OFFSET);
 	rcu_irq_exit();
 }

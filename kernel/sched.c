@@ -102,8 +102,12 @@ bool need_resched(void)
 /*
  * Invariants of the run queues, checked in the test build only (Linux's
  * SCHED_WARN_ON()): a task is queued on at most one queue, once; a dead
- * task is never queued; a queued task's ->cpu is its queue's (so the
- * task a CPU picks, its rq->curr, is that CPU's).
+ * task is never queued nor switched to; a queued task's ->cpu is its
+ * queue's, and the task a CPU switches to is its own and runs on no
+ * other CPU (->on_cpu clear); rq->curr is the task running on the rq's
+ * CPU (checked at every tick and after every switch); the idle loop
+ * starts each round with preempt_count 0, a kthread's function starts
+ * with preemption and irqs on and returns with preempt_count 0.
  */
 #ifdef CONFIG_SANITIZE
 #define SCHED_WARN_ON(cond)	WARN_ON_ONCE(cond)
@@ -154,12 +158,16 @@ static int highest_queued_prio(struct rq *rq)
  * and would otherwise spin on it while the waker still holds it.  Under
  * TCG that spin also takes QEMU's global lock at each PAUSE, which the
  * waker's own APIC accesses need: a wake-up of an idle CPU then took a
- * millisecond or more (issue 30's 2 ms grace periods).
+ * millisecond or more (issue 30's 2 ms grace periods).  The caller of
+ * resched_cpu() may be preemptible (the GP kthread's nudges): a task
+ * only moves off a CPU going down, so a stale "this CPU" is one that
+ * stops anyway, and the worst is an IPI to ourselves or a spurious fold
+ * here.
  */
 static int set_need_resched_cpu(int cpu)
 {
 	__atomic_store_n(&per_cpu(sched_need_resched, cpu), true, __ATOMIC_RELEASE);
-	if (cpu != smp_processor_id())
+	if (cpu != raw_smp_processor_id())
 		return cpu;
 	set_preempt_need_resched();
 	return -1;
@@ -313,7 +321,10 @@ static void __schedule(bool preempt)
 		enqueue(rq, prev, head);
 	}
 	next = pick_next(rq);
+	SCHED_WARN_ON(next->state == TASK_DEAD);	/* even if it is prev */
 	if (next != prev) {
+		SCHED_WARN_ON(READ_ONCE(next->cpu) != cpu);
+		SCHED_WARN_ON(READ_ONCE(next->on_cpu));	/* running elsewhere */
 		rq->curr = next;
 		rq->nr_switches++;
 		next->nr_switches++;
@@ -327,8 +338,11 @@ static void __schedule(bool preempt)
 		preempt_count_set(next->preempt_count);
 		this_cpu_write(current_task, next);
 		prev = __switch_to_asm(prev, next);
-		/* Now running as next (a task that switched out earlier here). */
+		/* Now running as next (a task that switched out earlier here,
+		 * or, moved by CPU hotplug, elsewhere: cpu and rq are stale). */
 		finish_task_switch(prev);
+		SCHED_WARN_ON(this_cpu_rq()->curr != current);
+		SCHED_WARN_ON(READ_ONCE(current->cpu) != raw_smp_processor_id());
 	} else {
 		arch_spin_unlock(&rq->lock);
 	}
@@ -614,6 +628,9 @@ void sched_tick(void)
 	rq = cpu_rq(smp_processor_id());
 	arch_spin_lock(&rq->lock);
 	curr = rq->curr;
+	/* NULL only on an AP still booting as kmain, before its idle task. */
+	SCHED_WARN_ON(curr && curr != current);
+	SCHED_WARN_ON(curr && READ_ONCE(curr->cpu) != smp_processor_id());
 	if (curr && !is_idle_task(curr)) {
 		int top = highest_queued_prio(rq);
 
@@ -715,8 +732,16 @@ __noreturn void kthread_main(void)
 	struct task *t = current;
 	int ret = -EINTR;
 
+	lockdep_assert_preemption_enabled();	/* schedule_tail() balanced */
 	if (!READ_ONCE(t->should_stop))
 		ret = t->fn(t->arg);
+	/* Linux's "exited with preempt_count": a leak fn made.  (Irqs off
+	 * is allowed: kthread_exit() turns them off anyway, and a test
+	 * keeps them off from a wait to its exit on purpose.) */
+#ifdef CONFIG_DEBUG_PREEMPT
+	WARN(preempt_count() != 0, "kthread %s returned with preempt_count %#x",
+	     t->name, preempt_count());
+#endif
 	lockdep_check_context_end("a kthread's function returned");
 	kthread_exit(ret);
 }
@@ -777,7 +802,7 @@ static int select_task_cpu(void)
 			best_load = load;
 		}
 	}
-	return best >= 0 ? best : smp_processor_id();
+	return best >= 0 ? best : raw_smp_processor_id();	/* a hint */
 }
 
 struct task *kthread_create_on_cpu(int (*fn)(void *), void *arg, int cpu,
@@ -900,7 +925,7 @@ void __might_sleep(const char *file, int line)
 	       "in_atomic(): %d, irqs_disabled(): %d, preempt_count=0x%08x, name: %s/%d\n"
 	       "RCU nest depth: %d, expected: 0; spinning locks held: %d, expected: 0\n",
 	       file, line, in_atomic(), irqs_disabled(), preempt_count(),
-	       current->name, smp_processor_id(), rcu_nest, spinning);
+	       current->name, raw_smp_processor_id(), rcu_nest, spinning);
 	lockdep_print_context();
 	dump_stack();
 	atomic_inc(&sched_sleep_bugs);
@@ -916,6 +941,10 @@ void __might_sleep(const char *file, int line)
 static __noreturn void idle_loop(void)
 {
 	for (;;) {
+		/* Every round starts balanced: a leak (a handler's, the
+		 * switch's) would make every later tick here look like a
+		 * reader and the scheduler refuse to switch. */
+		SCHED_WARN_ON(preempt_count() != 0);
 		local_irq_disable();
 		while (!need_resched()) {
 			u64 t0;
@@ -1105,6 +1134,37 @@ void sched_cpu_dying(void)
 	arch_spin_unlock(&rq->lock);
 	cpuhp_play_dead();
 }
+
+#ifdef CONFIG_SANITIZE
+/*
+ * After cpu_down(), cpu dead: its run queue still dies (only cpu, running
+ * again, ends that), its current task is its idle task, and it holds no
+ * queued thread but per-CPU kthreads bound there that are to park
+ * (sched_cpu_dying() leaves those): every other thread moved away.
+ */
+void sched_cpu_dead_check(int cpu)
+{
+	struct rq *rq = cpu_rq(cpu);
+	unsigned long flags;
+	int n = 0;
+
+	local_irq_save(flags);
+	arch_spin_lock(&rq->lock);
+	SCHED_WARN_ON(!rq->dying);
+	SCHED_WARN_ON(rq->curr != rq->idle);
+	for (int p = 0; p < NR_PRIO; p++) {
+		struct task *t;
+
+		list_for_each_entry(t, &rq->queue[p], run_list) {
+			SCHED_WARN_ON(!t->should_park || t->bound_cpu != cpu);
+			n++;
+		}
+	}
+	SCHED_WARN_ON(n != rq->nr_running);
+	arch_spin_unlock(&rq->lock);
+	local_irq_restore(flags);
+}
+#endif
 
 bool kthread_should_park(void)
 {

@@ -9,7 +9,21 @@
 #include "kernel/types.h"
 #include "kernel/percpu.h"
 
+/*
+ * The test build (CONFIG_DEBUG_PREEMPT, Linux's) checks that the answer
+ * stays true: preemption or irqs off, or a task bound to this CPU (a
+ * per-CPU kthread, the idle task, kmain's).  Elsewhere the task may be
+ * preempted and, on a CPU going down, moved right after the read: a
+ * "using smp_processor_id() in preemptible code" WARNING, once per
+ * caller.  Code that only wants a hint (statistics, a starting point)
+ * says so with raw_smp_processor_id().
+ */
+#ifdef CONFIG_DEBUG_PREEMPT
+int debug_smp_processor_id(void);
+#define smp_processor_id() debug_smp_processor_id()
+#else
 #define smp_processor_id() raw_smp_processor_id()
+#endif
 
 /* CPUs online so far; ids are dense, so this is also max id + 1. */
 extern int nr_cpu_ids;

@@ -127,8 +127,10 @@ static bool exp_funnel_lock(struct rcu_exp_state *es, unsigned long s)
 	return false;
 }
 
+/* Preemption off: "here" is only this CPU while the caller stays on it. */
 bool rcu_exp_pending_here(struct rcu_exp_state *es)
 {
+	lockdep_assert_preemption_disabled();
 	return atomic_long_read(&es->expmask) & (1UL << smp_processor_id());
 }
 
@@ -142,6 +144,7 @@ void rcu_report_exp_rdp(struct rcu_exp_state *es, bool can_wake)
 {
 	unsigned long bit = 1UL << smp_processor_id();
 
+	lockdep_assert_preemption_disabled();	/* the QS is this CPU's */
 	if (atomic_long_fetch_andnot(bit, &es->expmask) == (long)bit && can_wake)
 		wake_up(&es->expedited_wq);
 }
@@ -316,6 +319,7 @@ static bool rcu_sched_exp_cpu_in_reader(void)
 /* Report at the reader's end: preempt_enable() -> rcu_preempt_deferred_qs(). */
 static void rcu_sched_exp_defer_qs(void)
 {
+	lockdep_assert_preemption_disabled();	/* three stores, one CPU */
 	this_cpu_ptr(&rcu_data)->exp_deferred_qs = true;
 	this_cpu_write(rcu_need_deferred_qs, true);
 	set_preempt_need_resched();

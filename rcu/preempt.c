@@ -422,7 +422,38 @@ void synchronize_rcu_expedited(void)
 	synchronize_exp(&rcu_preempt_exp);
 }
 
+#ifdef CONFIG_SANITIZE
+/*
+ * Test build, rnp (a leaf) locked: every task on its list is blocked
+ * there (->rcu_blocked_node, which changes only under this lock; the
+ * BLOCKED bit is cleared before it), and gp_tasks and exp_tasks, when
+ * set, point into the list.  Stops after 1024 tasks (true then).
+ */
+bool rcu_preempt_blkd_tasks_ok(struct rcu_node *rnp)
+{
+	struct list_head *pos;
+	bool gp = !rnp->gp_tasks, exp = !rnp->exp_tasks;
+	int n = 0;
+
+	list_for_each(pos, &rnp->blkd_tasks) {
+		struct task *t = list_entry(pos, struct task, rcu_node_entry);
+
+		if (t->rcu_blocked_node != rnp)
+			return false;
+		gp |= pos == rnp->gp_tasks;
+		exp |= pos == rnp->exp_tasks;
+		if (++n == 1024)
+			return true;
+	}
+	return gp && exp;
+}
+#endif
+
 #else /* !CONFIG_PREEMPT_RCU: nothing is ever queued */
+
+#ifdef CONFIG_SANITIZE
+bool rcu_preempt_blkd_tasks_ok(struct rcu_node *rnp) { (void)rnp; return true; }
+#endif
 
 bool rcu_preempt_blocked_readers_cgp(struct rcu_node *rnp) { (void)rnp; return false; }
 void rcu_preempt_gp_init_node(struct rcu_node *rnp) { (void)rnp; }

@@ -424,6 +424,13 @@ void rcu_cpu_starting(int cpu);
 void rcu_report_dead(int cpu);
 /* Any CPU, once cpu is dead: its callbacks move here (tags kept). */
 void rcu_migrate_callbacks(int cpu);
+#ifdef CONFIG_SANITIZE
+/* Test build, after rcu_migrate_callbacks(): RCU owns nothing of cpu
+ * any more, and its leaf's blocked readers are still waited for. */
+void rcu_cpu_dead_check(int cpu);
+#else
+static inline void rcu_cpu_dead_check(int cpu) { (void)cpu; }
+#endif
 void rcu_late_init(void);		/* kthreads can be created */
 void rcu_note_context_switch(bool preempt);	/* schedule(), irqs off */
 void rcu_idle_enter(void);		/* idle loop, irqs off */

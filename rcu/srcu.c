@@ -126,6 +126,7 @@ static bool srcu_readers_active_idx_check(struct srcu_struct *ss, int idx)
 
 	smp_mb();	/* A */
 	jitter_site(JITTER_SRCU);	/* test build: readers move mid-scan */
+	srcu_inject(ss, SRCU_INJECT_SCAN_MID);	/* test build: a reader comes and goes */
 	locks = srcu_sum(ss, idx, false);
 	/* Each unlock summed follows its lock, which A makes us see: more
 	 * unlocks than locks is a reader's unlock of the wrong index, or a

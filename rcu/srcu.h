@@ -86,6 +86,9 @@ extern atomic_t srcu_cleanup_reports[SRCU_CLEANUP_NR];
 enum srcu_inject_site {
 	SRCU_INJECT_SYNC_WAITING,	/* synchronize_srcu(), counted as a waiter, about to poll */
 	SRCU_INJECT_CLEANUP,		/* cleanup_srcu_struct() past its srcu_barrier() */
+	SRCU_INJECT_SCAN_MID,		/* a scan between its two sums (ss->lock held,
+					 * irqs off; the index scanned is
+					 * (srcu_idx & 1) ^ 1) */
 };
 
 #ifdef CONFIG_SANITIZE

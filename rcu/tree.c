@@ -266,6 +266,7 @@ void rcu_idle_enter(void)
  */
 bool rcu_needs_cpu(void)
 {
+	lockdep_assert_preemption_disabled();	/* this CPU's callbacks */
 	return READ_ONCE(this_cpu_ptr(&rcu_data)->cblist.len) != 0;
 }
 
@@ -963,8 +964,10 @@ static void force_qs_rnp(bool first)
 			spin_unlock_irqrestore(&rnp->lock, flags);
 	}
 	rcu_state.n_force_qs++;
+	/* Skips this CPU (it is running us).  Preemptible: a stale number
+	 * is a CPU we left because it went down, which needs no nudge. */
 	for (cpu = 0; resched; cpu++, resched >>= 1)
-		if ((resched & 1) && cpu != smp_processor_id())
+		if ((resched & 1) && cpu != raw_smp_processor_id())
 			resched_cpu(cpu);
 }
 
@@ -1603,6 +1606,34 @@ void rcu_migrate_callbacks(int cpu)
 	if (n && my->cb_kthread)
 		wake_up(&my->cb_wq);
 }
+
+#ifdef CONFIG_SANITIZE
+/*
+ * After cpu_down() (cpu dead, its callbacks moved): cpu is out of its
+ * leaf's qsmaskinitnext, so no later grace period waits for it; it owns
+ * no callback; the readers preempted there, now on its leaf's list (they
+ * stay there, as in Linux: a task is not moved between leaves), are
+ * still accounted: each is blocked on that leaf, gp_tasks and exp_tasks
+ * point into the list, and while gp_tasks is set the leaf has not
+ * reported up, so the grace period still waits for them.
+ */
+void rcu_cpu_dead_check(int cpu)
+{
+	struct rcu_data *rdp = per_cpu_ptr(&rcu_data, cpu);
+	struct rcu_node *rnp = rdp->mynode;
+	unsigned long flags;
+
+	if (!per_cpu(rcu_data_ready, cpu))
+		return;
+	spin_lock_irqsave(&rnp->lock, flags);
+	RCU_INVARIANT_BROKEN(!(rnp->qsmaskinitnext & rdp->grpmask));
+	RCU_INVARIANT_BROKEN(!rcu_segcblist_n_cbs(&rdp->cblist));
+	RCU_INVARIANT_BROKEN(rcu_preempt_blkd_tasks_ok(rnp));
+	RCU_INVARIANT_BROKEN(!rnp->gp_tasks || !rnp->parent ||
+			     (READ_ONCE(rnp->parent->qsmask) & rnp->grpmask));
+	spin_unlock_irqrestore(&rnp->lock, flags);
+}
+#endif
 
 /* cpu_down()'s and cpu_up()'s hook: the rcuc kthread parks and comes back. */
 static int rcu_cpu_offline_hook(int cpu)

@@ -366,6 +366,11 @@ void rcu_preempt_init_node(struct rcu_node *rnp);
 bool rcu_preempt_blocked_readers_cgp(struct rcu_node *rnp);
 /* rnp (a leaf) locked, GP init: its blocked readers hold up this GP. */
 void rcu_preempt_gp_init_node(struct rcu_node *rnp);
+#ifdef CONFIG_SANITIZE
+/* rnp (a leaf) locked: its list holds only tasks blocked there, and
+ * gp_tasks/exp_tasks point into it (test build). */
+bool rcu_preempt_blkd_tasks_ok(struct rcu_node *rnp);
+#endif
 /* From rcu_note_context_switch(), irqs off: queue a preempted reader. */
 void rcu_preempt_note_context_switch(bool preempt);
 /* From the tick, irqs off: true if the interrupted task is in a reader. */

@@ -810,6 +810,9 @@ class RunShTest(unittest.TestCase):
         for cmdline, refused in (("foo=1", "'foo'"),
                                  ("tortue=sched test=boot", "'tortue'"),
                                  ('test=rcu trace.mode="a b" tortue', "'tortue'"),
+                                 # a token with no name ends not the check
+                                 ("=x tortue=sched", "'=x' (no name) 'tortue'"),
+                                 ("   ", None),
                                  ("test=rcu torture.secs=5 rcu.jiffies-till-first-fqs=3", None),
                                  ('trace.mode="a b" help', None),
                                  ("foo=1 cmdline.unknown=ignore", None),

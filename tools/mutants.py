@@ -62,23 +62,41 @@ def header(path):
     return h
 
 
+# A case's "# expected: ..." line (kernel/ktap.c, ktap_expect_alarm()):
+# "N WARNINGs" announces N WARNING lines; anything else (a stall report,
+# several INFO lines and a backtrace) every alarm line until the case's
+# result line, which ends any announcement.
+EXPECTED_RE = re.compile(r"# expected: (?:(\d+) WARNINGs?\b)?")
+CASE_END_RE = re.compile(r"^(?:not )?ok \d+ ")
+
+
 def first_message(log):
     """The first alarm in LOG that nobody expected: the busted flavour's
-    FAILURE is the torture test's own check, and an alarm announced by a
-    "# expected:" line is a case's deliberate one, so neither names the
-    cause of a kill."""
-    expected = False
+    FAILURE is the torture test's own check, and the alarms a case
+    announced by "# expected:" lines are its deliberate ones, so neither
+    names the cause of a kill."""
+    warnings, alarms = 0, False
     try:
         with open(log, errors="replace") as f:
             for line in f:
                 line = CLEAN_RE.sub("", line).strip()
-                if "# expected:" in line:
-                    expected = True
+                m = EXPECTED_RE.search(line)
+                if m:
+                    if m.group(1):
+                        warnings += int(m.group(1))
+                    else:
+                        alarms = True
                     continue
+                if CASE_END_RE.match(line):
+                    warnings, alarms = 0, False     # announced, and did not come
+                    if not line.startswith("not "):
+                        continue        # "ok 8 ... # SKIP provokes BUG reports"
                 if not MSG_RE.search(line) or "torture_type=busted" in line:
                     continue
-                if expected:
-                    expected = False
+                if warnings and "WARNING:" in line:
+                    warnings -= 1
+                    continue
+                if alarms and not CASE_END_RE.match(line):
                     continue
                 return line[:160]
     except OSError:

@@ -60,7 +60,12 @@ class Event:
         v = self.f.get(key)
         if v is None:
             return default
-        return int(v, 0)
+        try:
+            return int(v, 0)
+        except ValueError:
+            # The caller, who knows the log's name, puts it before.
+            raise TraceError(f"{self.lineno}: garbled trace line: "
+                             f"{key}={v!r} is not a number") from None
 
 
 class Trace:
@@ -149,7 +154,12 @@ def parse(lines, source="log", which=-1):
             continue
         m = _END.match(line)
         if m:
+            # Numbers, as the cpu= lines: missing() does arithmetic on
+            # printed=, and a line cut short (`printed=`) must not be a
+            # traceback.
             cur.end = _fields(m.group(1))
+            if not all(v.isdigit() for v in cur.end.values()):
+                raise TraceError(f"{source}:{n}: garbled trace line: {line!r}")
             continue
         raise TraceError(f"{source}:{n}: garbled trace line: {line!r}")
     if not dumps:
@@ -578,17 +588,23 @@ def main(argv=None):
     except TraceError as e:
         print(f"trace.py: {e}", file=sys.stderr)
         return 2
-    print(summary(t))
-    if a.json:
-        with open(a.json, "w") as fh:
-            json.dump(to_chrome(t), fh)
-        print(f"wrote {a.json}")
-    if a.ftrace:
-        with open(a.ftrace, "w") as fh:
-            fh.write(to_ftrace(t))
-        print(f"wrote {a.ftrace}")
-    if a.check or a.whole_gp:
-        probs = check(t, a.whole_gp)
+    try:        # a garbled number in an event is found as it is read
+        print(summary(t))
+        if a.json:
+            chrome = to_chrome(t)
+            with open(a.json, "w") as fh:
+                json.dump(chrome, fh)
+            print(f"wrote {a.json}")
+        if a.ftrace:
+            text = to_ftrace(t)
+            with open(a.ftrace, "w") as fh:
+                fh.write(text)
+            print(f"wrote {a.ftrace}")
+        probs = check(t, a.whole_gp) if a.check or a.whole_gp else None
+    except TraceError as e:
+        print(f"trace.py: {a.log}:{e}", file=sys.stderr)
+        return 2
+    if probs is not None:
         for p in probs:
             print(f"trace.py: {p}", file=sys.stderr)
         if probs:

@@ -55,34 +55,30 @@ def sources():
                     yield os.path.join(dirpath, f)
 
 
-def main():
-    failed = 0
+def scan(finder, name, why):
+    """Runs finder(text) -> [line] on every source; prints PASS or FAIL
+    name with each place found; returns 1 if it found any."""
     bad = []
     for path in sources():
         with open(path, errors="replace") as fh:
-            for line in direct_rows(fh.read()):
+            for line in finder(fh.read()):
                 bad.append(f"{os.path.relpath(path, ROOT)}:{line}")
-    if bad:
-        failed += 1
-        print("FAIL benchrows_through_printk_bench: these print a '# bench' row "
-              "themselves, so it never carries tsc_skew_cycles=:")
-        for b in bad:
-            print("    " + b)
-    else:
-        print("PASS benchrows_through_printk_bench")
-    verdicts = []
-    for path in sources():
-        with open(path, errors="replace") as fh:
-            for line in verdict_rows(fh.read()):
-                verdicts.append(f"{os.path.relpath(path, ROOT)}:{line}")
-    if verdicts:
-        failed += 1
-        print("FAIL benchrows_state_no_verdict: these rows carry a goal or "
-              "its verdict (the report judges goals; a row is a figure):")
-        for b in verdicts:
-            print("    " + b)
-    else:
-        print("PASS benchrows_state_no_verdict")
+    if not bad:
+        print(f"PASS {name}")
+        return 0
+    print(f"FAIL {name}: {why}:")
+    for b in bad:
+        print("    " + b)
+    return 1
+
+
+def main():
+    failed = scan(direct_rows, "benchrows_through_printk_bench",
+                  "these print a '# bench' row themselves, so it never "
+                  "carries tsc_skew_cycles=")
+    failed += scan(verdict_rows, "benchrows_state_no_verdict",
+                   "these rows carry a goal or its verdict (the report "
+                   "judges goals; a row is a figure)")
     vprobe = ('/* bench name=x goal=1 */ ktap_log("bench name=x n=%d", 1);\n'
               'ktap_log("bench name=gp_ratio cpus=%d goal=20 met=%s", n, m);\n'
               'ktap_log("bench name=gp_ratio cpus=%d "\n   "goal=20 met=%s", n, m);\n')

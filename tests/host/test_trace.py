@@ -15,9 +15,13 @@ JSON loads and every event has the Trace Event Format's required fields;
 the ftrace text has a line per event; lost events are marked, never a
 silent gap.  Prints PASS/FAIL per check; exits 1 if any failed."""
 
+import contextlib
+import io
 import json
 import os
+import re
 import sys
+import tempfile
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(os.path.dirname(HERE))
@@ -144,6 +148,23 @@ expect_error(["[c0] rcukern: no trace here", "# rcukern: exit status 0"],
 at = next(i for i, x in enumerate(good) if x.startswith("T: 1 "))
 garbled = good[:at] + ["T: 1 12x rcu_grace_period rcuname=rcu_sched"] + good[at + 1:]
 expect_error(garbled, "garbled line", f"x.log:{at + 1}:", "garbled")
+# A 'T: end' line cut short or garbled: its printed= is counted with.
+end_at = next(i for i, x in enumerate(good) if x.startswith("T: end "))
+for bad_end in ("T: end printed=", "T: end printed=6x4 lost=0"):
+    expect_error(good[:end_at] + [bad_end] + good[end_at + 1:],
+                 f"garbled end line {bad_end!r}", f"x.log:{end_at + 1}:", "garbled")
+# A garbled number inside an event: an error naming the line, as the
+# converter reads it (exit status 2), never a traceback.
+gp_at = next(i for i, x in enumerate(good) if " rcu_grace_period " in x and "gp_seq=" in x)
+bad_gp = good[:gp_at] + [re.sub(r"gp_seq=(\S+)", r"gp_seq=\1x", good[gp_at])] + good[gp_at + 1:]
+with tempfile.NamedTemporaryFile("w", suffix=".log") as fh:
+    fh.write("\n".join(bad_gp))
+    fh.flush()
+    err = io.StringIO()
+    with contextlib.redirect_stdout(io.StringIO()), contextlib.redirect_stderr(err):
+        rc = trace.main([fh.name, "--check"])
+    check(rc == 2 and f"{fh.name}:{gp_at + 1}: garbled" in err.getvalue(),
+          f"garbled number in an event: exit {rc}, {err.getvalue().strip()}")
 first_event = next(i for i, x in enumerate(good) if trace._EVENT.match(x))
 expect_error(good[:first_event], "cut off before any event", "no events", "cut off")
 cut = good[:len(good) // 2]

@@ -79,7 +79,7 @@ static void lapic_registers_answer(void)
 		 ver & 0xff, (ver >> 16) & 0xff);
 	/* Integrated APICs are version 0x1X; 0 or 0xff means no device there. */
 	KTAP_EXPECT((ver & 0xf0) == 0x10);
-	KTAP_EXPECT_EQ(id, cpu_apic_id[smp_processor_id()]);
+	KTAP_EXPECT_EQ(id, cpu_apic_id[raw_smp_processor_id()]);
 }
 
 static void read_lvts(void *p)

@@ -530,7 +530,7 @@ static void call_single_to_cpu_going_down(void)
 	atomic_set(&xc_ran, 0);
 	WRITE_ONCE(xc.cpu, cpu);
 	/* The sender runs on this CPU: its call slot for cpu is ours too. */
-	t = kthread_create_on_cpu(xc_send, NULL, smp_processor_id(), "xcsend");
+	t = kthread_create_on_cpu(xc_send, NULL, raw_smp_processor_id(), "xcsend");
 	KTAP_ASSERT(t);
 	WRITE_ONCE(xc.sender, t);
 	__atomic_store_n(&smp_inject_call_hook, xc_hook, __ATOMIC_RELEASE);
@@ -584,7 +584,7 @@ static int xm_target(void *unused)
 	(void)unused;
 	local_irq_disable();
 	WRITE_ONCE(xm.target_ready, 1);
-	SPIN_UNTIL(!cpu_online(smp_processor_id()), 30000);
+	SPIN_UNTIL(!cpu_online(raw_smp_processor_id()), 30000);
 	SPIN_WINDOW(READ_ONCE(xm.done), 200);
 	local_irq_enable();
 	return 0;
@@ -627,7 +627,7 @@ static void call_many_waits_for_cpu_going_down(void)
 	atomic_set(&xm_ran, 0);
 	WRITE_ONCE(xm.cpu, cpu);
 	target = kthread_create_on_cpu(xm_target, NULL, cpu, "xmtarget");
-	sender = kthread_create_on_cpu(xm_send, NULL, smp_processor_id(), "xmsend");
+	sender = kthread_create_on_cpu(xm_send, NULL, raw_smp_processor_id(), "xmsend");
 	KTAP_ASSERT(target && sender);
 	target->bound_cpu = -1;
 	WRITE_ONCE(xm.sender, sender);

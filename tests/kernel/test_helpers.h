@@ -32,7 +32,7 @@
 /* The CPU farthest from the one running the case (itself at -smp 1). */
 static inline int farthest_cpu(void)
 {
-	int me = smp_processor_id(), cpu, pick = me;
+	int me = raw_smp_processor_id(), cpu, pick = me;
 
 	for_each_online_cpu(cpu)
 		if (cpu != me)

@@ -81,7 +81,7 @@ static int note_cpu(void *arg)
 {
 	struct ran_on *r = arg;
 
-	r->cpu = smp_processor_id();
+	r->cpu = raw_smp_processor_id();
 	atomic_inc(&r->ran);
 	return 0;
 }
@@ -162,7 +162,7 @@ static int spinner(void *arg)
 	struct movers *m = me->m;
 
 	while (!atomic_read(&m->stop)) {
-		if (!cpu_online(m->down_cpu) && smp_processor_id() != m->down_cpu)
+		if (!cpu_online(m->down_cpu) && raw_smp_processor_id() != m->down_cpu)
 			atomic_set(&me->ran_elsewhere, 1);
 		cond_resched();
 	}
@@ -174,7 +174,7 @@ static int sleeper(void *arg)
 	struct movers *m = arg;
 
 	wait_for_completion(&m->wake);
-	if (smp_processor_id() != m->down_cpu)
+	if (raw_smp_processor_id() != m->down_cpu)
 		atomic_inc(&m->sleepers_woke);
 	return 0;
 }
@@ -231,7 +231,7 @@ static int timer_fired_cpu;
 static void fire(struct timer_list *t)
 {
 	(void)t;
-	timer_fired_cpu = smp_processor_id();
+	timer_fired_cpu = raw_smp_processor_id();
 	atomic_inc(&timer_fired);
 }
 
@@ -602,8 +602,10 @@ static void hotplug_failed_step_backs_out(void)
 #endif
 }
 
-/* The CPU that goes down holds the jiffies duty (made so once its run
- * queue is marked dying: test build).  It must give the duty up as it
+/* The CPU that goes down holds the jiffies duty (made so just before its
+ * run queue is marked dying, test build: once it is marked, the CPU may
+ * see it at any wake-up and die before a later injection, which would
+ * then leave the duty on a dead CPU).  It must give the duty up as it
  * dies, and the next tick of an online CPU take it, not the
  * TICK_DUTY_STALE_TICKS-th: counted in this CPU's ticks, not in time. */
 #ifdef CONFIG_SANITIZE
@@ -612,7 +614,7 @@ static int duty_cpu = -1;
 static void duty_hook(enum sched_inject_point where, struct task *t, int cpu)
 {
 	(void)t;
-	if (where == SCHED_INJECT_DYING && cpu == READ_ONCE(duty_cpu))
+	if (where == SCHED_INJECT_DYING_BEGIN && cpu == READ_ONCE(duty_cpu))
 		tick_inject_do_timer_cpu(cpu);
 }
 
@@ -646,7 +648,7 @@ static void hotplug_jiffies_duty_handed_over(void)
 	/* This CPU runs, so it ticks: its first tick takes a duty nobody
 	 * holds.  Preemption off, so that no other thread's ticks count. */
 	preempt_disable();
-	me = smp_processor_id();
+	me = raw_smp_processor_id();
 	ticks0 = cpu_ticks(me);
 	SPIN_UNTIL(duty_held_online() || cpu_ticks(me) >= ticks0 + TICK_DUTY_STALE_TICKS,
 		   30000);
@@ -683,7 +685,7 @@ static int bu_sleep(void *arg)
 
 	WRITE_ONCE(b->asleep, 1);
 	wait_for_completion(&b->go);
-	WRITE_ONCE(b->ran_cpu, smp_processor_id());
+	WRITE_ONCE(b->ran_cpu, raw_smp_processor_id());
 	return 0;
 }
 #endif

@@ -37,7 +37,7 @@ static void nmi_stack_overflow(void)
 {
 	KTAP_ASSERT(register_nmi_handler(&overflow_action) == 0);
 	nmi_recurse_armed = 1;
-	KTAP_ASSERT(arch_send_nmi(smp_processor_id()));
+	KTAP_ASSERT(arch_send_nmi(raw_smp_processor_id()));
 	mdelay(1000);
 	nmi_recurse_armed = 0;
 	unregister_nmi_handler(&overflow_action);

@@ -122,7 +122,7 @@ static void kt_waits_for(int preempt)
 
 static void kfree_rcu_waits_for_reader(void)
 {
-	if (farthest_cpu() == smp_processor_id()) {
+	if (farthest_cpu() == raw_smp_processor_id()) {
 		ktap_skip("needs a second CPU for the reader");
 		return;
 	}
@@ -325,7 +325,7 @@ static void kfree_rcu_hotplug(void)
 	int cpu = farthest_cpu();
 	struct task *t;
 
-	if (cpu == 0 || cpu == smp_processor_id()) {
+	if (cpu == 0 || cpu == raw_smp_processor_id()) {
 		ktap_skip("needs a second CPU that can go down");
 		return;
 	}

@@ -10,7 +10,9 @@
  * spinlock, might_sleep() inside rcu_read_lock() and under a spinning
  * lock (with sched.provoke_bugs), lockdep_assert_held() and
  * lockdep_assert_irqs_disabled() broken, a kthread that returns holding
- * a lock, an rcu_node bit set for an offline CPU, an SRCU scan that
+ * a lock, CONFIG_DEBUG_PREEMPT's smp_processor_id() in an unbound
+ * preemptible thread, lockdep_assert_preemption_disabled()/enabled()
+ * broken, a kthread and an irq handler that leave preemption off, an rcu_node bit set for an offline CPU, an SRCU scan that
  * finds more unlocks than locks.  One more case checks that rcu_read_lock_held() and friends
  * answer truthfully in task, irq and NMI context, and logs how full
  * lockdep's tables are.  In the
@@ -314,6 +316,81 @@ static void lockdep_kthread_returns_holding_lock(void)
 	expect_one(r0, w0, "lock held when a context ends");
 }
 
+/* ---- CONFIG_DEBUG_PREEMPT: smp_processor_id(), preemption asserts, leaks ---- */
+
+static int dp_cpu_read;
+
+/* Unbound, preemption on: the CPU it reads may be stale at once. */
+static int dp_unbound_fn(void *unused)
+{
+	(void)unused;
+	WRITE_ONCE(dp_cpu_read, smp_processor_id());
+	return 0;
+}
+
+/* Returns with preemption off: kthread_main()'s check ("exited with
+ * preempt_count"). */
+static int dp_leak_fn(void *unused)
+{
+	(void)unused;
+	preempt_disable();
+	return 0;
+}
+
+/* Runs in the call IPI's hardirq context and leaves preemption off. */
+static void dp_irq_leak(void *unused)
+{
+	(void)unused;
+	preempt_count_add(1);
+}
+
+static void debug_preempt_checks_fire_when_broken(void)
+{
+	int r0 = atomic_read(&lockdep_reports), cpu = farthest_cpu();
+	unsigned long w0 = READ_ONCE(warn_count);
+	struct task *t;
+
+	/* Allowed: bound (this case thread), preemption off, irqs off. */
+	KTAP_EXPECT_EQ(smp_processor_id(), raw_smp_processor_id());
+	preempt_disable();
+	lockdep_assert_preemption_disabled();
+	(void)rcu_needs_cpu();
+	preempt_enable();
+	lockdep_assert_preemption_enabled();
+	KTAP_EXPECT_EQ(READ_ONCE(warn_count), w0);
+
+	ktap_expect_warnings(1, "smp_processor_id() in preemptible code, unbound");
+	t = kthread_run(dp_unbound_fn, NULL, "dp-unbound");
+	KTAP_ASSERT(t);
+	kthread_join(t);
+	KTAP_EXPECT_EQ(READ_ONCE(warn_count), w0 + 1);
+
+	ktap_expect_warnings(1, "lockdep_assert_preemption_disabled() in rcu_needs_cpu(), preemptible");
+	(void)rcu_needs_cpu();
+	expect_one(r0, w0 + 1, "lockdep_assert_preemption_disabled");
+
+	ktap_expect_warnings(1, "lockdep_assert_preemption_enabled() with preemption off");
+	preempt_disable();
+	lockdep_assert_preemption_enabled();
+	preempt_enable();
+	expect_one(r0 + 1, w0 + 2, "lockdep_assert_preemption_enabled");
+
+	ktap_expect_warnings(1, "a kthread returns with preemption off");
+	t = start_on(dp_leak_fn, NULL, smp_processor_id(), PRIO_NORMAL, "dp-leak");
+	KTAP_ASSERT(t);
+	kthread_join(t);
+	KTAP_EXPECT_EQ(READ_ONCE(warn_count), w0 + 4);
+
+	if (cpu == smp_processor_id()) {
+		ktap_skip("the irq-exit leak needs 2 CPUs");
+		return;
+	}
+	ktap_expect_warnings(1, "irq exit: preempt leak (the handler left preemption off)");
+	KTAP_EXPECT_EQ(smp_call_function_single(cpu, dp_irq_leak, NULL, 1), 0);
+	/* The wait ends when the function has run, before the irq exits. */
+	KTAP_EXPECT(WAIT_UNTIL(READ_ONCE(warn_count) == w0 + 5, 10000));
+}
+
 /* ---- an rcu_node bit for an offline CPU ---- */
 
 static void rcu_node_bit_of_offline_cpu(void)
@@ -445,6 +522,7 @@ KTAP_SUITE(lockdep,
 	KTAP_CASE(lockdep_might_sleep_in_reader_or_under_lock),
 	KTAP_CASE(lockdep_asserts_fire_when_broken),
 	KTAP_CASE(lockdep_kthread_returns_holding_lock),
+	KTAP_CASE(debug_preempt_checks_fire_when_broken),
 	KTAP_CASE(rcu_node_bit_of_offline_cpu),
 	KTAP_CASE(srcu_scan_more_unlocks_than_locks),
 	KTAP_CASE(rcu_lockdep_held_in_each_context));

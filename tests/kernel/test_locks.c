@@ -62,7 +62,7 @@ static void hammer_finished(int i)
  */
 static int run_on_all(int (*fn)(void *), void *arg, int per_cpu_n)
 {
-	int n = nr_cpu_ids * per_cpu_n, made = 0, me = smp_processor_id();
+	int n = nr_cpu_ids * per_cpu_n, made = 0, me = raw_smp_processor_id();
 	struct task **ts = kcalloc(n, sizeof(*ts), GFP_KERNEL);
 
 	if (!ts)
@@ -203,7 +203,7 @@ static atomic_t rw_writes;
 #define RW_HAMMER(name, LOCK)						\
 static int name(void *unused)						\
 {									\
-	int me = smp_processor_id();					\
+	int me = raw_smp_processor_id();					\
 	for (int i = 0; i < rw_iters && !hammer_stop(i); i++) {		\
 		if ((i + me) % 8 == 0) {				\
 			rw_hammer_write(LOCK);				\
@@ -363,7 +363,7 @@ static long seq_retries, seq_reads;
 
 static int seq_worker(void *unused)
 {
-	if (smp_processor_id() == seq_writer_cpu) {
+	if (raw_smp_processor_id() == seq_writer_cpu) {
 		int i;
 
 		for (i = 0; i < 20000 && !hammer_stop(i); i++) {
@@ -624,7 +624,7 @@ static struct task *lockup_begin(int (*fn)(void *), atomic_t *counter, const cha
 		ktap_skip("provokes BUG reports: boot with sched.provoke_bugs");
 		return NULL;
 	}
-	if (nr_cpu_ids < 2 || smp_processor_id() == LOCKUP_HOLDER) {
+	if (nr_cpu_ids < 2 || raw_smp_processor_id() == LOCKUP_HOLDER) {
 		ktap_skip("needs 2 CPUs");
 		return NULL;
 	}
@@ -720,7 +720,7 @@ static void locks_lockup_watch_is_one_lock(void)
 	int raw_before = atomic_read(&raw_spinlock_lockups);
 	struct task *t;
 
-	if (nr_cpu_ids < 2 || smp_processor_id() == LOCKUP_HOLDER) {
+	if (nr_cpu_ids < 2 || raw_smp_processor_id() == LOCKUP_HOLDER) {
 		ktap_skip("needs 2 CPUs");
 		return;
 	}
@@ -771,7 +771,7 @@ static void locks_rwlock_lockup_names_writer(void)
 		ktap_skip("provokes BUG reports: boot with sched.provoke_bugs");
 		return;
 	}
-	if (nr_cpu_ids < 2 || smp_processor_id() == holder) {
+	if (nr_cpu_ids < 2 || raw_smp_processor_id() == holder) {
 		ktap_skip("needs 2 CPUs");
 		return;
 	}

@@ -336,7 +336,7 @@ static struct stress_result stress_res[NR_CPUS];
 
 static void kmalloc_stress_cpu(void *arg)
 {
-	int cpu = smp_processor_id();
+	int cpu = raw_smp_processor_id();
 	u32 seed = (u32)cpu * 2654435761u + 1;
 	u8 *live[STRESS_SLOTS] = { 0 };
 	size_t len[STRESS_SLOTS];

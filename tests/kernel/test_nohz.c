@@ -162,7 +162,7 @@ static void nohz_timer_fn(struct timer_list *t)
 	(void)t;
 	nt.fired_tsc = get_cycles();
 	nt.fired_jiffies = jiffies;
-	nt.fired_cpu = smp_processor_id();
+	nt.fired_cpu = raw_smp_processor_id();
 	WRITE_ONCE(nt.fired, 1);
 }
 

@@ -149,7 +149,7 @@ static void rcu_callback_waits_for_reader(void)
 	struct task *t;
 	int cpu = farthest_cpu();
 
-	if (cpu == smp_processor_id()) {
+	if (cpu == raw_smp_processor_id()) {
 		/* One CPU: the reader is this thread; its callback waits for it. */
 		rcu_read_lock_sched();
 		call_rcu_sched(&probe.rh, cb_probe_fn);
@@ -194,7 +194,7 @@ static void sync_waits_for_reader(void (*sync)(void), const char *name)
 	int cpu = farthest_cpu();
 	u64 ret_ns;
 
-	if (cpu == smp_processor_id()) {
+	if (cpu == raw_smp_processor_id()) {
 		ktap_skip("needs a second CPU for the reader");
 		return;
 	}
@@ -344,7 +344,7 @@ static void rcu_polled_full_expedited(void)
 	struct task *r, *x;
 	bool got;
 
-	if (cpu == smp_processor_id()) {
+	if (cpu == raw_smp_processor_id()) {
 		ktap_skip("needs a second CPU (one CPU: synchronize is the GP shortcut)");
 		return;
 	}
@@ -364,7 +364,7 @@ static void rcu_polled_full_expedited(void)
 		return;
 	}
 	/* On this CPU: the reader's spins with preemption off. */
-	x = start_on(exp_sync_thread, NULL, smp_processor_id(), PRIO_NORMAL, "rcu_test_exp");
+	x = start_on(exp_sync_thread, NULL, raw_smp_processor_id(), PRIO_NORMAL, "rcu_test_exp");
 	KTAP_ASSERT(x);
 	/* The expedited GP has started (the reader holds it open). */
 	if (!WAIT_UNTIL(rcu_seq_state(READ_ONCE(rcu_sched_exp.expedited_sequence)), 10000))
@@ -416,7 +416,7 @@ static void rcu_polled_full_preempt_expedited(void)
 	int cpu = farthest_cpu();
 	struct task *r;
 
-	if (cpu == smp_processor_id()) {
+	if (cpu == raw_smp_processor_id()) {
 		ktap_skip("needs a second CPU for the reader");
 		return;
 	}
@@ -488,7 +488,7 @@ static u64 flood_first_cb_ns, flood_last_cb_ns, flood_end_ns;
 static void flood_cb(struct rcu_head *rh)
 {
 	struct flood_item *it = container_of(rh, struct flood_item, rh);
-	int cpu = smp_processor_id();	/* rcuc/cpu, bh off: stays here */
+	int cpu = raw_smp_processor_id();	/* rcuc/cpu, bh off: stays here */
 	u64 now = ktime_get_ns();
 
 	if (atomic_dec_and_test(&it->chunk->left))
@@ -542,7 +542,7 @@ static int flood_thread(void *arg)
 {
 	struct { unsigned long cookie; long queued; } ring[FLOOD_RING];
 	long n = (long)arg, i = 0, j, head = 0, prev_ready = 0;
-	int cpu = smp_processor_id();
+	int cpu = raw_smp_processor_id();
 
 	while (i < n && !flood_time_up(i)) {
 		long k = MIN(n - i, (long)FLOOD_CHUNK), ready = 0;
@@ -719,7 +719,7 @@ static void le_check(const struct le *p, long key)
 static int le_reader(void *arg)
 {
 	u64 seed = 0x1234567ull + (long)arg;
-	int cpu = smp_processor_id();
+	int cpu = raw_smp_processor_id();
 	long n = 0;
 
 	while (!READ_ONCE(le.stop)) {
@@ -920,7 +920,7 @@ struct stall_ctx {
  * noinline: its caller must show up in the backtrace. */
 static __attribute__((noinline)) void rcu_stall_spin(struct stall_ctx *c)
 {
-	unsigned long bit = 1UL << smp_processor_id(), j0 = jiffies;
+	unsigned long bit = 1UL << raw_smp_processor_id(), j0 = jiffies;
 	u64 t0 = ktime_get_ns(), seen_at = 0, now = t0;
 
 	while (jiffies - j0 < 20 * msecs_to_jiffies(STALL_TIMEOUT_MS) &&
@@ -983,7 +983,7 @@ static void rcu_stall_check(bool irqs_off)
 	int cpu = farthest_cpu();
 	struct task *t;
 
-	if (irqs_off && cpu == smp_processor_id()) {
+	if (irqs_off && cpu == raw_smp_processor_id()) {
 		ktap_skip("needs a second CPU: one with irqs off cannot see its own stall");
 		return;
 	}
@@ -1398,7 +1398,7 @@ static void bench_gp_round(const char *load, int nn, int ne)
 static void rcu_bench_gp(void)
 {
 	struct task *t[NR_CPUS] = { 0 };
-	int ncpus = num_online_cpus(), me = smp_processor_id(), cpu;
+	int ncpus = num_online_cpus(), me = raw_smp_processor_id(), cpu;
 	int nn = ncpus >= 16 ? 15 : 30, ne = ncpus >= 16 ? 40 : 100;
 
 	bench_gp_round("idle", nn, ne);

@@ -96,7 +96,7 @@ static void rcu_barrier_waits_for_invoking(void)
 	int cpu = farthest_cpu();
 	struct task *q, *b;
 
-	if (cpu == smp_processor_id()) {
+	if (cpu == raw_smp_processor_id()) {
 		ktap_skip("needs a second CPU for the callback");
 		return;
 	}
@@ -112,7 +112,7 @@ static void rcu_barrier_waits_for_invoking(void)
 		return;
 	}
 	/* Taken off the list and running: the barrier must wait for it. */
-	b = start_on(barrier_thread, NULL, smp_processor_id(), PRIO_NORMAL, "rcu_regress_b");
+	b = start_on(barrier_thread, NULL, raw_smp_processor_id(), PRIO_NORMAL, "rcu_regress_b");
 	KTAP_ASSERT(b);
 	if (!WAIT_UNTIL(__atomic_load_n(&bar.barrier_returned, __ATOMIC_SEQ_CST) ||
 			barrier_queued_on(cpu), 10000))
@@ -160,7 +160,7 @@ static bool exp_qs_pending(void)
 /* Counts this CPU's ticks (what must happen: n ticks taken here). */
 static u64 my_ticks(void)
 {
-	int cpu = smp_processor_id();
+	int cpu = raw_smp_processor_id();
 
 	return sched_stat(cpu, tick_atomic) + sched_stat(cpu, tick_qs);
 }
@@ -317,7 +317,7 @@ static void exp_run(struct exp_case *c)
 	int cpu = farthest_cpu();
 	struct task *r, *u;
 
-	if (cpu == smp_processor_id()) {
+	if (cpu == raw_smp_processor_id()) {
 		ktap_skip("needs a second CPU for the reader");
 		return;
 	}
@@ -329,7 +329,7 @@ static void exp_run(struct exp_case *c)
 		kthread_join(r);
 		return;
 	}
-	u = start_on(exp_updater, c, smp_processor_id(), PRIO_NORMAL, "rcu_regress_u");
+	u = start_on(exp_updater, c, raw_smp_processor_id(), PRIO_NORMAL, "rcu_regress_u");
 	KTAP_ASSERT(u);
 	kthread_join(r);
 	if (!WAIT_UNTIL(__atomic_load_n(&c->upd_done, __ATOMIC_SEQ_CST), 20000)) {
@@ -444,7 +444,7 @@ static int pq_reader(void *unused)
 static void rcu_preempt_unlock_irqoff_no_qs(void)
 {
 	struct task *gp = READ_ONCE(rcu_state.gp_kthread);
-	int me = smp_processor_id(), cpu, rcpu = -1;
+	int me = raw_smp_processor_id(), cpu, rcpu = -1;
 	struct task *r;
 
 	/* The reader holds its CPU: not the one the GP kthread needs. */
@@ -528,7 +528,7 @@ static void rcu_stall_none_at_gp_start(void)
 	}
 	WRITE_ONCE(stall_window_stop, 0);
 	preempt_disable();
-	me = smp_processor_id();
+	me = raw_smp_processor_id();
 	preempt_enable();
 	for_each_online_cpu(cpu)
 		if (cpu != me)

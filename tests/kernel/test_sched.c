@@ -120,7 +120,7 @@ static int note_cpus(void *p)
 	struct where *w = p;
 
 	for (w->n = 0; w->n < 8; w->n++) {
-		w->cpus[w->n] = smp_processor_id();
+		w->cpus[w->n] = raw_smp_processor_id();
 		if (w->n & 1)
 			msleep(1);
 		else
@@ -182,7 +182,7 @@ struct busy {
 static int busy_spin(void *p)
 {
 	struct busy *b = p;
-	int cpu = smp_processor_id();
+	int cpu = raw_smp_processor_id();
 	u64 end = cpu_ticks(cpu) + 5ull * hz;
 
 	b->spinning = true;
@@ -245,7 +245,7 @@ struct rr {
 static int rr_spin(void *p)
 {
 	struct rr *r = (struct rr *)((long)p & ~1l);
-	int me = (int)((long)p & 1), cpu = smp_processor_id();
+	int me = (int)((long)p & 1), cpu = raw_smp_processor_id();
 	u64 end = cpu_ticks(cpu) + 10ull * hz;
 
 	while (!r->stop && cpu_ticks(cpu) < end) {
@@ -305,7 +305,7 @@ static void sched_round_robin_slices(void)
 static int spin_preempt_off(void *p)
 {
 	struct busy *b = p;
-	int cpu = smp_processor_id();
+	int cpu = raw_smp_processor_id();
 	u64 sw0;
 
 	preempt_disable();
@@ -467,7 +467,7 @@ static void sched_remote_wakeup_preempts(void)
 	struct task *a, *s;
 	int cpu = test_cpu();
 
-	if (cpu == smp_processor_id()) {
+	if (cpu == raw_smp_processor_id()) {
 		ktap_skip("needs 2 CPUs");
 		return;
 	}
@@ -496,7 +496,7 @@ static void sched_remote_wakeup_preempts(void)
 	KTAP_EXPECT(r.saw_spinning);
 	if (ran)
 		ktap_log("woken on CPU %d from CPU %d: ran after %llu us", cpu,
-			 smp_processor_id(), (unsigned long long)(r.ran_at - r.woken_at) / 1000);
+			 raw_smp_processor_id(), (unsigned long long)(r.ran_at - r.woken_at) / 1000);
 }
 
 /* ---- preempt_count and the context queries ----------------------------- */
@@ -566,7 +566,7 @@ static void sched_preempt_count_fields(void)
 		int cpu;
 
 		preempt_disable();
-		cpu = smp_processor_id();
+		cpu = raw_smp_processor_id();
 		sw0 = sched_stat(cpu, rcu_cs_hooks);	/* one per __schedule() */
 		resched_cpu(cpu);
 		KTAP_EXPECT(need_resched() && test_preempt_need_resched());
@@ -593,7 +593,7 @@ static void sched_preempt_count_fields(void)
 	KTAP_ASSERT(register_nmi_handler(&ctx_nmi_action) == 0);
 	nmi_armed_here = true;
 	preempt_disable();	/* stay on this CPU while it NMIs itself */
-	bool sent = arch_send_nmi(smp_processor_id());
+	bool sent = arch_send_nmi(raw_smp_processor_id());
 	u64 end = ktime_get_ns() + 2000000000ull;
 	while (sent && !smp_load_acquire(&nmi_seen.done) && ktime_get_ns() < end)
 		cpu_relax();
@@ -628,7 +628,7 @@ static void sched_idle_halts(void)
 	u64 h0, c0, t0, h1, c1, t1, busy_h;
 	struct task *t;
 
-	if (cpu == smp_processor_id()) {
+	if (cpu == raw_smp_processor_id()) {
 		ktap_skip("needs 2 CPUs (this one runs the test)");
 		return;
 	}
@@ -672,7 +672,7 @@ static volatile int ipi_flag, ipi_ran_on = -1;
 static int ipi_sleeper(void *unused)
 {
 	wait_event(ipi_wq, ipi_flag);
-	ipi_ran_on = smp_processor_id();
+	ipi_ran_on = raw_smp_processor_id();
 	return 0;
 }
 
@@ -681,7 +681,7 @@ static void sched_remote_wakeup_ipi(void)
 	int cpu = test_cpu(), rounds = 5, ok = 0;
 	u64 ipis = 0;
 
-	if (cpu == smp_processor_id()) {
+	if (cpu == raw_smp_processor_id()) {
 		ktap_skip("needs 2 CPUs");
 		return;
 	}
@@ -710,14 +710,14 @@ static void sched_remote_wakeup_ipi(void)
 	KTAP_EXPECT_EQ(ok, rounds);
 	KTAP_EXPECT(ipis >= (u64)rounds);	/* one IPI per remote wake-up at least */
 	ktap_log("%d wake-ups from CPU %d of a sleeper on idle CPU %d: %llu reschedule IPIs",
-		 rounds, smp_processor_id(), cpu, (unsigned long long)ipis);
+		 rounds, raw_smp_processor_id(), cpu, (unsigned long long)ipis);
 }
 
 /* The RCU hooks: every scheduler pass, every idle halt, every tick. */
 static struct { int enters_minus_exits; volatile int done; } idle_probe;
 static void probe_idle_hooks(void *unused)
 {
-	int cpu = smp_processor_id();
+	int cpu = raw_smp_processor_id();
 
 	(void)unused;
 	idle_probe.enters_minus_exits = (int)(sched_stat(cpu, rcu_idle_enters) -
@@ -735,7 +735,7 @@ static u64 spin_other_ticks;	/* ticks of the other class meanwhile */
 static int spin_for_ticks(void *p)
 {
 	bool off = p != NULL;
-	int cpu = smp_processor_id(), ret = -1;
+	int cpu = raw_smp_processor_id(), ret = -1;
 	u64 end = cpu_ticks(cpu) + 3ull * hz;
 
 	if (off)
@@ -759,7 +759,7 @@ static int spin_for_ticks(void *p)
 
 static void sched_rcu_hooks(void)
 {
-	int cpu = test_cpu(), me = smp_processor_id();
+	int cpu = test_cpu(), me = raw_smp_processor_id();
 	u64 cs0 = sched_stat(me, rcu_cs_hooks), sw0 = sched_nr_switches(me);
 	struct task *t;
 	u64 q0, a0, i0, dq, da, di;
@@ -836,7 +836,7 @@ static int check_cpu(void *p)
 
 	for (int k = 0; k < 20; k++) {
 		int want = b->want >= 0 ? b->want : READ_ONCE(b->self->cpu);
-		if (smp_processor_id() != want)
+		if (raw_smp_processor_id() != want)
 			b->wrong++;
 		b->runs++;
 		if (k & 1)
@@ -893,7 +893,7 @@ static int ring_member(void *p)
 		wait_event(ring_wq, ring_token % n == me || ring_abort);
 		if (ring_abort)
 			break;
-		if (smp_processor_id() != me)
+		if (raw_smp_processor_id() != me)
 			ring_wrong_cpu++;
 		ring_hops++;
 		ring_token++;
@@ -1099,7 +1099,7 @@ static int yield_partner(void *p)
 static int yield_timer(void *p)
 {
 	struct pingpong *pp = p;
-	int cpu = smp_processor_id();
+	int cpu = raw_smp_processor_id();
 
 	while (!pp->partner_up)
 		yield();

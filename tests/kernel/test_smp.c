@@ -57,7 +57,7 @@ static void read_whoami(void *p)
 {
 	struct whoami *w = p;
 
-	w->cpu = smp_processor_id();
+	w->cpu = raw_smp_processor_id();
 	w->apic_id = lapic_id();
 }
 
@@ -150,7 +150,7 @@ static void report_cpu(void *p)
 {
 	struct call_result *r = p;
 
-	r->cpu = smp_processor_id();
+	r->cpu = raw_smp_processor_id();
 	r->value = (u64)r->cpu * 1000 + 7;
 	r->irqs_off = irqs_disabled();
 }
@@ -177,7 +177,7 @@ static int many_seen[NR_CPUS];
 static void count_cpu(void *unused)
 {
 	(void)unused;
-	WRITE_ONCE(many_seen[smp_processor_id()], 1);
+	WRITE_ONCE(many_seen[raw_smp_processor_id()], 1);
 	atomic_inc(&many_count);
 }
 
@@ -245,7 +245,7 @@ static bool nmi_armed[NR_CPUS];
 
 static int test_nmi(struct pt_regs *regs, void *data)
 {
-	int me = smp_processor_id();
+	int me = raw_smp_processor_id();
 
 	(void)regs;
 	(void)data;
@@ -264,7 +264,7 @@ static int sink_nmi(struct pt_regs *regs, void *data)
 {
 	(void)regs;
 	(void)data;
-	if (smp_processor_id() != 1)
+	if (raw_smp_processor_id() != 1)
 		return NMI_DONE;
 	sink_hits++;
 	return NMI_HANDLED;
@@ -279,7 +279,7 @@ static u64 spin_saw;
 /* Runs in the target's IPI handler: irqs are off throughout. */
 static void spin_irqs_off(void *unused)
 {
-	int me = smp_processor_id();
+	int me = raw_smp_processor_id();
 	u64 start = __atomic_load_n(&nmi_hits[me], __ATOMIC_ACQUIRE);
 
 	(void)unused;
@@ -316,16 +316,16 @@ static void nmi_reaches_every_cpu(void)
 
 	for_each_online_cpu(cpu) {
 		before[cpu] = __atomic_load_n(&nmi_hits[cpu], __ATOMIC_ACQUIRE);
-		__atomic_store_n(&nmi_armed[cpu], cpu != smp_processor_id(), __ATOMIC_RELEASE);
+		__atomic_store_n(&nmi_armed[cpu], cpu != raw_smp_processor_id(), __ATOMIC_RELEASE);
 	}
 	arch_send_nmi_allbutself();
 	for_each_online_cpu(cpu) {
-		if (cpu == smp_processor_id())
+		if (cpu == raw_smp_processor_id())
 			continue;
 		if (!SPIN_UNTIL(__atomic_load_n(&nmi_hits[cpu], __ATOMIC_ACQUIRE) != before[cpu], 2000))
 			ktap_fail("all-but-self NMI missed CPU %d", cpu);
 	}
-	__atomic_store_n(&nmi_armed[smp_processor_id()], false, __ATOMIC_RELEASE);
+	__atomic_store_n(&nmi_armed[raw_smp_processor_id()], false, __ATOMIC_RELEASE);
 
 	/* A CPU spinning with irqs off still takes NMIs. */
 	if (spinner > 0) {
@@ -392,7 +392,7 @@ static void cpu_answers_nmi_only_running(void)
 		ktap_skip("needs a second CPU");
 		return;
 	}
-	KTAP_EXPECT(cpu_answers_nmi(smp_processor_id()));
+	KTAP_EXPECT(cpu_answers_nmi(raw_smp_processor_id()));
 	spin_release = 0;
 	spin_started = 0;
 	KTAP_EXPECT_EQ(smp_call_function_single(cpu, spin_irqs_off, NULL, 0), 0);
@@ -440,7 +440,7 @@ static int nest_nmi(struct pt_regs *regs, void *data)
 {
 	(void)regs;
 	(void)data;
-	if (smp_processor_id() != 1)
+	if (raw_smp_processor_id() != 1)
 		return NMI_DONE;
 	if (this_cpu_read(nmi_depth) >= 2) {
 		if (nest_state == 2)
@@ -552,7 +552,7 @@ static int online_rank(int me)
 static void chain_remote(void *unused)
 {
 	(void)unused;
-	chain_turns(online_rank(smp_processor_id()), num_online_cpus());
+	chain_turns(online_rank(raw_smp_processor_id()), num_online_cpus());
 	atomic_inc(&chain_done);
 }
 
@@ -630,7 +630,7 @@ static int bench_nmi(struct pt_regs *regs, void *data)
 {
 	(void)regs;
 	(void)data;
-	if (smp_processor_id() != 1 || READ_ONCE(bench_ack) == bench_seq)
+	if (raw_smp_processor_id() != 1 || READ_ONCE(bench_ack) == bench_seq)
 		return NMI_DONE;
 	WRITE_ONCE(bench_ack, READ_ONCE(bench_seq));
 	return NMI_HANDLED;

@@ -6,7 +6,8 @@
  * synchronize_srcu(A) inside A's own section (the article's Quick
  * Quiz 3, docs/article.md) is reported
  * and returns, inside B's section it waits and works; srcu_barrier()
- * waits for every callback; the grace-period latency rows
+ * waits for every callback; a reader that comes and goes between a
+ * scan's two sums does not end a grace period; the grace-period latency rows
  * `# bench name=gp type=srcu|srcu-expedited`.  Every wait is bounded.
  */
 #include "kernel/ktap.h"
@@ -374,6 +375,8 @@ static void cleanup_hook(struct srcu_struct *ss, enum srcu_inject_site where)
 			msleep(5);
 		return;
 	}
+	if (where != SRCU_INJECT_CLEANUP)
+		return;
 	if (cleanup_hook_mode >= 1)
 		cleanup_hook_idx = srcu_read_lock(ss);
 	if (cleanup_hook_mode == 2) {
@@ -468,6 +471,56 @@ static void srcu_cleanup_reports_active_struct(void)
 #endif
 }
 
+/*
+ * A reader of the index being scanned that locks and unlocks between the
+ * scan's two sums (a reader that read the index just before a flip):
+ * the scan sums the unlocks first (barrier A, Linux's order), so it sees
+ * the lock without the unlock and waits one more poll.  Summed the other
+ * way (mutant 24) it would see the unlock without the lock: with an
+ * older reader still inside, the sums would match and the grace period
+ * end under it; alone, it is more unlocks than locks, which the scan's
+ * invariant reports.  The hook (test build) puts the reader there.
+ */
+#ifdef CONFIG_SANITIZE
+static struct srcu_struct scan_ss;
+static int scan_hook_armed;
+static volatile bool scan_hook_ran;
+
+static void scan_mid_hook(struct srcu_struct *ss, enum srcu_inject_site where)
+{
+	int idx, cpu = raw_smp_processor_id();
+
+	if (ss != &scan_ss || where != SRCU_INJECT_SCAN_MID ||
+	    !__atomic_exchange_n(&scan_hook_armed, 0, __ATOMIC_RELAXED))
+		return;
+	idx = (READ_ONCE(ss->srcu_idx) & 1) ^ 1;
+	atomic_long_inc_return(&ss->sda[cpu].lock_count[idx]);
+	atomic_long_inc_return(&ss->sda[cpu].unlock_count[idx]);
+	scan_hook_ran = true;
+}
+#endif
+
+static void srcu_scan_reader_between_sums(void)
+{
+#ifdef CONFIG_SANITIZE
+	unsigned long w0 = READ_ONCE(warn_count), b0;
+
+	init_srcu_struct(&scan_ss);
+	b0 = srcu_batches_completed(&scan_ss);
+	scan_hook_ran = false;
+	WRITE_ONCE(scan_hook_armed, 1);
+	WRITE_ONCE(srcu_inject_hook, scan_mid_hook);
+	synchronize_srcu(&scan_ss);
+	WRITE_ONCE(srcu_inject_hook, NULL);
+	KTAP_EXPECT(scan_hook_ran);
+	KTAP_EXPECT(srcu_batches_completed(&scan_ss) > b0);
+	KTAP_EXPECT_EQ(READ_ONCE(warn_count), w0);
+	cleanup_srcu_struct(&scan_ss);
+#else
+	ktap_skip("needs the test build (srcu_inject_hook)");
+#endif
+}
+
 /* ---- grace-period latency ------------------------------------------------ */
 
 static void srcu_bench_gp(void)
@@ -508,4 +561,5 @@ KTAP_SUITE(srcu,
 	KTAP_CASE(srcu_call_srcu_and_barrier),
 	KTAP_CASE(srcu_init_cleanup_dynamic),
 	KTAP_CASE(srcu_cleanup_reports_active_struct),
+	KTAP_CASE(srcu_scan_reader_between_sums),
 	KTAP_CASE(srcu_bench_gp));

@@ -28,7 +28,7 @@ static int stray_late_warner(void *unused)
 static void stray_case_passes(void)
 {
 	init_completion(&stray_go);
-	stray_thread = start_on(stray_late_warner, NULL, smp_processor_id(),
+	stray_thread = start_on(stray_late_warner, NULL, raw_smp_processor_id(),
 				PRIO_NORMAL, "stray-late");
 	KTAP_ASSERT(stray_thread);
 	ktap_log("a kthread left waiting; it WARNs once the suite ends");

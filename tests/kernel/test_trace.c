@@ -19,6 +19,41 @@
 #include "kernel/trace.h"
 #include "tests/kernel/test_helpers.h"
 
+static int trace_sync_fn(void *arg)
+{
+	(void)arg;
+	return 0;
+}
+
+/*
+ * Every subsystem's recording off (each saved in on[]; trace_resume()
+ * puts them back), so that nothing overwrites the slots a case then
+ * reads, and cpu's records in flight as the flags went off finished: a
+ * writer's exit (its wake-up of the joiner, its switch away, with
+ * trace=sched) or a tick there may be recording, into a slot among those
+ * read next.  Such records are written with irqs off or in irq/NMI
+ * context: once a thread of ours has run on cpu, they are whole and
+ * counted in its head.
+ */
+static void trace_quiesce(int cpu, bool *on)
+{
+	struct task *t;
+
+	for (int i = 0; i < TRACE_NR_SUBSYS; i++) {
+		on[i] = READ_ONCE(trace_subsys_on[i]);
+		WRITE_ONCE(trace_subsys_on[i], false);
+	}
+	t = start_on(trace_sync_fn, NULL, cpu, PRIO_HIGH, "trace_sync");
+	KTAP_ASSERT(t);
+	kthread_join(t);
+}
+
+static void trace_resume(const bool *on)
+{
+	for (int i = 0; i < TRACE_NR_SUBSYS; i++)
+		WRITE_ONCE(trace_subsys_on[i], on[i]);
+}
+
 #ifdef CONFIG_SANITIZE
 #define NEST_WRITES 200
 
@@ -58,7 +93,7 @@ static void trace_nmi_nested_writes(void)
 {
 #ifdef CONFIG_SANITIZE
 	unsigned long h0, h1, thread = 0, nmi = 0, other = 0, torn = 0;
-	bool on = READ_ONCE(trace_subsys_on[TRACE_RCU]);
+	bool on = READ_ONCE(trace_subsys_on[TRACE_RCU]), was[TRACE_NR_SUBSYS];
 	struct trace_entry e;
 	struct task *t;
 	int cpu = farthest_cpu();
@@ -75,9 +110,11 @@ static void trace_nmi_nested_writes(void)
 	KTAP_ASSERT(t);
 	kthread_join(t);
 	WRITE_ONCE(trace_inject_hook, NULL);
+	trace_quiesce(cpu, was);
+	was[TRACE_RCU] = on;
 	h1 = trace_cpu_head(cpu);
-	WRITE_ONCE(trace_subsys_on[TRACE_RCU], on);
 	if (h1 - h0 > trace_cpu_size(cpu) || (trace_mode_stop() && h1 > trace_cpu_size(cpu))) {
+		trace_resume(was);
 		ktap_skip("CPU %d recorded %lu events meanwhile, up to %lu: more than its buffer holds",
 			  cpu, h1 - h0, h1);
 		return;
@@ -92,6 +129,7 @@ static void trace_nmi_nested_writes(void)
 		else
 			other++;	/* the rest of that CPU's RCU events */
 	}
+	trace_resume(was);
 	ktap_log("CPU %d: %lu slots, %lu of %d thread records, %lu of %d NMI records, %lu others, %lu not whole",
 		 cpu, h1 - h0, thread, NEST_WRITES, nmi, atomic_read(&nest_nmis_ran), other, torn);
 	KTAP_EXPECT_EQ(atomic_read(&nest_nmis_ran), NEST_WRITES);
@@ -134,17 +172,8 @@ static void fill_on(int cpu, unsigned long n, unsigned long *h0, unsigned long *
 	t = start_on(fill_writer, &a, cpu, PRIO_HIGH, "trace_fill");
 	KTAP_ASSERT(t);
 	kthread_join(t);
-	for (int i = 0; i < TRACE_NR_SUBSYS; i++) {
-		on[i] = READ_ONCE(trace_subsys_on[i]);
-		WRITE_ONCE(trace_subsys_on[i], false);
-	}
+	trace_quiesce(cpu, on);
 	*h1 = trace_cpu_head(cpu);
-}
-
-static void fill_done(const bool *on)
-{
-	for (int i = 0; i < TRACE_NR_SUBSYS; i++)
-		WRITE_ONCE(trace_subsys_on[i], on[i]);
 }
 
 /*
@@ -190,7 +219,7 @@ static void trace_full_buffer(void)
 			last = MAX(last, (unsigned long)e.f[2]);
 		}
 	}
-	fill_done(was);
+	trace_resume(was);
 	ktap_log("mode %s, CPU %d: %lu records each, %lu markers written at slots %lu..%lu; "
 		 "%lu kept (first %ld, last %ld), %lu slots kept not whole, %lu past the size",
 		 stop ? "stop" : "overwrite", cpu, size, n, h0, h1, found,
@@ -234,7 +263,7 @@ static void trace_rate_capped(void)
 	fill_on(cpu, n, &h0, &h1, was);
 	c1 = trace_cpu_capped(cpu);
 	j1 = jiffies;
-	fill_done(was);
+	trace_resume(was);
 	windows = (j1 - j0) / HZ + 2;
 	ktap_log("trace.rate=%u, CPU %d: %lu events in %lu jiffies: %lu recorded, %lu capped "
 		 "(at most %lu may be recorded in %lu windows)",

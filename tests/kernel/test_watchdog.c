@@ -17,7 +17,7 @@ static __attribute__((noinline)) int hardlockup_spin(void *arg)
 {
 	(void)arg;
 	local_irq_disable();
-	WRITE_ONCE(spinning_cpu, smp_processor_id());
+	WRITE_ONCE(spinning_cpu, raw_smp_processor_id());
 	for (;;)
 		cpu_relax();
 	return 0;

@@ -3,7 +3,7 @@
 
 import os
 
-from .common import ROOT
+from .common import PAPER_LABEL, ROOT
 
 
 def read_tsv(path):
@@ -40,6 +40,23 @@ def paper_series(cols, xcol, ycol, sdcol, xscale=1.0):
         if x is not None and y is not None:
             pts.append((x * xscale, y, sd or 0.0))
     return pts
+
+
+# The article's PREEMPT=y series by CPU count: column prefix, label, kind.
+PREEMPT_CPUS = {"rwlock": ("rwlock", "rwlock"), "refcnt": ("refcnt", "refcnt"),
+                "rcu": ("RCU", "rcu-sched")}
+
+
+def add_preempt_cpus(p, paper, cols):
+    """Adds to plot p the article's PREEMPT=y series by CPU count of each
+    column prefix in cols (PREEMPT_CPUS), if the paper data has them."""
+    if "preempt" not in paper:
+        return
+    c = paper["preempt"]
+    for col in cols:
+        label, kind = PREEMPT_CPUS[col]
+        p.add(f"{PAPER_LABEL}: {label} (PREEMPT=y)",
+              paper_series(c, "cpus", f"{col}_ns", f"{col}_sd"), True, kind=kind)
 
 
 def load(paper_dir, files=(("nonpreempt", "readside-nonpreempt.tsv"),

@@ -6,7 +6,7 @@ readside-cpus-batch.png (the same from the batch medians)."""
 import math
 
 from .common import LINUX_LABEL, PAPER_LABEL, cs_of, readside, series_by, type_order
-from .paper import paper_series
+from .paper import add_preempt_cpus, paper_series
 from .plot import PanelPlot, Plot
 
 
@@ -112,13 +112,6 @@ def figures(rows, ours, paper):
                      "batch_ns", None)
     for t in sorted(s, key=type_order):
         p.add(f"{ours}: {t}", s[t], kind=t)
-    if "preempt" in paper:
-        c = paper["preempt"]
-        p.add(f"{PAPER_LABEL}: rwlock (PREEMPT=y)",
-              paper_series(c, "cpus", "rwlock_ns", "rwlock_sd"), True, kind="rwlock")
-        p.add(f"{PAPER_LABEL}: refcnt (PREEMPT=y)",
-              paper_series(c, "cpus", "refcnt_ns", "refcnt_sd"), True, kind="refcnt")
-        p.add(f"{PAPER_LABEL}: RCU (PREEMPT=y)",
-              paper_series(c, "cpus", "rcu_ns", "rcu_sd"), True, kind="rcu-sched")
+    add_preempt_cpus(p, paper, ("rwlock", "refcnt", "rcu"))
     plots.append(p)
     return plots

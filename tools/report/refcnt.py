@@ -3,7 +3,7 @@ refcnt-cslen.png: a reference count against RCU by CPU count and by
 critical-section length (the article's reference-counting comparison)."""
 
 from .common import PAPER_LABEL, cs_of, cslen_sweep, readside, series_by, type_order
-from .paper import paper_series
+from .paper import add_preempt_cpus, paper_series
 from .plot import Plot, fit_cslen_axis
 
 
@@ -33,12 +33,7 @@ def figures(rows, ours, paper):
                      lambda r: r.num("cpus"), "ns_per_op", "stddev")
     for t in sorted(s, key=type_order):
         p.add(f"{ours}: {t}", s[t], kind=ref_kind(t), alt="(" in t)
-    if "preempt" in paper:
-        c = paper["preempt"]
-        p.add(f"{PAPER_LABEL}: refcnt (PREEMPT=y)",
-              paper_series(c, "cpus", "refcnt_ns", "refcnt_sd"), True, kind="refcnt")
-        p.add(f"{PAPER_LABEL}: RCU (PREEMPT=y)",
-              paper_series(c, "cpus", "rcu_ns", "rcu_sd"), True, kind="rcu-sched")
+    add_preempt_cpus(p, paper, ("refcnt", "rcu"))
     plots.append(p)
 
     p = Plot("refcnt-cslen", f"Reference count vs RCU by critical-section "

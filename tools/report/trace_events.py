@@ -42,6 +42,14 @@ def trace_rows(lines, source=""):
     except tracepy.TraceError as e:
         print(f"report: {e}", file=sys.stderr)
         return []
+    try:        # a garbled number in an event is found as it is read
+        return _rows(t, source)
+    except tracepy.TraceError as e:
+        print(f"report: {source}:{e}", file=sys.stderr)
+        return []
+
+
+def _rows(t, source):
     rows = []
     cpus = len(t.cpus)
 

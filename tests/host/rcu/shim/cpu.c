@@ -795,6 +795,22 @@ void sched_cpu_dying(void)
 	cpuhp_play_dead();
 }
 
+#ifdef CONFIG_SANITIZE
+/* kernel/sched.c's check after cpu_down(), on the shim's run queues: the
+ * dead CPU keeps only the kthreads bound there that are to park. */
+void sched_cpu_dead_check(int cpu)
+{
+	struct shim_cpu *c = &shim_cpus[cpu];
+	struct task *t;
+
+	pthread_mutex_lock(&c->lock);
+	WARN_ON_ONCE(!c->dying);
+	list_for_each_entry(t, &c->rq, run_list)
+		WARN_ON_ONCE(!t->should_park || t->bound_cpu != cpu);
+	pthread_mutex_unlock(&c->lock);
+}
+#endif
+
 void smp_call_function_drain(void)
 {
 	run_calls(shim_self);
