@@ -1185,6 +1185,10 @@ void resched_cpu(int cpu)
 	smp_send_reschedule(cpu);
 }
 
+/* kernel/sched.h: the shim's wake-ups send no IPI to defer. */
+void resched_ipi_defer_begin(void) { }
+void resched_ipi_defer_end(void) { }
+
 bool trigger_cpu_backtrace(int cpu)
 {
 	if (!cpu_online(cpu))
