@@ -55,6 +55,7 @@ static struct task init_task = {
 	.on_rq = 1,
 	.on_cpu = 1,
 	.usage = ATOMIC_INIT(2),
+	.registry_slot = -1,
 };
 
 DEFINE_PER_CPU(struct task *, current_task) = &init_task;
@@ -991,6 +992,7 @@ static struct task *make_idle(int cpu)
 	t->cpu = t->bound_cpu = cpu;
 	t->prio = PRIO_LOW;
 	t->flags = PF_IDLE;
+	t->registry_slot = -1;
 	INIT_LIST_HEAD(&t->run_list);
 	INIT_LIST_HEAD(&t->rcu_node_entry);
 	atomic_set(&t->usage, 1);
