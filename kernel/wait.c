@@ -65,6 +65,7 @@ static void __wake_up_locked(wait_queue_head_t *wq, int nr_exclusive)
  * its completion's count): its reschedule IPI waits until we have let
  * the lock go (kernel/sched.c, resched_ipi()).  Preemption stays off
  * until irqs are back on, so that a wakee of this CPU preempts us then.
+ * Irqs are off from begin to end, so the lock inside is taken plainly.
  */
 static void wake_up_begin(unsigned long *flags)
 {
@@ -82,12 +83,12 @@ static void wake_up_end(unsigned long flags)
 
 void __wake_up(wait_queue_head_t *wq, int nr_exclusive)
 {
-	unsigned long flags, irqs;
+	unsigned long irqs;
 
 	wake_up_begin(&irqs);
-	spin_lock_irqsave(&wq->lock, flags);
+	spin_lock(&wq->lock);
 	__wake_up_locked(wq, nr_exclusive);
-	spin_unlock_irqrestore(&wq->lock, flags);
+	spin_unlock(&wq->lock);
 	wake_up_end(irqs);
 }
 
@@ -95,26 +96,26 @@ void __wake_up(wait_queue_head_t *wq, int nr_exclusive)
 
 void complete(struct completion *c)
 {
-	unsigned long flags, irqs;
+	unsigned long irqs;
 
 	wake_up_begin(&irqs);
-	spin_lock_irqsave(&c->wait.lock, flags);
+	spin_lock(&c->wait.lock);
 	if (c->done != COMPLETE_ALL)
 		c->done++;
 	__wake_up_locked(&c->wait, 1);
-	spin_unlock_irqrestore(&c->wait.lock, flags);
+	spin_unlock(&c->wait.lock);
 	wake_up_end(irqs);
 }
 
 void complete_all(struct completion *c)
 {
-	unsigned long flags, irqs;
+	unsigned long irqs;
 
 	wake_up_begin(&irqs);
-	spin_lock_irqsave(&c->wait.lock, flags);
+	spin_lock(&c->wait.lock);
 	c->done = COMPLETE_ALL;
 	__wake_up_locked(&c->wait, 0);
-	spin_unlock_irqrestore(&c->wait.lock, flags);
+	spin_unlock(&c->wait.lock);
 	wake_up_end(irqs);
 }
 
