@@ -170,6 +170,7 @@ static void rcu_report_unblock_qs_rnp(struct rcu_node *rnp, unsigned long flags)
 	mask = rnp->grpmask;
 	gps = rnp->gp_seq;
 	spin_unlock(&rnp->lock);	/* irqs stay off */
+	rcu_unblock_window_hold(rnp, gps);	/* test build only */
 	spin_lock(&parent->lock);
 	rcu_stats_qs_lock(parent);
 	rcu_report_qs_rnp(mask, parent, gps, flags);

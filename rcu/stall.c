@@ -141,40 +141,40 @@ static inline void rcu_stall_window_checked(unsigned long gps, bool report)
 #endif
 
 #ifdef CONFIG_SANITIZE
-/* Test build: rcu_gp_starve_arm() (rcu/tree.h). */
+/* Test build: rcu_gp_hold_arm() (rcu/tree.h), one state per point. */
 static struct {
 	bool armed, held, release;
-} rcu_gp_starve;
+} rcu_gp_hold[RCU_GP_HOLD_NR];
 
-void rcu_gp_starve_arm(void)
+void rcu_gp_hold_arm(enum rcu_gp_hold_point p)
 {
-	WRITE_ONCE(rcu_gp_starve.release, false);
-	smp_store_release(&rcu_gp_starve.armed, true);
+	WRITE_ONCE(rcu_gp_hold[p].release, false);
+	smp_store_release(&rcu_gp_hold[p].armed, true);
 }
 
-bool rcu_gp_starve_held(void)
+bool rcu_gp_hold_held(enum rcu_gp_hold_point p)
 {
-	return smp_load_acquire(&rcu_gp_starve.held);
+	return smp_load_acquire(&rcu_gp_hold[p].held);
 }
 
-void rcu_gp_starve_release(void)
+void rcu_gp_hold_release(enum rcu_gp_hold_point p)
 {
-	smp_store_release(&rcu_gp_starve.release, true);
+	smp_store_release(&rcu_gp_hold[p].release, true);
 	rcu_gp_kthread_wake();
 }
 
-/* The GP kthread, between two scans: off the CPU until released. */
-void rcu_gp_starve_point(void)
+/* The GP kthread, at p (no lock held): off the CPU until released. */
+void rcu_gp_hold_point(enum rcu_gp_hold_point p)
 {
 	unsigned long end = jiffies + 30 * HZ;
 
-	if (!smp_load_acquire(&rcu_gp_starve.armed))
+	if (!smp_load_acquire(&rcu_gp_hold[p].armed))
 		return;
-	WRITE_ONCE(rcu_gp_starve.armed, false);
-	smp_store_release(&rcu_gp_starve.held, true);
-	while (!smp_load_acquire(&rcu_gp_starve.release) && time_before(jiffies, end))
+	WRITE_ONCE(rcu_gp_hold[p].armed, false);
+	smp_store_release(&rcu_gp_hold[p].held, true);
+	while (!smp_load_acquire(&rcu_gp_hold[p].release) && time_before(jiffies, end))
 		schedule_timeout_uninterruptible(HZ / 100 + 1);
-	WRITE_ONCE(rcu_gp_starve.held, false);
+	WRITE_ONCE(rcu_gp_hold[p].held, false);
 }
 #endif
 

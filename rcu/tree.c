@@ -744,6 +744,60 @@ static void rcu_ofl_window_hold(struct rcu_data *rdp, unsigned long gps)
 		pr_err("rcu: ofl window: no grace period after %ld began its init within 20 s "
 		       "(CPU %d)\n", (long)rcu_seq_ctr(gps), rdp->cpu);
 }
+
+/* Test build: rcu_unblock_window_arm() (rcu/tree.h). */
+static struct {
+	struct rcu_node *rnp;		/* armed for this leaf; NULL: none */
+	bool waiting;
+} rcu_unblock_window;
+atomic_t rcu_unblock_windows_held = ATOMIC_INIT(0);
+
+void rcu_unblock_window_arm(struct rcu_node *rnp)
+{
+	smp_store_release(&rcu_unblock_window.rnp, rnp);
+}
+
+bool rcu_unblock_window_waiting(void)
+{
+	return READ_ONCE(rcu_unblock_window.waiting);
+}
+
+/*
+ * rcu_report_unblock_qs_rnp(), irqs off, leaf rnp's lock just dropped,
+ * its report for GP gps not yet made: if armed for rnp, ask for the next
+ * grace period and wait until its rcu_gp_init() has finished.
+ */
+void rcu_unblock_window_hold(struct rcu_node *rnp, unsigned long gps)
+{
+	if (smp_load_acquire(&rcu_unblock_window.rnp) != rnp ||
+	    cmpxchg(&rcu_unblock_window.rnp, rnp, NULL) != rnp)
+		return;
+	WRITE_ONCE(rcu_unblock_window.waiting, true);
+	rcu_start_this_gp(rcu_seq_snap(&rcu_state.gp_seq));
+	if (rcu_ofl_window_spin(ULONG_CMP_LT(gps, READ_ONCE(rcu_ofl_window.gp_inited))))
+		atomic_inc(&rcu_unblock_windows_held);
+	else
+		pr_err("rcu: unblock window: no grace period after %ld began its init within "
+		       "20 s (leaf %d-%d)\n", (long)rcu_seq_ctr(gps), rnp->grplo, rnp->grphi);
+	WRITE_ONCE(rcu_unblock_window.waiting, false);
+}
+
+bool rcu_gp_waits_only_on(struct rcu_node *rnp, unsigned long *gpsp)
+{
+	struct rcu_node *root = rcu_get_root();
+	unsigned long gps = smp_load_acquire(&root->gp_seq);
+
+	if (!rcu_seq_state(gps))
+		return false;
+	for (; rnp->parent; rnp = rnp->parent)
+		if (READ_ONCE(rnp->parent->qsmask) != rnp->grpmask)
+			return false;
+	smp_rmb();	/* the masks read were this grace period's */
+	if (READ_ONCE(root->gp_seq) != gps)
+		return false;
+	*gpsp = gps;
+	return true;
+}
 #else
 static inline void rcu_ofl_window_gp_blocked(unsigned long gps) { (void)gps; }
 static inline void rcu_ofl_window_gp_inited(unsigned long gps) { (void)gps; }
@@ -876,6 +930,7 @@ static bool rcu_gp_init(void)
 			rcu_ofl_unlock();
 		local_irq_restore(flags);
 	}
+	rcu_gp_hold_point(RCU_GP_HOLD_INIT);	/* test build only */
 
 	/*
 	 * Second pass, root first, so a CPU seeing the GP at its leaf finds
@@ -1014,7 +1069,7 @@ static void rcu_gp_fqs_loop(void)
 			wait_event_timeout(rcu_state.gp_wq, rcu_gp_qs_done(root) ||
 					   (READ_ONCE(rcu_state.gp_flags) & RCU_GP_FLAG_FQS),
 					   j ? j : 1);
-		rcu_gp_starve_point();	/* test build only */
+		rcu_gp_hold_point(RCU_GP_HOLD_FQS);	/* test build only */
 		WRITE_ONCE(rcu_state.gp_activity, jiffies);
 		if (rcu_gp_qs_done(root))
 			break;

@@ -336,6 +336,34 @@ void rcu_barrier_window_arm(int cpu);
 bool rcu_barrier_window_waiting(void);
 void rcu_barrier_window_release(void);
 void rcu_barrier_window_close(void);
+
+/*
+ * Test build: hold the next report rcu_read_unlock() makes for leaf rnp
+ * (its last reader blocked for the running GP left, and all its CPUs
+ * have reported: rcu_report_unblock_qs_rnp()) open in its lock handoff,
+ * the leaf's lock dropped and the parent's not yet taken, irqs off.  It
+ * asks for the next grace period and spins (20 s at most) until that
+ * one's rcu_gp_init() has finished; then it reports, for the GP it was
+ * made for.  rcu_unblock_window_waiting() is true while it spins; each
+ * window held that long counts in rcu_unblock_windows_held.
+ */
+void rcu_unblock_window_arm(struct rcu_node *rnp);
+bool rcu_unblock_window_waiting(void);
+void rcu_unblock_window_hold(struct rcu_node *rnp, unsigned long gps);
+extern atomic_t rcu_unblock_windows_held;
+
+/*
+ * Test build: a grace period is running (*gpsp: its gp_seq) and every
+ * node from the root down to rnp's parent waits for nothing but the
+ * child on the way to rnp (read without locks: a test's wait condition).
+ */
+bool rcu_gp_waits_only_on(struct rcu_node *rnp, unsigned long *gpsp);
+#else
+static inline void rcu_unblock_window_hold(struct rcu_node *rnp, unsigned long gps)
+{
+	(void)rnp;
+	(void)gps;
+}
 #endif
 
 /* poll.c: a polled cookie s against the sequence *sp (both halves of a
@@ -392,6 +420,16 @@ void rcu_stall_gp_start(void);
 void rcu_check_cpu_stall(struct rcu_data *rdp);
 /* Ends a stall report of flavour name naming the CPUs in mask. */
 void rcu_stall_report_end(const char *name, unsigned long mask);
+/*
+ * Test build: the GP kthread, at point p, stops running (asleep, as if
+ * starved of CPU time) once armed, until rcu_gp_hold_release(p), or 30 s;
+ * rcu_gp_hold_held(p) is true meanwhile.  RCU_GP_HOLD_FQS: at the next
+ * scan of its wait for quiescent states.  RCU_GP_HOLD_INIT: in the next
+ * rcu_gp_init(), between its passes: each leaf has copied
+ * qsmaskinitnext (and blkd_tasks decided whether it is in the GP), no
+ * node has the new gp_seq or qsmask yet.
+ */
+enum rcu_gp_hold_point { RCU_GP_HOLD_FQS, RCU_GP_HOLD_INIT, RCU_GP_HOLD_NR };
 #ifdef CONFIG_SANITIZE
 /*
  * Test build: hold the start of the next grace period open.  Its
@@ -403,19 +441,14 @@ void rcu_stall_report_end(const char *name, unsigned long mask);
  */
 void rcu_stall_window_arm(void);
 int rcu_stall_window_result(void);
-/*
- * Test build: the GP kthread, at the next scan of its wait for quiescent
- * states, stops running (asleep, as if starved of CPU time) until
- * rcu_gp_starve_release(), or 30 s.  True while it is held.
- */
-void rcu_gp_starve_arm(void);
-bool rcu_gp_starve_held(void);
-void rcu_gp_starve_release(void);
-void rcu_gp_starve_point(void);
+void rcu_gp_hold_arm(enum rcu_gp_hold_point p);
+bool rcu_gp_hold_held(enum rcu_gp_hold_point p);
+void rcu_gp_hold_release(enum rcu_gp_hold_point p);
+void rcu_gp_hold_point(enum rcu_gp_hold_point p);
 void rcu_stall_window_expire(unsigned long next_gps);
 void rcu_stall_window_hold(unsigned long gps);
 #else
-static inline void rcu_gp_starve_point(void) {}
+static inline void rcu_gp_hold_point(enum rcu_gp_hold_point p) { (void)p; }
 static inline void rcu_stall_window_expire(unsigned long next_gps) { (void)next_gps; }
 static inline void rcu_stall_window_hold(unsigned long gps) { (void)gps; }
 #endif

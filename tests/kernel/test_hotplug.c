@@ -994,3 +994,283 @@ KTAP_SUITE(hotplug_ofl,
 	   KTAP_CASE(hotplug_ofl_gp_init_vs_report_dead),
 	   KTAP_CASE(hotplug_barrier_vs_migration),
 	   KTAP_CASE(hotplug_late_death_callbacks_move));
+
+/*
+ * Preempted readers against a leaf that loses all its CPUs (suite
+ * hotplug_blkd; needs a leaf without the boot CPU below a parent:
+ * rcu.fanout_leaf=2 at 4 CPUs).  A reader switched out inside
+ * rcu_read_lock() stays queued on the leaf of the CPU it was on, also
+ * once that CPU and the others of its leaf are offline.
+ */
+#if defined(CONFIG_SANITIZE) && defined(CONFIG_PREEMPT_RCU)
+struct hb_reader {
+	int cpu;			/* where it starts (bound) */
+	bool at_go;			/* enter at go, stay until moved off cpu */
+	bool judge;			/* leave under preempt_disable() and judge */
+	int go, in, moved, release, done;
+	int verdict;			/* judge: HB_* below */
+};
+
+enum { HB_NONE, HB_HELD, HB_GP_ENDED, HB_TIMEOUT };
+
+static int hb_reader_fn(void *arg)
+{
+	struct hb_reader *r = arg;
+	u64 end = ktime_get_ns() + 60ull * 1000000000ull;
+
+	while (r->at_go && !READ_ONCE(r->go) && ktime_get_ns() < end)
+		cond_resched();
+	rcu_read_lock();
+	WRITE_ONCE(r->in, 1);
+	/* A voluntary switch in a reader queues it too (preempt=none). */
+	while (r->at_go && raw_smp_processor_id() == r->cpu && ktime_get_ns() < end)
+		cond_resched();
+	WRITE_ONCE(r->moved, 1);
+	while (!READ_ONCE(r->release) && ktime_get_ns() < end)
+		schedule_timeout_uninterruptible(1);
+	if (r->judge) {
+		struct rcu_node *leaf = per_cpu_ptr(&rcu_data, r->cpu)->mynode;
+		unsigned long cookie, gps = 0;
+
+		/* An RCU-sched reader from before the next grace period on. */
+		preempt_disable();
+		cookie = get_state_synchronize_rcu();
+		rcu_read_unlock();
+		SPIN_UNTIL(poll_state_synchronize_rcu(cookie) ||
+			   (rcu_gp_waits_only_on(leaf, &gps) &&
+			    gps == cookie - RCU_SEQ_STATE_MASK), 30000);
+		r->verdict = poll_state_synchronize_rcu(cookie) ? HB_GP_ENDED :
+			gps == cookie - RCU_SEQ_STATE_MASK ? HB_HELD : HB_TIMEOUT;
+		preempt_enable();
+	} else {
+		rcu_read_unlock();
+	}
+	smp_store_release(&r->done, 1);
+	return 0;
+}
+
+static struct hb_reader *hb_dying;	/* the reader hb_offline() lets in */
+
+static int hb_online(int cpu)
+{
+	(void)cpu;
+	return 0;
+}
+
+/* cpu_down(cpu) past its synchronize_sched(): the reader may enter now,
+ * and the grace period it waited for does not wait for this one. */
+static int hb_offline(int cpu)
+{
+	struct hb_reader *r = READ_ONCE(hb_dying);
+
+	if (r && r->cpu == cpu) {
+		WRITE_ONCE(r->go, 1);
+		WAIT_UNTIL(READ_ONCE(r->in), 30000);
+	}
+	return 0;
+}
+
+/* The leaf of the last CPU, if it has a parent and not the boot CPU. */
+static struct rcu_node *hb_leaf(void)
+{
+	int list[NR_CPUS], n = hotplug_cpus(list);
+	struct rcu_node *leaf;
+
+	if (!n)
+		return NULL;
+	leaf = per_cpu_ptr(&rcu_data, list[n - 1])->mynode;
+	return leaf->parent && leaf->grplo > 0 ? leaf : NULL;
+}
+
+static void hb_leaf_cpus(struct rcu_node *leaf, bool up, int except)
+{
+	for (int c = leaf->grplo; c <= leaf->grphi; c++) {
+		if (c == except || !cpu_present(c) || cpu_online(c) == up)
+			continue;
+		KTAP_EXPECT_EQ(up ? cpu_up(c) : cpu_down(c), 0);
+	}
+}
+
+static bool hb_blocked_on(struct task *t, struct rcu_node *leaf)
+{
+	return (READ_ONCE(t->rcu_read_unlock_special) & RCU_SPECIAL_BLOCKED) &&
+		READ_ONCE(t->rcu_blocked_node) == leaf;
+}
+#endif
+
+/*
+ * A reader switched out on the last CPU of a leaf as that CPU goes
+ * (cpu_down()'s move of its threads) stays queued there.  A grace
+ * period that begins afterwards must wait for it: rcu_gp_init() keeps
+ * such a leaf in the tree for its blocked readers alone (Linux's
+ * ->wait_blkd_tasks).  Judged by counts: either that grace period ends
+ * (the bug), or it reaches the state where it waits for nothing but the
+ * leaf.  A grace period that began before the leaf emptied, and holds
+ * the reader as its last CPU's, is no test of it: the round is run again.
+ */
+static void hotplug_blkd_reader_on_emptied_leaf(void)
+{
+#if defined(CONFIG_SANITIZE) && defined(CONFIG_PREEMPT_RCU)
+	static bool registered;
+	struct rcu_node *leaf = hb_leaf();
+	int checked = 0, round;
+
+	if (skip_if_one_cpu())
+		return;
+	if (!leaf) {
+		ktap_skip("needs a leaf without the boot CPU below a parent "
+			  "(rcu.fanout_leaf=2 at 4 CPUs)");
+		return;
+	}
+	if (!registered) {
+		KTAP_ASSERT(cpuhp_setup_state("hotplug_blkd", hb_online, hb_offline) >= 0);
+		registered = true;
+	}
+	for (round = 0; round < 3 && !checked; round++) {
+		static struct hb_reader r;
+		int cpu = leaf->grphi;
+		unsigned long cookie, gps = 0;
+		bool waited, ended;
+		struct task *t;
+
+		while (!cpu_present(cpu))
+			cpu--;
+		if (!cpu_online(cpu))
+			KTAP_ASSERT(cpu_up(cpu) == 0);
+		hb_leaf_cpus(leaf, false, cpu);
+		r = (struct hb_reader){ .cpu = cpu, .at_go = true };
+		t = start_on(hb_reader_fn, &r, cpu, PRIO_LOW, "blkdreader");
+		KTAP_ASSERT(t);
+		WRITE_ONCE(hb_dying, &r);
+		KTAP_ASSERT(cpu_down(cpu) == 0);
+		WRITE_ONCE(hb_dying, NULL);
+		if (!WAIT_UNTIL(READ_ONCE(r.moved), 30000) || !hb_blocked_on(t, leaf)) {
+			ktap_fail("round %d: the reader was not switched out on CPU %d as it "
+				  "went (moved %d)", round, cpu, READ_ONCE(r.moved));
+			WRITE_ONCE(r.release, 1);
+			kthread_join(t);
+			break;
+		}
+		/* Leaf of CPUs grplo-grphi: every CPU offline, one reader queued. */
+		cookie = start_poll_synchronize_rcu();
+		waited = WAIT_UNTIL(poll_state_synchronize_rcu(cookie) ||
+				    rcu_gp_waits_only_on(leaf, &gps), 30000);
+		ended = poll_state_synchronize_rcu(cookie);
+		WRITE_ONCE(r.release, 1);
+		kthread_join(t);
+		if (ended) {
+			ktap_fail("round %d: a grace period that began with CPUs %d-%d all offline "
+				  "ended while a reader was still blocked on their leaf",
+				  round, leaf->grplo, leaf->grphi);
+			break;
+		}
+		if (!waited) {
+			ktap_fail("round %d: within 30 s no grace period ended or waited for "
+				  "nothing but the leaf of CPUs %d-%d", round, leaf->grplo,
+				  leaf->grphi);
+			break;
+		}
+		if (gps == cookie - RCU_SEQ_STATE_MASK)
+			checked++;
+		else
+			ktap_log("round %d: a grace period from before the leaf emptied held the "
+				 "reader; again", round);
+		KTAP_EXPECT(WAIT_UNTIL(poll_state_synchronize_rcu(cookie), 30000));
+	}
+	KTAP_EXPECT_EQ(checked, 1);
+	ktap_log("%d round(s): the grace period waited for a reader on the empty leaf of "
+		 "CPUs %d-%d", round, leaf->grplo, leaf->grphi);
+	hb_leaf_cpus(leaf, true, -1);
+#else
+	ktap_skip("needs the test build and preemptible RCU");
+#endif
+}
+
+/*
+ * rcu_report_unblock_qs_rnp() drops the leaf's lock before it takes the
+ * parent's, carrying the GP its report is for: rcu_report_qs_rnp() must
+ * drop a report for a GP that has ended.  The report matters for the GP
+ * only where the leaf is in it; one that is not can hold readers on
+ * ->gp_tasks all the same, when its first CPU comes online between
+ * rcu_gp_init()'s two passes and a reader is switched out there
+ * (RCU_GP_HOLD_INIT holds that open).  The last of them to leave then
+ * reports for a GP that does not wait for it, and
+ * rcu_unblock_window_arm() holds that report in the handoff until the
+ * next GP, which has the leaf's CPU in it, has begun.  That reader
+ * leaves under preempt_disable() and stays there: the next GP must not
+ * end before its CPU's QS.  A preempted reader on another leaf holds the
+ * first GP meanwhile.
+ */
+static void hotplug_blkd_unblock_report_stale(void)
+{
+#if defined(CONFIG_SANITIZE) && defined(CONFIG_PREEMPT_RCU)
+	static struct hb_reader h, r;
+	struct rcu_node *leaf = hb_leaf();
+	int held0 = atomic_read(&rcu_unblock_windows_held);
+	int cpu, hcpu = cpu_online(1) && !(leaf && leaf->grplo <= 1) ? 1 : 0;
+	unsigned long cookie;
+	struct task *ht, *rt;
+	bool waiting;
+
+	if (skip_if_one_cpu())
+		return;
+	if (!leaf) {
+		ktap_skip("needs a leaf without the boot CPU below a parent "
+			  "(rcu.fanout_leaf=2 at 4 CPUs)");
+		return;
+	}
+	cpu = leaf->grplo;
+	hb_leaf_cpus(leaf, false, -1);
+	KTAP_ASSERT(list_empty(&leaf->blkd_tasks));
+	/* The next GP's first pass leaves the leaf out: no CPU, no reader. */
+	rcu_gp_hold_arm(RCU_GP_HOLD_INIT);
+	cookie = start_poll_synchronize_rcu();
+	if (!WAIT_UNTIL(rcu_gp_hold_held(RCU_GP_HOLD_INIT), 30000)) {
+		ktap_fail("no rcu_gp_init() reached its second pass within 30 s");
+		rcu_gp_hold_release(RCU_GP_HOLD_INIT);
+		return;
+	}
+	h = (struct hb_reader){ .cpu = hcpu };
+	ht = start_on(hb_reader_fn, &h, hcpu, PRIO_NORMAL, "blkdholder");
+	KTAP_ASSERT(ht);
+	KTAP_EXPECT(WAIT_UNTIL(hb_blocked_on(ht, per_cpu_ptr(&rcu_data, hcpu)->mynode), 30000));
+	KTAP_EXPECT_EQ(cpu_up(cpu), 0);
+	r = (struct hb_reader){ .cpu = cpu, .judge = true };
+	rt = start_on(hb_reader_fn, &r, cpu, PRIO_NORMAL, "blkdlate");
+	KTAP_ASSERT(rt);
+	KTAP_EXPECT(WAIT_UNTIL(hb_blocked_on(rt, leaf), 30000));
+	rcu_unblock_window_arm(leaf);
+	rcu_gp_hold_release(RCU_GP_HOLD_INIT);
+	KTAP_EXPECT(WAIT_UNTIL(rcu_seq_state(READ_ONCE(leaf->gp_seq)) &&
+			       READ_ONCE(leaf->gp_seq) == READ_ONCE(rcu_state.gp_seq), 30000));
+	WRITE_ONCE(r.release, 1);
+	WAIT_UNTIL(rcu_unblock_window_waiting() || smp_load_acquire(&r.done), 30000);
+	waiting = rcu_unblock_window_waiting();
+	WRITE_ONCE(h.release, 1);
+	KTAP_EXPECT(WAIT_UNTIL(smp_load_acquire(&r.done), 60000));
+	kthread_join(rt);
+	kthread_join(ht);
+	rcu_unblock_window_arm(NULL);
+	KTAP_EXPECT(waiting);
+	KTAP_EXPECT_EQ(atomic_read(&rcu_unblock_windows_held), held0 + 1);
+	if (r.verdict == HB_GP_ENDED)
+		ktap_fail("a grace period ended while CPU %d stayed in an RCU-sched reader "
+			  "begun before it: the report held in rcu_report_unblock_qs_rnp()'s "
+			  "handoff, made for the grace period before, cleared the leaf's bit "
+			  "in this one", cpu);
+	else
+		KTAP_EXPECT_EQ(r.verdict, HB_HELD);
+	ktap_log("reader on CPU %d: unblock report held %d time(s), verdict %d", cpu,
+		 atomic_read(&rcu_unblock_windows_held) - held0, r.verdict);
+	KTAP_EXPECT(WAIT_UNTIL(poll_state_synchronize_rcu(cookie), 30000));
+	hb_leaf_cpus(leaf, true, -1);
+#else
+	ktap_skip("needs the test build and preemptible RCU");
+#endif
+}
+
+/* Its own suite, in its own configuration (hotplug-blkd-4): a two-level
+ * tree at 4 CPUs. */
+KTAP_SUITE(hotplug_blkd,
+	   KTAP_CASE(hotplug_blkd_reader_on_emptied_leaf),
+	   KTAP_CASE(hotplug_blkd_unblock_report_stale));

@@ -1041,8 +1041,8 @@ static void rcu_stall_detected_irqs_off(void)
 
 /*
  * A grace period every CPU has reported but that the GP kthread does not
- * end, because it does not get a CPU: rcu_gp_starve_arm() (test build)
- * keeps it off the CPU between two of its scans.  The stall report then
+ * end, because it does not get a CPU: rcu_gp_hold_arm(RCU_GP_HOLD_FQS)
+ * (test build) keeps it off the CPU between two of its scans.  The stall report then
  * names no CPU; it must say that the kthread is starved (Linux's
  * rcu_check_gp_kthread_starvation()), or whoever reads it has nothing to
  * go on.
@@ -1060,12 +1060,12 @@ static void rcu_stall_gp_kthread_starved(void)
 	ktap_expect_alarm("an RCU stall report naming no CPU: rcu_sched kthread starved");
 	WRITE_ONCE(rcu_cpu_stall_timeout_ms, STALL_TIMEOUT_MS);
 	reports0 = atomic_read(&rcu_stall_reports);
-	rcu_gp_starve_arm();
+	rcu_gp_hold_arm(RCU_GP_HOLD_FQS);
 	cookie = start_poll_synchronize_sched();
-	held = WAIT_UNTIL(rcu_gp_starve_held(), 30000);
+	held = WAIT_UNTIL(rcu_gp_hold_held(RCU_GP_HOLD_FQS), 30000);
 	reported = held && WAIT_UNTIL(atomic_read(&rcu_stall_reports) != reports0, 30000);
 	WRITE_ONCE(rcu_cpu_stall_timeout_ms, 0);
-	rcu_gp_starve_release();
+	rcu_gp_hold_release(RCU_GP_HOLD_FQS);
 	KTAP_EXPECT(WAIT_UNTIL(poll_state_synchronize_sched(cookie), 30000));
 	if (!held) {
 		ktap_fail("the GP kthread never came to its held scan within 30 s");
@@ -1085,7 +1085,7 @@ static void rcu_stall_gp_kthread_starved(void)
 	else
 		KTAP_EXPECT(find_str(log, "Unless rcu_sched kthread gets sufficient CPU time"));
 #else
-	ktap_skip("needs the test build (rcu_gp_starve_arm)");
+	ktap_skip("needs the test build (rcu_gp_hold_arm)");
 #endif
 }
 
