@@ -100,6 +100,7 @@ static struct {
 	struct list_head pages;			/* pages of pointers, all CPUs' */
 	struct rcu_head *head;			/* the fallback chains, joined */
 	bool busy;				/* handed to call_rcu(), GP not over */
+	long nr;				/* objects in it */
 	bool forced;				/* by kvfree_rcu_barrier() */
 	unsigned long handed_at;		/* jiffies of its call_rcu() */
 	unsigned long next;			/* no batch before (jiffies) */
@@ -373,6 +374,7 @@ static void kfree_rcu_batch_done(bool now)
 		kfree_rcu_gp.next = jiffies + MIN(READ_ONCE(kfree_rcu_gp_gap) * waited,
 						  (unsigned long)HZ);
 	WRITE_ONCE(kfree_rcu_gp.busy, false);
+	WRITE_ONCE(kfree_rcu_gp.nr, 0);
 	/* Objects queued while it was busy: the monitor takes them. */
 	if (kfree_rcu_anything_queued())
 		kfree_rcu_arm_monitor_locked();
@@ -427,6 +429,7 @@ static bool kfree_rcu_fill_batch_locked(void)
 				krcp->head = NULL;
 			}
 			nr += krcp->count;
+			kfree_rcu_gp.nr += krcp->count;
 			krcp->submitted_seq = krcp->queued_seq;
 			krcp->count = 0;
 		}
@@ -810,6 +813,24 @@ void kfree_rcu_init_late(void)
 		kfree_rcu_init_percpu(cpu);
 	cpuhp_setup_state("kfree_rcu", kfree_rcu_online_hook, kfree_rcu_offline_hook);
 	register_shrinker(&kfree_rcu_shrinker);
+}
+
+void kfree_rcu_breakdown(struct kfree_rcu_breakdown *kb)
+{
+	long cached = 0, on_cpus = 0, in_gp;
+
+	for (int cpu = 0; cpu < NR_CPUS; cpu++) {
+		struct kfree_rcu_cpu *krcp = per_cpu_ptr(&krc, cpu);
+
+		on_cpus += (long)READ_ONCE(krcp->count);
+		cached += READ_ONCE(krcp->nr_cached);
+	}
+	in_gp = READ_ONCE(kfree_rcu_gp.nr);
+	kb->on_cpus = on_cpus;
+	kb->in_gp = in_gp;
+	kb->to_free = atomic_long_read(&kfree_rcu_stats.queued) -
+		      atomic_long_read(&kfree_rcu_stats.freed) - on_cpus - in_gp;
+	kb->pages_cached = cached;
 }
 
 unsigned long kfree_rcu_bulk_max(void)

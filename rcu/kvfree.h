@@ -21,6 +21,15 @@ struct kfree_rcu_stats {
 };
 extern struct kfree_rcu_stats kfree_rcu_stats;
 
+/* Where the objects in flight are now, for the benchmarks (racy sums). */
+struct kfree_rcu_breakdown {
+	long on_cpus;		/* queued on the CPUs, not yet handed to a GP */
+	long in_gp;		/* handed to a grace period not yet over */
+	long to_free;		/* past their grace period, not yet freed */
+	long pages_cached;	/* empty pages kept for later */
+};
+void kfree_rcu_breakdown(struct kfree_rcu_breakdown *kb);
+
 /* kmain(), after rcu_late_init(): each CPU's state, the hotplug hooks
  * and the shrinker. */
 void kfree_rcu_init_late(void);
