@@ -74,7 +74,7 @@ enum { GC_CALL_RCU, GC_KFREE_RCU };
 static long gc_in_flight(int collector)
 {
 	if (collector == GC_KFREE_RCU)
-		return atomic_long_read(&kfree_rcu_stats.queued) -
+		return kfree_rcu_queued() -
 		       atomic_long_read(&kfree_rcu_stats.freed);
 	return atomic_long_read(&gc_allocated) - atomic_long_read(&gc_freed) - 1;
 }
@@ -206,7 +206,7 @@ static void gc_run(int collector)
 	if (collector == GC_KFREE_RCU)
 		kvfree_rcu_barrier();	/* nobody else's objects in its counters */
 	unsigned long gps0 = rcu_batches_completed_sched();
-	long kq0 = atomic_long_read(&kfree_rcu_stats.queued);
+	long kq0 = kfree_rcu_queued();
 	long kb0 = atomic_long_read(&kfree_rcu_stats.batches);
 
 	if (scen_run(g, cpus, n, gc_worker, x, ms, false, NULL))
@@ -228,7 +228,7 @@ static void gc_run(int collector)
 		updates += x->updates[i];
 	}
 	long freed = collector == GC_KFREE_RCU ?
-		     atomic_long_read(&kfree_rcu_stats.queued) - kq0 - gc_in_flight(collector) :
+		     kfree_rcu_queued() - kq0 - gc_in_flight(collector) :
 		     atomic_long_read(&gc_freed);
 	long batches = collector == GC_KFREE_RCU ?
 		       atomic_long_read(&kfree_rcu_stats.batches) - kb0 : (long)updates;
@@ -382,7 +382,7 @@ static void kfree_bench_sample(struct kfree_bench *b)
 	if (b->by_call_rcu) {
 		m.objs = q - atomic_long_read(&kfree_bench_cb_freed);
 	} else {
-		m.objs = (atomic_long_read(&kfree_rcu_stats.queued) - b->kq0) -
+		m.objs = (kfree_rcu_queued() - b->kq0) -
 			 (atomic_long_read(&kfree_rcu_stats.freed) - b->kf0);
 		m.pages = atomic_long_read(&kfree_rcu_stats.pages);
 		kfree_rcu_breakdown(&m.krc);
@@ -441,7 +441,7 @@ static void gc_kfree_bench_one(int by_call_rcu)
 	else
 		kvfree_rcu_barrier();	/* nobody else's objects in the counters */
 	atomic_long_set(&kfree_bench_cb_freed, 0);
-	b.kq0 = atomic_long_read(&kfree_rcu_stats.queued);
+	b.kq0 = kfree_rcu_queued();
 	b.kf0 = atomic_long_read(&kfree_rcu_stats.freed);
 	atomic_set(&b.running, n);
 	gps0 = rcu_batches_completed();
