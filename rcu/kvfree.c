@@ -30,12 +30,24 @@
  *
  * The pace: the next batch goes kfree_rcu.gp_gap times as long after a
  * batch's grace period ended as that batch waited for it (by default
- * twice: kfree_rcu() keeps grace periods busy a third of the time at
- * most).  Handing a batch over as soon as the last one's grace period
- * ends would run grace periods back to back under a steady stream of
- * kfree_rcu(), as many as a call_rcu() per object does; the objects
- * waiting longer is the price of the grace periods saved.
+ * three times: kfree_rcu() keeps grace periods busy a quarter of the
+ * time at most).  Handing a batch over as soon as the last one's grace
+ * period ends would run grace periods back to back under a steady
+ * stream of kfree_rcu(), as many as a call_rcu() per object does.
  * kvfree_rcu_barrier() does not wait for the pace.
+ *
+ * The grace periods saved are paid in memory, whatever the batching:
+ * when a batch is handed over, everything queued since the last one
+ * (rate x interval) is waiting, and objects keep arriving while its GP
+ * runs.  call_rcu()'s GPs run back to back, so at its peak it holds
+ * about two GPs' worth (one in the GP, one waiting for the next); R
+ * times fewer GPs means an interval of R of its GPs, so a peak of about
+ * (R + L/Lc)/2 times call_rcu()'s, L/Lc being the ratio of the two
+ * paths' GP lengths.  Less memory than call_rcu() needs R < 2 - L/Lc,
+ * and 3x fewer GPs costs at least 1.5x its memory.  gp_gap is the knob:
+ * measured in rcuscale's kfree test (paper_gc, kfree_rcu_mem rows, at
+ * 2-16 CPUs), 0 gave 1.7-2.7x fewer GPs at 1.11-1.13x call_rcu()'s
+ * peak, 3 gives 2.3-4.0x fewer at 1.3-1.8x.
  *
  * call_rcu() grace periods wait for every RCU-sched reader and every
  * rcu_read_lock() reader (preemptible RCU's normal grace periods are
@@ -173,7 +185,7 @@ core_param(kfree_rcu.drain_ms, kfree_rcu_drain_ms, uint,
 
 /* The monitor's pace: after a batch's grace period, the next batch
  * waits gp_gap times as long as that one waited for its GP. */
-unsigned int kfree_rcu_gp_gap = 2;
+unsigned int kfree_rcu_gp_gap = 3;
 core_param(kfree_rcu.gp_gap, kfree_rcu_gp_gap, uint,
 	   "kfree_rcu(): idle time between its grace periods, in units of the last one's wait");
 
@@ -421,7 +433,7 @@ static void kfree_rcu_batch_done(bool now)
 	/*
 	 * The next batch waits gp_gap times as long as this one waited for
 	 * its grace period: with the default, kfree_rcu() keeps grace
-	 * periods busy a third of the time at most, however long they take,
+	 * periods busy a quarter of the time at most, however long they take,
 	 * and objects queued meanwhile share the next one.  A barrier's
 	 * batch is its caller's demand, not the monitor's pace.
 	 */
