@@ -94,9 +94,22 @@ static void wake_up_unlock(wait_queue_head_t *wq, int nr_exclusive, unsigned lon
  * both could read the old values, and the sleeper would never wake;
  * tests/model/wait_wake.pml.)
  */
+#ifdef CONFIG_SANITIZE
+void (*wait_inject_mb_hook)(wait_queue_head_t *wq);
+#define wake_up_mb(wq) do {						\
+	void (*__hook)(wait_queue_head_t *) =				\
+		__atomic_load_n(&wait_inject_mb_hook, __ATOMIC_ACQUIRE);	\
+	smp_mb();							\
+	if (__hook)							\
+		__hook(wq);						\
+} while (0)
+#else
+#define wake_up_mb(wq)	smp_mb()
+#endif
+
 static bool wq_has_sleeper(wait_queue_head_t *wq)
 {
-	smp_mb();
+	wake_up_mb(wq);
 	return !list_empty(&wq->head);
 }
 
