@@ -1063,7 +1063,7 @@ static void sched_atomic_bug_reported(void)
  * by hand, and the case fails.  tests/model/wait_wake.pml proves the
  * barriers needed; this runs the code.
  */
-#define WW_ROUNDS 2000
+#define WW_ROUNDS 1000
 #define WW_SWEEP 211
 
 struct ww {
