@@ -16,16 +16,17 @@
 #include "kernel/printk.h"
 
 /*
- * An invariant of rcu/'s state, written where the state changes: a
- * WARN_ON_ONCE() in the test build (CONFIG_SANITIZE), so every path a
- * test takes checks it (a WARNING the running KTAP case did not announce
- * fails it); not compiled, not even evaluated, in the benchmark build.
- * True when the invariant is broken (in the test build), for a repair.
+ * RCU_ASSERT(c): c is an invariant of rcu/'s state, written where the
+ * state changes.  In the test build (CONFIG_SANITIZE) it is
+ * WARN_ON_ONCE(!(c)), so every path a test takes checks it (a WARNING the
+ * running KTAP case did not announce fails it); it is not compiled, not
+ * even evaluated, in the benchmark build.  Like WARN_ON_ONCE() it yields
+ * true when the check fired (the invariant is broken), for a repair.
  */
 #ifdef CONFIG_SANITIZE
-#define RCU_INVARIANT_BROKEN(c)	WARN_ON_ONCE(!(c))
+#define RCU_ASSERT(c)	WARN_ON_ONCE(!(c))
 #else
-#define RCU_INVARIANT_BROKEN(c)	({ (void)sizeof(c); false; })
+#define RCU_ASSERT(c)	({ (void)sizeof(c); false; })
 #endif
 
 #define RCU_SEQ_CTR_SHIFT	2
@@ -61,7 +62,7 @@ static inline unsigned long rcu_seq_endval(unsigned long s)
  * around it (a full barrier after, where the GP's checks must follow). */
 static inline void rcu_seq_start(unsigned long *sp)
 {
-	RCU_INVARIANT_BROKEN(!rcu_seq_state(*sp));	/* idle -> started only */
+	RCU_ASSERT(!rcu_seq_state(*sp));	/* idle -> started only */
 	smp_store_release(sp, *sp + 1);
 }
 
@@ -72,7 +73,7 @@ static inline void rcu_seq_start(unsigned long *sp)
  */
 static inline void rcu_seq_end(unsigned long *sp)
 {
-	RCU_INVARIANT_BROKEN(rcu_seq_state(*sp));	/* only a started one ends */
+	RCU_ASSERT(rcu_seq_state(*sp));	/* only a started one ends */
 	smp_store_release(sp, rcu_seq_endval(*sp));
 }
 

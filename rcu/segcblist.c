@@ -54,7 +54,7 @@ static bool rcu_segcblist_ok(const struct rcu_segcblist *l)
 		p = &(*p)->next;
 	}
 }
-#define segcblist_check(l)	RCU_INVARIANT_BROKEN(rcu_segcblist_ok(l))
+#define segcblist_check(l)	RCU_ASSERT(rcu_segcblist_ok(l))
 #else
 #define segcblist_check(l)	do { } while (0)
 #endif

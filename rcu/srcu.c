@@ -131,7 +131,7 @@ static bool srcu_readers_active_idx_check(struct srcu_struct *ss, int idx)
 	/* Each unlock summed follows its lock, which A makes us see: more
 	 * unlocks than locks is a reader's unlock of the wrong index, or a
 	 * scan that summed in the wrong order. */
-	RCU_INVARIANT_BROKEN((long)(locks - unlocks) >= 0);
+	RCU_ASSERT((long)(locks - unlocks) >= 0);
 	return locks == unlocks;
 }
 

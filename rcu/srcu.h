@@ -164,7 +164,7 @@ static inline void srcu_held_pop(struct srcu_struct *ss)
 	/* Test build: a record that lost a section it holds (an interrupt's
 	 * reader overwrote it) would skip a legal wait or report a false
 	 * misuse; the record is trusted unless it overflowed. */
-	RCU_INVARIANT_BROKEN(found || t->srcu_held_overflow);
+	RCU_ASSERT(found || t->srcu_held_overflow);
 	barrier();
 	jitter_site(JITTER_SRCU_READ);	/* test build: an irq's reader here */
 	t->srcu_held_depth = d;

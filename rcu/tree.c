@@ -363,7 +363,7 @@ void rcu_report_qs_rnp(unsigned long mask, struct rcu_node *rnp,
 			return;		/* already reported, or a stale GP */
 		}
 		WRITE_ONCE(rnp->qsmask, rnp->qsmask & ~mask);
-		RCU_INVARIANT_BROKEN(!(rnp->qsmask & ~rnp->qsmaskinit));
+		RCU_ASSERT(!(rnp->qsmask & ~rnp->qsmaskinit));
 		trace_rcu_quiescent_state_report("rcu_sched", gps, mask, rnp->qsmask, rnp->grplo, rnp->level);
 		/* A leaf with preempted readers reports when the last leaves. */
 		if (rnp->qsmask || rcu_preempt_blocked_readers_cgp(rnp) || !rnp->parent) {
@@ -891,8 +891,8 @@ static bool rcu_gp_init(void)
 		jitter_site(JITTER_GP_INIT);
 		spin_lock_irqsave(&rnp->lock, flags);
 		/* Nothing of the last grace period is still pending. */
-		RCU_INVARIANT_BROKEN(!rnp->qsmask);
-		RCU_INVARIANT_BROKEN(!rcu_preempt_blocked_readers_cgp(rnp));
+		RCU_ASSERT(!rnp->qsmask);
+		RCU_ASSERT(!rcu_preempt_blocked_readers_cgp(rnp));
 		WRITE_ONCE(rnp->qsmask, rnp->qsmaskinit);
 		WRITE_ONCE(rnp->gp_seq, gps);
 		if (rnp->level != rcu_state.num_levels - 1) {
@@ -1599,7 +1599,7 @@ void rcu_migrate_callbacks(int cpu)
 		WRITE_ONCE(rcu_state.n_cbs_migrated, rcu_state.n_cbs_migrated + n);
 		rcu_barrier_window_moved(cpu);	/* test build only */
 	}
-	RCU_INVARIANT_BROKEN(!rcu_segcblist_n_cbs(&rdp->cblist));	/* a dead CPU owns none */
+	RCU_ASSERT(!rcu_segcblist_n_cbs(&rdp->cblist));	/* a dead CPU owns none */
 	spin_unlock(&rdp->lock);
 	spin_unlock(&my->lock);
 	spin_unlock_irqrestore(&rcu_state.barrier_lock, flags);
@@ -1626,10 +1626,10 @@ void rcu_cpu_dead_check(int cpu)
 	if (!per_cpu(rcu_data_ready, cpu))
 		return;
 	spin_lock_irqsave(&rnp->lock, flags);
-	RCU_INVARIANT_BROKEN(!(rnp->qsmaskinitnext & rdp->grpmask));
-	RCU_INVARIANT_BROKEN(!rcu_segcblist_n_cbs(&rdp->cblist));
-	RCU_INVARIANT_BROKEN(rcu_preempt_blkd_tasks_ok(rnp));
-	RCU_INVARIANT_BROKEN(!rnp->gp_tasks || !rnp->parent ||
+	RCU_ASSERT(!(rnp->qsmaskinitnext & rdp->grpmask));
+	RCU_ASSERT(!rcu_segcblist_n_cbs(&rdp->cblist));
+	RCU_ASSERT(rcu_preempt_blkd_tasks_ok(rnp));
+	RCU_ASSERT(!rnp->gp_tasks || !rnp->parent ||
 			     (READ_ONCE(rnp->parent->qsmask) & rnp->grpmask));
 	spin_unlock_irqrestore(&rnp->lock, flags);
 }

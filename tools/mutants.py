@@ -22,6 +22,9 @@ kill rate.  Also written to build/mutants/report.md.
     python3 tools/mutants.py --all-tests       run every test of a mutant,
                                                not only up to its first kill
     python3 tools/mutants.py --list            the mutants and their tests
+    python3 tools/mutants.py --check           each applies to the work tree,
+                                               and names tests that exist
+                                               (seconds; part of make test)
 
 A run that fails only by timing out is a timeout, not a kill, unless
 --timeouts-kill is given (a loaded machine times out healthy kernels).
@@ -188,11 +191,47 @@ def run_mutant(path, args):
     return name, verdict, t0, results
 
 
+def check(paths):
+    """Each mutant still applies to the work tree (a mutant that no longer
+    applies silently drops out of the score when the code it mutates
+    moves), has the header fields, and names QEMU configurations that
+    exist and host programs that tests/host builds."""
+    sys.path.insert(0, os.path.join(ROOT, "tests"))
+    import qemu_configs
+    configs = {c.name for c in qemu_configs.load_configs(os.path.join(ROOT, "tests", "qemu-configs"))}
+    rc, hostmk = sh("make -s -C tests/host -pn build 2>/dev/null", ROOT, 120)
+    bad = []
+    for p in paths:
+        name = os.path.basename(p)
+        h = header(p)
+        for key in ("Mutant", "Area", "Breaks"):
+            if key not in h:
+                bad.append(f"{name}: no '# {key}:' line")
+        tests = [t for t in h.get("Tests", "").replace(" ", "").split(",") if t]
+        hosts = [t for t in h.get("Host", "").replace(" ", "").split(",") if t]
+        if not tests and not hosts:
+            bad.append(f"{name}: names no test ('# Tests:' or '# Host:')")
+        bad += [f"{name}: no QEMU configuration {t} in tests/qemu-configs"
+                for t in tests if t not in configs]
+        bad += [f"{name}: tests/host builds no build/{t}"
+                for t in hosts if not re.search(rf"^build/{re.escape(t)}:", hostmk, re.M)]
+        rc, out = sh(f"patch -p1 --dry-run -s --batch -i {p}", ROOT, 60)
+        if rc != 0:
+            bad.append(f"{name}: does not apply to the work tree: "
+                       f"{' '.join(out.split())[:160]}")
+    for b in bad:
+        print(f"not ok {b}")
+    print(f"{len(paths)} mutants checked, {len(bad)} problems")
+    return 1 if bad or not paths else 0
+
+
 def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--only", default="", help="comma-separated substrings of mutant names")
     ap.add_argument("--all-tests", action="store_true")
     ap.add_argument("--list", action="store_true")
+    ap.add_argument("--check", action="store_true",
+                    help="only check that each applies and names existing tests")
     ap.add_argument("--keep", action="store_true", help="keep each scratch build")
     ap.add_argument("--rev", default="HEAD", help="the revision mutated (default HEAD)")
     ap.add_argument("--timeout-scale", type=float, default=1.0)
@@ -202,6 +241,8 @@ def main(argv=None):
     if a.only:
         keys = a.only.split(",")
         paths = [p for p in paths if any(k in os.path.basename(p) for k in keys)]
+    if a.check:
+        return check(paths)
     if a.list:
         for p in paths:
             h = header(p)
