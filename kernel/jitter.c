@@ -44,7 +44,7 @@ static const u8 slow_shifts[] = { 0, 1, 2, 3 };
 static const char *const site_names[JITTER_NR_SITES] = {
 	"unlock", "release", "rmw", "preempt", "irq", "wake",
 	"hotplug", "barrier", "gp_init", "gp_phase", "srcu", "switch", "irq_entry", "srcu_read",
-	"ipi",
+	"ipi", "switch_dying",
 };
 
 /* The task inside cpu_down()/cpu_up(), or NULL (JITTER_WALK_SITES). */
@@ -160,6 +160,11 @@ void jitter_init(void)
 	for (s = 0; s < JITTER_NR_SITES; s++) {
 		jitter_max_cycles[s] = (u64)(JITTER_LONG_SITES & (1u << s) ? jitter_slow_us :
 					     jitter_max_us) * tsc_khz / 1000;
+		/* A dying CPU's last switches: long enough for a wake-up on
+		 * another CPU, the move of prev and its run elsewhere, to its
+		 * exit, to fit inside (IPIs take milliseconds under TCG). */
+		if (s == JITTER_SWITCH_DYING)
+			jitter_max_cycles[s] *= 16;
 		r = splitmix64(r);
 		if (JITTER_SLOW_SITES & (1u << s))
 			jitter_shift[s] = slow_shifts[r % sizeof(slow_shifts)];
@@ -172,7 +177,8 @@ void jitter_init(void)
 				1u << jitter_shift[s]);
 	}
 	pr_info("jitter: max %u us seed %u\n", jitter_max_us, jitter_seed);
-	pr_info("jitter: slow paths max %u us; sites%s\n", jitter_slow_us, len ? buf : " none");
+	pr_info("jitter: slow paths max %u us (switch_dying %u us); sites%s\n", jitter_slow_us,
+		16 * jitter_slow_us, len ? buf : " none");
 	/* Published last: a site that sees its bit finds its shift set. */
 	__atomic_store_n(&jitter_site_mask, mask, __ATOMIC_RELEASE);
 }

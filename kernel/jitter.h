@@ -43,7 +43,7 @@ enum jitter_site {
 	JITTER_SWITCH,		/* finish_task_switch(), prev's ->on_cpu just
 				 * cleared: a wake-up elsewhere may run prev now
 				 * (the slow paths' delay; on a CPU going down
-				 * the site is JITTER_HOTPLUG) */
+				 * the site is JITTER_SWITCH_DYING) */
 	JITTER_IRQ_ENTRY,	/* irq_enter(), the handler not yet run */
 	JITTER_SRCU_READ,	/* between the stores of srcu_read_lock()'s and
 				 * srcu_read_unlock()'s per-task record, where
@@ -51,13 +51,19 @@ enum jitter_site {
 	JITTER_IPI,		/* a cross-CPU call queued, its IPI sent: the
 				 * handler may run before the sender's next
 				 * store (a slow path: odds and delay) */
+	JITTER_SWITCH_DYING,	/* finish_task_switch() on a CPU going down,
+				 * prev's ->on_cpu just cleared: a wake-up
+				 * elsewhere moves prev and may run it to its
+				 * exit meanwhile (a slow path: its odds, and
+				 * 16 jitter.slow: that takes milliseconds) */
 	JITTER_NR_SITES
 };
 /* The slow paths' sites: odds 1..1/8 and jitter.slow's delays.  A
  * cross-CPU call is one (a few hundred a second at most). */
 #define JITTER_SLOW_SITES	((1u << JITTER_HOTPLUG) | (1u << JITTER_BARRIER_WALK) |	\
 				 (1u << JITTER_GP_INIT) | (1u << JITTER_GP_PHASE) |	\
-				 (1u << JITTER_SRCU) | (1u << JITTER_IPI))
+				 (1u << JITTER_SRCU) | (1u << JITTER_IPI) |		\
+				 (1u << JITTER_SWITCH_DYING))
 /*
  * Walks over the CPUs: when one fires while another task is inside
  * cpu_down()/cpu_up(), the set of CPUs is made to change in the middle of

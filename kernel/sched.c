@@ -264,10 +264,11 @@ static void finish_task_switch(struct task *prev)
 	long prev_state = READ_ONCE(prev->state);
 
 	smp_store_release(&prev->on_cpu, 0);
-	/* Test build: a wake-up elsewhere may now run prev, even to its exit.
-	 * On a CPU going down this tail is a step of cpu_down() (the wake-up
-	 * moves prev away, move_woken_task()): the slow paths' odds. */
-	jitter_site(unlikely(READ_ONCE(this_cpu_rq()->dying)) ? JITTER_HOTPLUG : JITTER_SWITCH);
+	/* Test build: a wake-up elsewhere may now run prev, even to its exit
+	 * (on a CPU going down the wake-up moves prev away at once,
+	 * move_woken_task(): the slow paths' odds, and long). */
+	jitter_site(unlikely(READ_ONCE(this_cpu_rq()->dying)) ? JITTER_SWITCH_DYING :
+		    JITTER_SWITCH);
 	sched_inject(SCHED_INJECT_FINISH, prev, smp_processor_id());
 	if (unlikely(prev_state == TASK_DEAD))
 		put_task_struct(prev);	/* the running reference; off its stack now */

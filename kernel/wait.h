@@ -62,6 +62,16 @@ static inline bool waitqueue_active(wait_queue_head_t *wq)
 	return !list_empty(&wq->head);
 }
 
+#ifdef CONFIG_SANITIZE
+/*
+ * Test build: called by __wake_up() at its barrier, before it looks for
+ * sleepers (NULL: none).  A test that stands for a store buffer makes its
+ * condition true here, where the barrier would drain it
+ * (sched_wake_up_barrier_orders_the_condition).
+ */
+extern void (*wait_inject_mb_hook)(wait_queue_head_t *wq);
+#endif
+
 #define wait_event(wq, cond) do {					\
 	might_sleep();							\
 	if (cond)							\

@@ -7,11 +7,10 @@
 #include "kernel/atomic.h"
 
 struct kfree_rcu_stats {
-	atomic_long_t queued;		/* objects handed in and queued */
 	atomic_long_t freed;		/* objects freed after their GP */
 	atomic_long_t batches;		/* call_rcu()s: one per batch, all CPUs' */
 	atomic_long_t pages;		/* pages of pointers allocated now */
-	atomic_long_t by_head;		/* queued on the rcu_head chain */
+	atomic_long_t by_head;		/* on rcu_head chains, counted as batched */
 	atomic_long_t by_sync;		/* mightsleep: synchronize_rcu(), kfree() */
 	atomic_long_t slots_busy;	/* monitor found the batch in flight */
 	atomic_long_t shrunk;		/* cached pages given back */
@@ -20,6 +19,18 @@ struct kfree_rcu_stats {
 	atomic_long_t leaked;		/* ...that could not be queued */
 };
 extern struct kfree_rcu_stats kfree_rcu_stats;
+/* Objects handed in and queued so far (summed over the CPUs, whose own
+ * counts a queueing CPU bumps under its lock: no shared line per object). */
+long kfree_rcu_queued(void);
+
+/* Where the objects in flight are now, for the benchmarks (racy sums). */
+struct kfree_rcu_breakdown {
+	long on_cpus;		/* queued on the CPUs, not yet handed to a GP */
+	long in_gp;		/* handed to a grace period not yet over */
+	long to_free;		/* past their grace period, not yet freed */
+	long pages_cached;	/* empty pages kept for later */
+};
+void kfree_rcu_breakdown(struct kfree_rcu_breakdown *kb);
 
 /* kmain(), after rcu_late_init(): each CPU's state, the hotplug hooks
  * and the shrinker. */

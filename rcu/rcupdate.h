@@ -362,9 +362,11 @@ static inline void start_poll_synchronize_rcu_expedited_full(struct rcu_gp_oldst
  *  - kvfree_rcu_barrier(): returns once every object handed to either of
  *    the above before the call has been freed.  Sleeps: only where
  *    synchronize_rcu() is legal.
- * Objects are gathered per CPU into pages of pointers; every CPU's go
+ * kfree_rcu()'s objects are gathered per CPU on a chain through their
+ * own rcu_head (no allocation, no byte beyond the object), the
+ * one-argument form's into pages of pointers; every CPU's go
  * together to one grace period (one call_rcu() per batch, not per object
- * or per CPU), paced so that kfree_rcu() keeps grace periods busy a third
+ * or per CPU), paced so that kfree_rcu() keeps grace periods busy a quarter
  * of the time at most (kfree_rcu.gp_gap), and are freed in bulk by the
  * kfree_rcu/N kthreads.  Handing an object in twice while it is still queued
  * is a bug: the test build reports it (ODEBUG, rcu/debug_head.c) and

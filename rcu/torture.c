@@ -51,6 +51,9 @@
  *    (one in four is a single protection, which stays 1 time in 64);
  *    in rcu and srcu, half of these sleep the ticks instead (a reader
  *    blocked while its CPU owes the grace period its QS).
+ *  - torture.cpu_kthreads: a kthread bound to each CPU reads 0.5-4 ms
+ *    in one section of the flavour, back to back (the body of a thread
+ *    reader, no dawdling), then sleeps until another CPU wakes it.
  *  - torture.irqreader: in a timer handler (irq context) on every CPU,
  *    and, for RCU-sched, in NMI handlers (smp_call_nmi()); the host shim
  *    has NMI readers of its own (rcu_torture_nmi_hook).  SRCU's irq
@@ -832,7 +835,7 @@ static unsigned int rcutorture_protecting(void)
 	       RCUTORTURE_RDR_SCHED;
 }
 
-static void rcutorture_flavour_lock(int *idx)
+void rcutorture_flavour_lock(int *idx)
 {
 	if (cur_ops->flavor == TF_RCU)
 		rcu_read_lock();
@@ -842,7 +845,7 @@ static void rcutorture_flavour_lock(int *idx)
 		rcu_read_lock_sched();
 }
 
-static void rcutorture_flavour_unlock(int idx)
+void rcutorture_flavour_unlock(int idx)
 {
 	if (cur_ops->flavor == TF_RCU)
 		rcu_read_unlock();

@@ -74,6 +74,9 @@ void stutter_wait(void);
  * dawdles the hardirq way (often, briefly) and NULL not at all. */
 void rcu_torture_one_read(struct torture_random *r);
 void rcu_torture_one_read_body(struct torture_random *r, int cpu);
+/* The flavour's own read-side lock (idx: SRCU's index), from a thread. */
+void rcutorture_flavour_lock(int *idx);
+void rcutorture_flavour_unlock(int idx);
 /* Counts an error and prints the first few messages. */
 void torture_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 

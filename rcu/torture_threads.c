@@ -45,6 +45,22 @@
  *  - shuffle_interval=S: every S seconds the readers move: tasks never
  *    migrate here, so each reader ends and starts again on the next CPU,
  *    and one CPU in turn keeps none (it goes idle).
+ *  - cpu_kthreads: a kthread bound to each online CPU, in the shape of
+ *    Linux's per-CPU kthreads (smpboot's): it reads for a stretch of
+ *    0.5-4 ms (one section of the flavour, no cond_resched(): under
+ *    preempt=none it keeps its CPU), then hands off: it asks another CPU,
+ *    by a cross-CPU call, to wake it, and sleeps.  So its CPU runs it most
+ *    of the time, and each of its sleeps is met, an interrupt's latency
+ *    later, by a wake-up from another CPU.  When the CPU goes down, its
+ *    last switch is then often away from this kthread, asleep, with that
+ *    wake-up landing as the switch ends (it moves the kthread off the
+ *    dying CPU).  Moved off its CPU the kthread exits at once, as a
+ *    per-CPU kthread has nothing to do elsewhere; the parent joins it
+ *    within a tick or so (put_task_struct() and kthread_join() report a
+ *    task struct freed meanwhile) and starts another once the CPU is back.
+ *    What it breaks is reported by the checks it runs into (a task
+ *    struct's use count, the readers' own checks); its report says how
+ *    many kthreads were moved and exited.
  *
  * A run does not end before each stressor set has done its part once
  * (a stall and its recovery, a burst, a pause, a shuffle): counts, not
@@ -73,6 +89,9 @@ core_param(torture.stutter, stutter, uint, "seconds of test, then as many paused
 static unsigned int shuffle_interval;
 core_param(torture.shuffle_interval, shuffle_interval, uint,
 	   "seconds between reader shuffles (0: none)");
+static bool cpu_kthreads;
+core_param(torture.cpu_kthreads, cpu_kthreads, bool,
+	   "a reading kthread per CPU, woken by another CPU's interrupt after each read");
 
 /*
  * A warning is due one stall timeout into the stall: wait three, and
@@ -528,6 +547,148 @@ static int rcu_torture_shuffle(void *arg)
 	return 0;
 }
 
+/* ---- cpu_kthreads ---- */
+
+static struct task *cpu_kthreads_task;
+static atomic_long_t n_cpu_kthread_starts, n_cpu_kthread_moved, n_cpu_kthread_handoffs;
+static unsigned long n_cpu_kthread_passes;
+
+/* One per CPU.  t: the parent's handle, until it has joined the child. */
+static struct cpu_kthread {
+	struct task *t;
+	int cpu;
+	bool handoff;		/* asleep, a wake-up asked for (xchg by the waker) */
+	bool in_flight;		/* the cross-CPU call not run yet (smp_store_release) */
+	bool done;		/* about to return (smp_store_release) */
+} cpu_kthread_kids[NR_CPUS];
+
+/* On another CPU, in its interrupt: wake the child that asked. */
+static void cpu_kthread_wake(void *arg)
+{
+	struct cpu_kthread *k = arg;
+
+	if (xchg(&k->handoff, false))
+		wake_up_process(k->t);
+	smp_store_release(&k->in_flight, false);	/* k->t is not touched after */
+}
+
+/* An online CPU other than cpu, or -1. */
+static int cpu_kthread_waker(int cpu)
+{
+	for (int i = 1; i < NR_CPUS; i++) {
+		int w = (cpu + i) % NR_CPUS;
+
+		if (cpu_online(w))
+			return w;
+	}
+	return -1;
+}
+
+static int rcu_torture_cpu_kthread(void *arg)
+{
+	struct cpu_kthread *k = arg;
+	struct torture_random r;
+	int idx, w;
+
+	torture_random_init(&r, (u64)k->cpu + 2000);
+	while (!kthread_should_stop() && !torture_must_stop()) {
+		u64 end;
+
+		if (raw_smp_processor_id() != k->cpu) {
+			atomic_long_inc(&n_cpu_kthread_moved);
+			break;		/* its CPU went down: nothing to do elsewhere */
+		}
+		end = ktime_get_ns() + 500000 + torture_random(&r) % 3500000;
+		rcutorture_flavour_lock(&idx);
+		do
+			rcu_torture_one_read_body(NULL, k->cpu);
+		while (ktime_get_ns() < end);
+		rcutorture_flavour_unlock(idx);
+		/* The hand-off: another CPU's interrupt wakes it. */
+		w = cpu_kthread_waker(k->cpu);
+		if (w < 0) {	/* the only CPU online: its timer wakes it */
+			schedule_timeout_uninterruptible(1);
+			continue;
+		}
+		set_current_state(TASK_INTERRUPTIBLE);
+		WRITE_ONCE(k->in_flight, true);
+		smp_store_release(&k->handoff, true);
+		if (smp_call_function_single(w, cpu_kthread_wake, k, 0)) {
+			WRITE_ONCE(k->handoff, false);	/* w went down meanwhile */
+			WRITE_ONCE(k->in_flight, false);
+		} else {
+			atomic_long_inc(&n_cpu_kthread_handoffs);
+		}
+		if (READ_ONCE(k->handoff) && !kthread_should_stop())
+			schedule();
+		__set_current_state(TASK_RUNNING);
+		WRITE_ONCE(k->handoff, false);		/* kthread_stop() woke it */
+		/* The call may still be on its way: it uses k->t. */
+		while (smp_load_acquire(&k->in_flight))
+			cpu_relax();
+	}
+	smp_store_release(&k->done, true);
+	return 0;
+}
+
+/* cpus_read_lock() held: a child for cpu (online), or none if out of memory. */
+static void cpu_kthread_start(int cpu)
+{
+	struct cpu_kthread *k = &cpu_kthread_kids[cpu];
+
+	*k = (struct cpu_kthread){ .cpu = cpu };
+	k->t = kthread_create(rcu_torture_cpu_kthread, k, "rcu_torture_cpu_kthread");
+	if (!k->t)
+		return;
+	/* Moved off a CPU going down, it must run (and exit) at once where
+	 * it lands: above the readers where that starves none (RCU-sched's
+	 * cannot be preempted anyway); it sleeps after each stretch. */
+	if (cur_ops->flavor == TF_SCHED)
+		set_task_prio(k->t, PRIO_HIGH);
+	else
+		torture_reader_prio(k->t);
+	kthread_bind(k->t, cpu);
+	wake_up_process(k->t);
+	atomic_long_inc(&n_cpu_kthread_starts);
+}
+
+/* Join a child that has finished. */
+static void cpu_kthread_reap(struct cpu_kthread *k)
+{
+	if (smp_load_acquire(&k->done)) {
+		kthread_join(k->t);
+		k->t = NULL;
+	}
+}
+
+/* The parent, on CPU 0 (never taken down): reaps and restarts each tick. */
+static int rcu_torture_cpu_kthreads(void *arg)
+{
+	int cpu;
+
+	(void)arg;
+	while (!torture_must_stop()) {
+		cpus_read_lock();
+		for (cpu = 0; cpu < NR_CPUS; cpu++) {
+			struct cpu_kthread *k = &cpu_kthread_kids[cpu];
+
+			if (k->t)
+				cpu_kthread_reap(k);
+			if (!k->t && cpu_online(cpu))
+				cpu_kthread_start(cpu);
+		}
+		cpus_read_unlock();
+		WRITE_ONCE(n_cpu_kthread_passes, n_cpu_kthread_passes + 1);
+		schedule_timeout_uninterruptible(1);
+	}
+	for (cpu = 0; cpu < NR_CPUS; cpu++)
+		if (cpu_kthread_kids[cpu].t) {
+			kthread_stop(cpu_kthread_kids[cpu].t);
+			cpu_kthread_kids[cpu].t = NULL;
+		}
+	return 0;
+}
+
 /* ---- start, stop, report ---- */
 
 int rcu_torture_threads_start(void)
@@ -544,6 +705,10 @@ int rcu_torture_threads_start(void)
 	memset(read_exit_kids, 0, sizeof(read_exit_kids));
 	read_exit_gp.n = 0;	/* the last run's barriers ran its callback */
 	n_read_exit_bursts = n_stutter_pauses = n_shuffles = 0;
+	atomic_long_set(&n_cpu_kthread_starts, 0);
+	atomic_long_set(&n_cpu_kthread_moved, 0);
+	atomic_long_set(&n_cpu_kthread_handoffs, 0);
+	n_cpu_kthread_passes = 0;
 	stall_named = stall_done = stall_resumed = stall_skipped = false;
 	stall_ms = stall_gps_after = 0;
 	stall_reports = 0;
@@ -573,6 +738,14 @@ int rcu_torture_threads_start(void)
 		stutter_task = kthread_run(rcu_torture_stutter, NULL, "rcu_torture_stutter");
 	if (shuffle_interval)
 		shuffle_task = kthread_run(rcu_torture_shuffle, NULL, "rcu_torture_shuffle");
+	if (cpu_kthreads) {
+		cpu_kthreads_task = kthread_create(rcu_torture_cpu_kthreads, NULL,
+						   "rcu_torture_cpu_kthreads");
+		if (cpu_kthreads_task) {
+			kthread_bind(cpu_kthreads_task, 0);
+			wake_up_process(cpu_kthreads_task);
+		}
+	}
 	return 0;
 }
 
@@ -592,6 +765,8 @@ bool rcu_torture_threads_pending(void)
 
 void rcu_torture_threads_stop(void)
 {
+	if (cpu_kthreads_task)
+		kthread_stop(cpu_kthreads_task);
 	if (shuffle_task)
 		kthread_stop(shuffle_task);
 	if (stutter_task)
@@ -657,6 +832,14 @@ bool rcu_torture_threads_report(void)
 	if (shuffle_task) {
 		printk(KERN_INFO "rcu-torture: shuffle: shuffles %lu\n", n_shuffles);
 		shuffle_task = NULL;
+	}
+	if (cpu_kthreads_task) {
+		printk(KERN_INFO "rcu-torture: cpu_kthreads: started %ld, moved off a CPU going "
+		       "down and exited %ld, hand-offs %ld\n",
+		       atomic_long_read(&n_cpu_kthread_starts),
+		       atomic_long_read(&n_cpu_kthread_moved),
+		       atomic_long_read(&n_cpu_kthread_handoffs));
+		cpu_kthreads_task = NULL;
 	}
 	return ok;
 }

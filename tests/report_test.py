@@ -346,6 +346,12 @@ class ReportTest(unittest.TestCase):
         md, err = run(FIXTURE, "--peer", peer)
         self.assertIn("1 row(s) of the Linux peer", err)
         self.assertIn("2.9 (mean 3.1) [-smp 4, preempt]", md)
+        # With the peer's min_ns, its fastest run beside the median.
+        rows, _ = report.read_log(
+            "# bench name=linux_readside kernel=linux-6.1 model=preempt type=srcu "
+            "cpus=1 vcpus=4 ns_per_op=61 median_ns=60 min_ns=44\n")
+        self.assertIn("| SRCU | 1 | - | - | 60 (mean 61, fastest run 44) [-smp 4, preempt] |",
+                      "\n".join(report.three_source_table(rows, {})))
         self.assertIn("### name=linux_readside (1 row)", md)
         md, err = run(FIXTURE, peer, "--peer", peer)        # given: not twice
         self.assertNotIn("of the Linux peer", err)

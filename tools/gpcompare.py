@@ -15,6 +15,23 @@ change it); its rows are the `name=gp` medians (load=idle and busy),
 per row, the median over the boots of each boot's median (the figures of
 each boot in brackets) and the ratio of every ISO to the first.
 
+With --readside it compares the read side instead, at --smp 4 by
+default: for each of --types and 1, 2 and 4 readers, every ISO runs
+paper_readside (--loops sections, default 1000000, 10 runs,
+`refscale.irqs_off=1`: Linux's refscale keeps irqs off around its loop)
+and, with --peer, the peer runs refscale for the type's Linux
+counterpart (10 runs of as many loops), all at the same time: the host's load swings by 2x within a
+minute, and boots one after the other compared that.  The table gives
+the median over the rounds of each boot's gross median (ns per
+section), ours with its batch median, and the ratio to the first ISO.
+
+Every boot, ours and the peer's alike, starts in a session of its own
+(as tests/runner.py's and tools/peer/bench.py's do): the host may group
+its scheduling by session (autogroup), so a boot left in this script's
+session would share one group's CPU with whatever else runs there while
+the peer's got a group to itself, and its gross figures would lose the
+difference to the host.
+
 Every boot's serial log is kept in --log-dir (default build/gpcompare),
 and all rows, tagged `iso=NAME boot=K`, in rows.txt there.  Only the
 Python standard library is used.
@@ -56,6 +73,91 @@ def figures(rows):
     return out
 
 
+# Our read-side type beside the peer's (image, refscale type), like for
+# like (tools/report/readside_tables.py's THREE_SOURCES).
+RS_PEER = {"rcu": ("preempt", "rcu"), "rcu-nonpreempt": ("none", "rcu"),
+           "srcu": ("preempt", "srcu"), "refcnt": ("preempt", "refcnt"),
+           "rwlock": ("preempt", "rwlock")}
+RS_READERS = (1, 2, 4)
+RS_LOOPS = 1000000
+
+
+def rs_cmdline(t, n, loops=RS_LOOPS):
+    """Ours for reader type t at n readers."""
+    return (f"test=paper_readside bench=full refscale.cpus={n} refscale.types={t} "
+            f"refscale.loops={loops} refscale.runs=10 refscale.irqs_off=1")
+
+
+def rs_figures(rows):
+    """{("TYPE xN", "gross"|"batch"): ns} of one boot's read-side rows."""
+    out = {}
+    for r in map(parse_row, rows):
+        if r.get("name") == "readside" and r.get("cs_ns") == "0" and "median_ns" in r:
+            what = f"{r['type']} x{r['cpus']}"
+            out[(what, "gross")] = float(r["median_ns"])
+            if "batch_ns" in r:
+                out[(what, "batch")] = float(r["batch_ns"])
+    return out
+
+
+def peer_rs(t, n, smp, log, loops=RS_LOOPS):
+    """The peer's refscale median (ns per section) for our type t at n
+    readers, or None (no counterpart, no image, no runs)."""
+    import bench as peer
+    if t not in RS_PEER:
+        return None
+    model, lt = RS_PEER[t]
+    image = os.path.join(peer.PEER, f"bzImage-{model}")
+    if not os.path.isfile(image):
+        return None
+    append = ("console=ttyS0 panic=-1 no_timer_check rcuscale.scale_type=none "
+              f"rcuscale.shutdown=0 refscale.scale_type={lt} refscale.nreaders={n} "
+              f"refscale.loops={loops} refscale.nruns=10 refscale.holdoff=2")
+    vals = peer.parse_refscale(peer.boot(image, smp, append, log, 900))
+    return statistics.median(vals) if vals else None
+
+
+def readside_round(isos, types, smp, k, args, results, names, rows_path):
+    """One round of --readside: for each type and reader count, every
+    ISO and the peer boot at the same time, so that all of them measure
+    under the same host load (it swings by 2x within a minute where
+    this was written; boots one after the other compared the load)."""
+    from concurrent.futures import ThreadPoolExecutor
+    per = {}
+    for t in types:
+        for n in (n for n in RS_READERS if n <= smp):
+            cmdline = rs_cmdline(t, n, args.loops)
+            load = loadavg()
+            with ThreadPoolExecutor(len(isos) + 1) as ex:
+                ours = {name: ex.submit(boot_rcukern, p, smp, cmdline,
+                                        os.path.join(args.log_dir, f"{name}-{smp}-{t}-{n}-{k}.log"),
+                                        args.timeout)
+                        for name, p in isos}
+                lin = (ex.submit(peer_rs, t, n, smp,
+                                 os.path.join(args.log_dir, f"peer-{t}-{n}-{smp}-{k}.log"), args.loops)
+                       if args.peer else None)
+                for name, fut in ours.items():
+                    rows, _ = fut.result()
+                    per.setdefault(name, {}).update(rs_figures(rows))
+                    with open(rows_path, "a") as out:
+                        out.writelines(f"{r} iso={name} boot={k} host_load={load}\n"
+                                       for r in rows)
+                v = lin.result() if lin else None
+            if v is not None:
+                per.setdefault("linux-6.1", {})[(f"{t} x{n}", "gross")] = v
+                with open(rows_path, "a") as out:
+                    out.write(f"name=linux_readside type={t} cpus={n} median_ns={v:.3f} "
+                              f"iso=linux boot={k} host_load={load}\n")
+            print(f"gpcompare: round {k} {t} x{n}: " +
+                  ", ".join(f"{name} {fmt('', d.get((f'{t} x{n}', 'gross'), 0.0))}"
+                            for name, d in per.items()) + f", host load {load:.1f}",
+                  file=sys.stderr, flush=True)
+    for name, d in per.items():
+        results.setdefault((name, smp), []).append(d)
+        if name not in names:
+            names.append(name)
+
+
 def loadavg():
     """The host's 1-minute load average (TCG figures follow it)."""
     try:
@@ -70,9 +172,11 @@ def boot_rcukern(iso, smp, cmdline, log, timeout):
     t0 = time.monotonic()
     with open(log, "wb") as f:
         try:
+            # A session of its own, as the peer's boots get (see above).
             subprocess.run(["./run.sh", "--no-build", "-s", str(smp), "-c", cmdline],
                            cwd=ROOT, env=env, stdout=f, stderr=subprocess.STDOUT,
-                           stdin=subprocess.DEVNULL, timeout=timeout)
+                           stdin=subprocess.DEVNULL, timeout=timeout,
+                           start_new_session=True)
         except subprocess.TimeoutExpired:
             f.write(f"\n# gpcompare: stopped after {timeout} s\n".encode())
     with open(log, "rb") as f:
@@ -116,6 +220,8 @@ def peer_figures(rows):
 
 
 def fmt(what, v):
+    if isinstance(v, float):
+        return f"{v:.1f} ns"
     if what.startswith("gp "):
         return f"{v / 1e6:.3f} ms" if v >= 100000 else f"{v / 1e3:.2f} us"
     return str(v)
@@ -153,10 +259,17 @@ def table(results, names, sizes):
 def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--iso", action="append", required=True, metavar="NAME=PATH")
-    ap.add_argument("--smp", default="2,4,16")
+    ap.add_argument("--smp", help="vCPU counts (default 2,4,16; --readside: 4)")
     ap.add_argument("--boots", type=int, default=3)
     ap.add_argument("--cmdline", default="test=rcu,rcu_preempt")
     ap.add_argument("--peer", action="store_true", help="the Linux peer's rcuscale too")
+    ap.add_argument("--readside", action="store_true",
+                    help="the read side (paper_readside; the peer's refscale) instead")
+    ap.add_argument("--types", default="srcu,refcnt,rcu,rcu-nonpreempt",
+                    help="--readside: our reader types")
+    ap.add_argument("--loops", type=int, default=RS_LOOPS,
+                    help="--readside: sections per reader per run, both kernels (a run "
+                    "of seconds spans the host's scheduling; 1000000 is refscale's)")
     ap.add_argument("--log-dir", default=os.path.join(ROOT, "build", "gpcompare"))
     ap.add_argument("--timeout", type=int, default=900, help="per boot, s")
     args = ap.parse_args(argv)
@@ -166,13 +279,17 @@ def main(argv=None):
         if not os.path.isfile(p):
             ap.error(f"{n}: {p} not found")
     names = [n for n, _ in isos]
-    sizes = [int(s) for s in args.smp.split(",")]
+    sizes = [int(s) for s in (args.smp or ("4" if args.readside else "2,4,16")).split(",")]
     os.makedirs(args.log_dir, exist_ok=True)
     rows_path = os.path.join(args.log_dir, "rows.txt")
     open(rows_path, "w").close()
     results = {}
     for k in range(args.boots):
         for smp in sizes:
+            if args.readside:
+                readside_round(isos, args.types.split(","), smp, k, args, results, names,
+                               rows_path)
+                continue
             order = isos if k % 2 == 0 else isos[::-1]
             for n, p in order:
                 log = os.path.join(args.log_dir, f"{n}-{smp}-{k}.log")

@@ -647,7 +647,6 @@ static void sched_idle_halts(void)
 	/* A busy thread there: its idle task does not run at all. */
 	t = kthread_create_on_cpu(spin_for, (void *)40l, cpu, "busy");
 	KTAP_ASSERT(t);
-	get_task_struct(t);
 	wake_up_process(t);
 	KTAP_EXPECT(WAIT_UNTIL(READ_ONCE(t->nr_switches) > 0, 2000));
 	busy_h = sched_stat(cpu, idle_halts);
@@ -657,7 +656,6 @@ static void sched_idle_halts(void)
 	bool still = cpu_curr(cpu) == t;
 	busy_h = sched_stat(cpu, idle_halts) - busy_h;
 	kthread_join(t);
-	put_task_struct(t);
 	if (still)
 		KTAP_EXPECT_EQ(busy_h, 0);
 	ktap_log("CPU %d idle >= 50 ms: %llu halts, %llu%% of the time halted", cpu,
@@ -1053,6 +1051,193 @@ static void sched_atomic_bug_reported(void)
 
 /* ---- benchmark --------------------------------------------------------- */
 
+/*
+ * wake_up() skips an empty queue without its lock (kernel/wait.c
+ * wq_has_sleeper()): a sleeper must never be left asleep by it.  Each
+ * round the waiter, on its own CPU, says it has started and goes into
+ * wait_event()'s steps; the waker (another CPU) sees that and makes the
+ * condition true after a delay that sweeps 0..WW_SWEEP-1 loops, so that
+ * its store and list check fall before, inside and after the waiter's
+ * list_add and test.  A lost wake-up is a waiter that never
+ * acknowledges its round: reported after WAIT_MIN_MS, the waiter woken
+ * by hand, and the case fails.  tests/model/wait_wake.pml proves the
+ * barriers needed; this runs the code.
+ */
+#define WW_ROUNDS 1000
+#define WW_SWEEP 211
+
+struct ww {
+	wait_queue_head_t wq;
+	int go, started, cond, seen;
+	bool stop;
+	int slept, lost;
+	long lost_state;
+	bool lost_queued;
+	struct task *waiter;
+};
+
+static int ww_waiter(void *p)
+{
+	struct ww *x = p;
+	DEFINE_WAIT(w);
+
+	for (int i = 1; ; i++) {
+		while (smp_load_acquire(&x->go) < i && !READ_ONCE(x->stop))
+			cpu_relax();
+		if (READ_ONCE(x->stop))
+			return 0;
+		smp_store_release(&x->started, i);
+		/* wait_event()'s loop, counting the sleeps. */
+		for (;;) {
+			prepare_to_wait(&x->wq, &w, TASK_UNINTERRUPTIBLE);
+			if (READ_ONCE(x->cond) >= i || READ_ONCE(x->stop))
+				break;
+			x->slept++;
+			schedule();
+		}
+		finish_wait(&x->wq, &w);
+		smp_store_release(&x->seen, i);
+	}
+}
+
+static int ww_waker(void *p)
+{
+	struct ww *x = p;
+
+	for (int i = 1; i <= WW_ROUNDS; i++) {
+		smp_store_release(&x->go, i);
+		if (!SPIN_UNTIL(smp_load_acquire(&x->started) == i, WAIT_MIN_MS)) {
+			x->lost = -i;
+			break;
+		}
+		for (volatile int d = i % WW_SWEEP; d > 0; d--)
+			;
+		WRITE_ONCE(x->cond, i);
+		wake_up(&x->wq);
+		if (!SPIN_UNTIL(smp_load_acquire(&x->seen) == i, WAIT_MIN_MS)) {
+			x->lost = i;
+			x->lost_state = READ_ONCE(x->waiter->state);
+			x->lost_queued = waitqueue_active(&x->wq);
+			break;
+		}
+	}
+	WRITE_ONCE(x->stop, true);
+	wake_up(&x->wq);
+	wake_up_process(x->waiter);	/* a lost one too */
+	return 0;
+}
+
+static void sched_wake_up_skip_loses_no_sleeper(void)
+{
+	static struct ww x;
+	struct task *a, *b;
+	u64 t0;
+
+	if (nr_cpu_ids < 2) {
+		ktap_skip("needs 2 CPUs");
+		return;
+	}
+	memset(&x, 0, sizeof(x));
+	init_waitqueue_head(&x.wq);
+	t0 = ktime_get_ns();
+	b = kthread_create_on_cpu(ww_waiter, &x, nr_cpu_ids - 1, "ww-waiter");
+	KTAP_ASSERT(b);
+	x.waiter = b;
+	wake_up_process(b);
+	a = start_on(ww_waker, &x, nr_cpu_ids - 2, PRIO_NORMAL, "ww-waker");
+	KTAP_ASSERT(a);
+	kthread_join(a);
+	kthread_join(b);
+	if (x.lost < 0)
+		ktap_fail("round %d: the waiter did not start for %d s", -x.lost,
+			  WAIT_MIN_MS / 1000);
+	else if (x.lost)
+		ktap_fail("round %d: wake-up lost: the waiter sleeps (state %ld, %s on the "
+			  "queue) with the condition true for %d s", x.lost, x.lost_state,
+			  x.lost_queued ? "still" : "not", WAIT_MIN_MS / 1000);
+	/* The sweep must have put the waker's check inside the waiter's
+	 * wait: else the fast path was never raced against a sleeper. */
+	KTAP_EXPECT(x.slept > 0);
+	ktap_log("%d rounds in %llu ms: the waiter slept in %d, found the condition "
+		 "true in the rest; %d lost", x.lost < 0 ? -x.lost : x.lost ? x.lost : WW_ROUNDS,
+		 (unsigned long long)((ktime_get_ns() - t0) / 1000000), x.slept,
+		 x.lost > 0);
+}
+
+#ifdef CONFIG_SANITIZE
+/*
+ * The waker's barrier in wake_up() (kernel/wait.c wq_has_sleeper()),
+ * shown needed on a machine that reorders nothing.  x86 lets the
+ * waker's read of the list pass its store of the condition, which
+ * waits in its store buffer until the barrier drains it.  The test
+ * stands for that buffer: its condition becomes true only at the
+ * barrier (wait_inject_mb_hook), or after wake_up() returns if no
+ * barrier came.  The waiter then runs: with the barrier it finds the
+ * condition true; without, it finds it false, queues itself and sleeps,
+ * and nothing wakes it: reported after WAIT_MIN_MS, the waiter woken by
+ * hand.  tests/mutants/34 removes the barrier.
+ */
+static struct {
+	wait_queue_head_t wq;
+	int cond, buffered, seen;
+} wmb;
+
+static void wmb_drain(wait_queue_head_t *wq)
+{
+	if (wq == &wmb.wq && wmb.buffered) {
+		wmb.buffered = 0;
+		WRITE_ONCE(wmb.cond, 1);
+	}
+}
+
+static int wmb_waiter(void *unused)
+{
+	(void)unused;
+	wait_event(wmb.wq, READ_ONCE(wmb.cond));
+	smp_store_release(&wmb.seen, 1);
+	return 0;
+}
+
+static void sched_wake_up_barrier_orders_the_condition(void)
+{
+	struct task *t;
+	bool slept;
+
+	memset(&wmb, 0, sizeof(wmb));
+	init_waitqueue_head(&wmb.wq);
+	__atomic_store_n(&wait_inject_mb_hook, wmb_drain, __ATOMIC_RELEASE);
+	wmb.buffered = 1;		/* the store of cond = 1, not yet seen */
+	wake_up(&wmb.wq);		/* no sleeper yet: the empty-queue skip */
+	t = kthread_create_on_cpu(wmb_waiter, NULL, farthest_cpu(), "wmb-waiter");
+	KTAP_ASSERT(t);
+	wake_up_process(t);
+	/* The waiter either returns or sleeps on the queue. */
+	if (!WAIT_UNTIL(smp_load_acquire(&wmb.seen) ||
+			(waitqueue_active(&wmb.wq) && READ_ONCE(t->state) == TASK_UNINTERRUPTIBLE),
+			WAIT_MIN_MS))
+		ktap_fail("the waiter neither returned nor slept");
+	slept = !smp_load_acquire(&wmb.seen);
+	wmb_drain(&wmb.wq);		/* the buffer drains late */
+	if (!WAIT_UNTIL(smp_load_acquire(&wmb.seen), WAIT_MIN_MS)) {
+		ktap_fail("wake-up lost: the waiter sleeps (state %ld, %s on the queue) with "
+			  "the condition true for %d s: wake_up() read the list before its "
+			  "store was seen", READ_ONCE(t->state),
+			  waitqueue_active(&wmb.wq) ? "still" : "not", WAIT_MIN_MS / 1000);
+		wake_up(&wmb.wq);
+	}
+	__atomic_store_n(&wait_inject_mb_hook, NULL, __ATOMIC_RELEASE);
+	kthread_join(t);
+	KTAP_EXPECT(!slept);
+	ktap_log("condition made true at wake_up()'s barrier, the waiter then %s",
+		 slept ? "slept: the list was read before the barrier" : "found it true");
+}
+#else
+static void sched_wake_up_barrier_orders_the_condition(void)
+{
+	ktap_skip("needs the test build's wait_inject_mb_hook");
+}
+#endif
+
 #define CTX_RUNS 7
 #define CTX_ITERS 2000
 #define XCPU_ITERS 100
@@ -1234,5 +1419,7 @@ KTAP_SUITE(sched,
 	   KTAP_CASE(sched_wakeup_ring_across_cpus),
 	   KTAP_CASE(sched_sleep_and_timeouts),
 	   KTAP_CASE(sched_completion_and_delays),
+	   KTAP_CASE(sched_wake_up_skip_loses_no_sleeper),
+	   KTAP_CASE(sched_wake_up_barrier_orders_the_condition),
 	   KTAP_CASE(sched_atomic_bug_reported),
 	   KTAP_CASE(sched_bench_ctxsw));

@@ -26,6 +26,7 @@
 #include "kernel/slab.h"
 #include "kernel/smp.h"
 #include "kernel/spinlock.h"
+#include "kernel/string.h"
 #include "kernel/time.h"
 #include "rcu/rculist.h"
 #include "rcu/kvfree.h"
@@ -73,7 +74,7 @@ enum { GC_CALL_RCU, GC_KFREE_RCU };
 static long gc_in_flight(int collector)
 {
 	if (collector == GC_KFREE_RCU)
-		return atomic_long_read(&kfree_rcu_stats.queued) -
+		return kfree_rcu_queued() -
 		       atomic_long_read(&kfree_rcu_stats.freed);
 	return atomic_long_read(&gc_allocated) - atomic_long_read(&gc_freed) - 1;
 }
@@ -205,7 +206,7 @@ static void gc_run(int collector)
 	if (collector == GC_KFREE_RCU)
 		kvfree_rcu_barrier();	/* nobody else's objects in its counters */
 	unsigned long gps0 = rcu_batches_completed_sched();
-	long kq0 = atomic_long_read(&kfree_rcu_stats.queued);
+	long kq0 = kfree_rcu_queued();
 	long kb0 = atomic_long_read(&kfree_rcu_stats.batches);
 
 	if (scen_run(g, cpus, n, gc_worker, x, ms, false, NULL))
@@ -227,7 +228,7 @@ static void gc_run(int collector)
 		updates += x->updates[i];
 	}
 	long freed = collector == GC_KFREE_RCU ?
-		     atomic_long_read(&kfree_rcu_stats.queued) - kq0 - gc_in_flight(collector) :
+		     kfree_rcu_queued() - kq0 - gc_in_flight(collector) :
 		     atomic_long_read(&gc_freed);
 	long batches = collector == GC_KFREE_RCU ?
 		       atomic_long_read(&kfree_rcu_stats.batches) - kb0 : (long)updates;
@@ -302,14 +303,68 @@ static void kfree_obj_cb(struct rcu_head *rh)
 	atomic_long_inc(&kfree_bench_cb_freed);
 }
 
+/*
+ * Where the memory in flight waits, by grace-period age, the same for
+ * both collectors: each sample takes the cookie an object queued now
+ * would need (get_state_synchronize_rcu(): it moves on when a grace
+ * period starts) and the count queued so far.  Objects queued under the
+ * current cookie wait for a GP to start (to_start); those under older
+ * cookies not yet satisfied wait for a GP in flight to end (to_end);
+ * those under satisfied cookies and not yet freed wait for their
+ * callback or bulk free (to_free).  Sample-grained: counts are within a
+ * sample's worth of objects.
+ */
+#define KFREE_AGES 64
+
+struct kfree_bench_mem {
+	long objs, pages, bytes;
+	long to_start, to_end, to_free;
+	struct kfree_rcu_breakdown krc;		/* kfree_rcu's own view */
+};
+
 struct kfree_bench {
 	int by_call_rcu;
 	atomic_t running;
 	atomic_long_t queued;		/* objects handed to the collector */
 	long kq0, kf0;			/* kfree_rcu's counters at the start */
 	long max_bytes;			/* in flight, objects and pages: peak */
+	long sum_bytes, nr_samples;	/* ...and their mean over the samples */
+	struct kfree_bench_mem at_peak;	/* where the peak's memory waited */
+	struct {
+		unsigned long cookie;
+		long queued;		/* queued up to the last sample under it */
+	} age[KFREE_AGES];
+	int nr_ages;
 	spinlock_t lock;
 };
+
+/* b->lock held: the age split of m->objs, q objects queued so far. */
+static void kfree_bench_ages(struct kfree_bench *b, long q, struct kfree_bench_mem *m)
+{
+	unsigned long cookie = get_state_synchronize_rcu();
+	long ended = 0, before = 0;
+	int i, n = b->nr_ages;
+
+	if (!n || b->age[n - 1].cookie != cookie) {
+		if (n == KFREE_AGES) {
+			memmove(&b->age[0], &b->age[1], sizeof(b->age[0]) * (KFREE_AGES - 1));
+			n--;
+		}
+		b->age[n].cookie = cookie;
+		b->nr_ages = ++n;
+	}
+	b->age[n - 1].queued = q;
+	for (i = n - 1; i >= 0; i--)
+		if (poll_state_synchronize_rcu(b->age[i].cookie)) {
+			ended = b->age[i].queued;
+			break;
+		}
+	if (n >= 2)
+		before = b->age[n - 2].queued;
+	m->to_start = q - before;
+	m->to_free = MIN(m->objs, MAX(0L, ended - (q - m->objs)));
+	m->to_end = MAX(0L, m->objs - m->to_start - m->to_free);
+}
 
 /*
  * Memory in flight: objects queued and not yet freed (each a
@@ -319,20 +374,28 @@ struct kfree_bench {
  */
 static void kfree_bench_sample(struct kfree_bench *b)
 {
-	long objs, pages = 0, bytes;
+	struct kfree_bench_mem m = { 0 };
 	unsigned long flags;
+	long q;
 
+	q = atomic_long_read(&b->queued);
 	if (b->by_call_rcu) {
-		objs = atomic_long_read(&b->queued) - atomic_long_read(&kfree_bench_cb_freed);
+		m.objs = q - atomic_long_read(&kfree_bench_cb_freed);
 	} else {
-		objs = (atomic_long_read(&kfree_rcu_stats.queued) - b->kq0) -
-		       (atomic_long_read(&kfree_rcu_stats.freed) - b->kf0);
-		pages = atomic_long_read(&kfree_rcu_stats.pages);
+		m.objs = (kfree_rcu_queued() - b->kq0) -
+			 (atomic_long_read(&kfree_rcu_stats.freed) - b->kf0);
+		m.pages = atomic_long_read(&kfree_rcu_stats.pages);
+		kfree_rcu_breakdown(&m.krc);
 	}
-	bytes = objs * (long)KFREE_OBJ_SIZE + pages * 4096;
+	m.bytes = m.objs * (long)KFREE_OBJ_SIZE + m.pages * 4096;
 	spin_lock_irqsave(&b->lock, flags);
-	if (bytes > b->max_bytes)
-		b->max_bytes = bytes;
+	kfree_bench_ages(b, q, &m);
+	b->sum_bytes += m.bytes;
+	b->nr_samples++;
+	if (m.bytes > b->max_bytes) {
+		b->max_bytes = m.bytes;
+		b->at_peak = m;
+	}
 	spin_unlock_irqrestore(&b->lock, flags);
 }
 
@@ -378,7 +441,7 @@ static void gc_kfree_bench_one(int by_call_rcu)
 	else
 		kvfree_rcu_barrier();	/* nobody else's objects in the counters */
 	atomic_long_set(&kfree_bench_cb_freed, 0);
-	b.kq0 = atomic_long_read(&kfree_rcu_stats.queued);
+	b.kq0 = kfree_rcu_queued();
 	b.kf0 = atomic_long_read(&kfree_rcu_stats.freed);
 	atomic_set(&b.running, n);
 	gps0 = rcu_batches_completed();
@@ -415,6 +478,13 @@ static void gc_kfree_bench_one(int by_call_rcu)
 		 by_call_rcu ? (long)nobj :
 		 atomic_long_read(&kfree_rcu_stats.batches) - batches0,
 		 (unsigned long long)(nobj ? ns / nobj : 0));
+	/* Where the peak's objects waited (objects; kb: the whole peak). */
+	ktap_log("bench name=kfree_rcu_mem by_call_rcu=%d peak_kb=%ld mean_kb=%ld objs=%ld to_start=%ld to_end=%ld to_free=%ld pages=%ld pages_cached=%ld krc_cpu=%ld krc_gp=%ld krc_free=%ld",
+		 by_call_rcu, b.max_bytes / 1024,
+		 b.nr_samples ? b.sum_bytes / b.nr_samples / 1024 : 0, b.at_peak.objs,
+		 b.at_peak.to_start, b.at_peak.to_end, b.at_peak.to_free, b.at_peak.pages,
+		 b.at_peak.krc.pages_cached, b.at_peak.krc.on_cpus, b.at_peak.krc.in_gp,
+		 b.at_peak.krc.to_free);
 	KTAP_EXPECT_EQ(atomic_read(&b.running), 0);
 }
 

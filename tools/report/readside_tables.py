@@ -131,7 +131,11 @@ def three_source_table(rows, paper, counts=(1, 2, 4)):
                 if r.num("vcpus") is not None:
                     ours_cell += f" [-smp {r.num('vcpus'):g}]"
             if lr is not None:
-                lin_cell = (f"{fmt(lr.num('median_ns'))} (mean {fmt(lr.num('ns_per_op'))}) "
+                # Its fastest run: the nearest Linux has to our batch
+                # median (one timed loop per run, no batches).
+                best = (f", fastest run {fmt(lr.num('min_ns'))}"
+                        if lr.num("min_ns") is not None else "")
+                lin_cell = (f"{fmt(lr.num('median_ns'))} (mean {fmt(lr.num('ns_per_op'))}{best}) "
                             f"[-smp {lr.num('vcpus', 0):g}, {lr.get('model')}]")
             elif lkey is None and ours_t == "rcu-sched" and lin:
                 lin_cell = "no such refscale type in 6.1"
@@ -154,7 +158,16 @@ def three_source_table(rows, paper, counts=(1, 2, 4)):
             "figure less what the host took beyond a median batch, so that it "
             "differs from the batch median by what the timing between batches "
             "costs; the harness alone is that timing with no sections (its "
-            "gross cost per section, in every other gross figure). The 2007 figures are means on "
+            "gross cost per section, in every other gross figure). A gross "
+            "figure is a share of the host as much as a cost, and `make bench` "
+            "boots ours and the peer one after the other: on a loaded host "
+            "`tools/gpcompare.py --readside --peer` boots them at the same "
+            "time, so that both get the same share, and the host-free "
+            "comparison is our batch median against Linux's fastest run. "
+            "`rcu_read_lock_sched()` "
+            "counts preemption here, where a PREEMPT_NONE kernel without "
+            "PREEMPT_COUNT compiles it to nothing: that kernel's `rcu` row is "
+            "the like of our `rcu-nonpreempt`, not of our `rcu-sched`. The 2007 figures are means on "
             "a 16-CPU 3 GHz x86 (PREEMPT=y, except the non-preemptible RCU row: "
             "PREEMPT=n, the loop the compiler deleted)."]
     return out + ([] if lin else ["", no_peer()])
