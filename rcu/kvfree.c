@@ -486,6 +486,13 @@ static bool kfree_rcu_fill_batch_locked(void)
 			continue;
 		spin_lock(&krcp->lock);
 		krcp->monitor_asked = false;
+		/*
+		 * Every CPU's, empty or not: the offline hook moves a CPU's
+		 * objects to another under kfree_rcu_gp_lock, so whatever any
+		 * CPU queued before this fill is in this batch, even objects
+		 * numbered on one CPU and moved to another.
+		 */
+		krcp->submitted_seq = krcp->queued_seq;
 		if (krcp->count) {
 			list_splice_init(&krcp->bulk_head, &kfree_rcu_gp.pages);
 			/* A CPU's chain goes to one worker, freed there. */
@@ -493,7 +500,6 @@ static bool kfree_rcu_fill_batch_locked(void)
 			chain_join(&kfree_rcu_gp.chain[cpu % kfree_nr_workers], &krcp->chain);
 			nr += krcp->count;
 			kfree_rcu_gp.nr += krcp->count;
-			krcp->submitted_seq = krcp->queued_seq;
 			krcp->count = 0;
 		}
 		spin_unlock(&krcp->lock);
@@ -786,7 +792,13 @@ unsigned long kfree_rcu_shrink(void)
 	return kfree_rcu_shrink_scan(~0UL);
 }
 
-/* cpu is about to go down: what it has queued moves to this CPU. */
+/*
+ * cpu is about to go down: what it has queued moves to this CPU.  Under
+ * kfree_rcu_gp_lock, so that no batch fill or kvfree_rcu_barrier() check
+ * sees the objects in transit; from's submitted_seq is left alone, and
+ * the next fill (which takes the moved objects from this CPU) is what
+ * counts them as handed over for the barrier's snapshot.
+ */
 static int kfree_rcu_offline_hook(int cpu)
 {
 	struct kfree_rcu_cpu *from = per_cpu_ptr(&krc, cpu), *to;
@@ -796,10 +808,10 @@ static int kfree_rcu_offline_hook(int cpu)
 
 	if (kfree_inject(KFREE_INJECT_HANDOVER))
 		return 0;
-	local_irq_save(flags);
+	spin_lock_irqsave(&kfree_rcu_gp_lock, flags);
 	to = this_cpu_ptr(&krc);
 	if (to == from || !from->ready) {
-		local_irq_restore(flags);
+		spin_unlock_irqrestore(&kfree_rcu_gp_lock, flags);
 		return 0;
 	}
 	spin_lock(&from->lock);
@@ -807,8 +819,6 @@ static int kfree_rcu_offline_hook(int cpu)
 	chain_join(&chain, &from->chain);
 	count = from->count;
 	from->count = 0;
-	/* Counted as handed over, for kvfree_rcu_barrier()'s snapshot. */
-	from->submitted_seq = from->queued_seq;
 	spin_unlock(&from->lock);
 	if (count) {
 		spin_lock(&to->lock);
@@ -818,10 +828,11 @@ static int kfree_rcu_offline_hook(int cpu)
 		to->count += count;
 		to->queued_seq += count;
 		spin_unlock(&to->lock);
-		kfree_rcu_schedule_monitor();
-		stat_add(&kfree_rcu_stats.handed_over, (long)count);
+		kfree_rcu_arm_monitor_locked();
 	}
-	local_irq_restore(flags);
+	spin_unlock_irqrestore(&kfree_rcu_gp_lock, flags);
+	if (count)
+		stat_add(&kfree_rcu_stats.handed_over, (long)count);
 	return 0;
 }
 
