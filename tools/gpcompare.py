@@ -39,6 +39,7 @@ Python standard library is used.
 
 import argparse
 import os
+import re
 import statistics
 import subprocess
 import sys
@@ -149,7 +150,7 @@ def readside_round(isos, types, smp, k, args, results, names, rows_path):
                     out.write(f"name=linux_readside type={t} cpus={n} median_ns={v:.3f} "
                               f"iso=linux boot={k} host_load={load}\n")
             print(f"gpcompare: round {k} {t} x{n}: " +
-                  ", ".join(f"{name} {fmt('', d.get((f'{t} x{n}', 'gross'), 0.0))}"
+                  ", ".join(f"{name} {fmt(f'{t} x{n}', d.get((f'{t} x{n}', 'gross'), 0.0))}"
                             for name, d in per.items()) + f", host load {load:.1f}",
                   file=sys.stderr, flush=True)
     for name, d in per.items():
@@ -220,7 +221,9 @@ def peer_figures(rows):
 
 
 def fmt(what, v):
-    if isinstance(v, float):
+    """A figure of row WHAT: by the row's name, never by the value's type
+    (the median of an even number of integers is a float)."""
+    if re.fullmatch(r"\S+ x\d+", what):      # a read-side row: "srcu x2"
         return f"{v:.1f} ns"
     if what.startswith("gp "):
         return f"{v / 1e6:.3f} ms" if v >= 100000 else f"{v / 1e3:.2f} us"
