@@ -1012,6 +1012,26 @@ static void init_rq(int cpu)
 
 /* An AP's boot context becomes its idle task; the boot CPU's was made in
  * sched_init() and arrives here through idle_fn. */
+/*
+ * A CPU coming up, on itself, before smp_ap_main() publishes it online:
+ * a run queue left dying by cpu_down() stops dying.  From the moment the
+ * CPU is online a thread may be bound to it and woken (kthread_create_on_cpu(),
+ * its own rcuc), and a wake-up on a dying queue sends the thread away and
+ * unbinds it (move_woken_task()).  Here, not in cpu_up(): a CPU that
+ * failed to come back must keep sending its threads away.
+ */
+void sched_cpu_starting(int cpu)
+{
+	struct rq *rq = cpu_rq(cpu);
+	unsigned long flags;
+
+	local_irq_save(flags);
+	arch_spin_lock(&rq->lock);
+	rq->dying = false;
+	arch_spin_unlock(&rq->lock);
+	local_irq_restore(flags);
+}
+
 __noreturn void cpu_idle_loop(void)
 {
 	int cpu = smp_processor_id();
@@ -1032,15 +1052,14 @@ __noreturn void cpu_idle_loop(void)
 		local_irq_restore(flags);
 	} else {
 		/* Back from cpu_up(): the idle task died here running, on
-		 * this same boot stack, and starts over.  The run queue
-		 * stops dying here, on the CPU, not in cpu_up(): a CPU that
-		 * failed to come back must keep sending its threads away. */
+		 * this same boot stack, and starts over (the run queue
+		 * stopped dying in sched_cpu_starting()). */
 		unsigned long flags;
 
 		local_irq_save(flags);
 		arch_spin_lock(&rq->lock);
 		WARN_ON_ONCE(rq->curr != rq->idle);
-		rq->dying = false;
+		SCHED_WARN_ON(rq->dying);
 		rq->curr = rq->idle;
 		rq->idle->on_cpu = 1;
 		arch_spin_unlock(&rq->lock);

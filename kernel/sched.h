@@ -188,6 +188,8 @@ void __might_sleep(const char *file, int line);
 void sched_init(void);		/* boot CPU, once kmalloc works */
 void sched_tick(void);		/* every CPU's tick, irq context */
 void scheduler_ipi(void);	/* the reschedule IPI */
+/* A CPU coming up, on itself, before it is published online. */
+void sched_cpu_starting(int cpu);
 __noreturn void cpu_idle_loop(void);	/* each CPU's boot context becomes its idle */
 bool need_resched(void);
 void preempt_schedule_irq(void);

@@ -60,6 +60,7 @@ void smp_ap_main(int cpu)
 	rcu_init_percpu(cpu);
 	kfree_rcu_init_percpu(cpu);	/* before anything here can kfree_rcu() */
 	rcu_cpu_starting(cpu);	/* before any reader can run here */
+	sched_cpu_starting(cpu);	/* before a thread can be bound here */
 	/* Publish the CPU only once it can take IPIs: its IDT, LAPIC and
 	 * per-CPU data are ready. */
 	smp_mb();
