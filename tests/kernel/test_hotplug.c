@@ -1082,6 +1082,19 @@ static struct rcu_node *hb_leaf(void)
 	return leaf->parent && leaf->grplo > 0 ? leaf : NULL;
 }
 
+/* True (and the case skipped) when this machine has no such leaf. */
+static bool hb_skip(struct rcu_node *leaf)
+{
+	if (skip_if_one_cpu())
+		return true;
+	if (!leaf) {
+		ktap_skip("needs a leaf without the boot CPU below a parent "
+			  "(rcu.fanout_leaf=2 at 4 CPUs)");
+		return true;
+	}
+	return false;
+}
+
 static void hb_leaf_cpus(struct rcu_node *leaf, bool up, int except)
 {
 	for (int c = leaf->grplo; c <= leaf->grphi; c++) {
@@ -1115,13 +1128,8 @@ static void hotplug_blkd_reader_on_emptied_leaf(void)
 	struct rcu_node *leaf = hb_leaf();
 	int checked = 0, round;
 
-	if (skip_if_one_cpu())
+	if (hb_skip(leaf))
 		return;
-	if (!leaf) {
-		ktap_skip("needs a leaf without the boot CPU below a parent "
-			  "(rcu.fanout_leaf=2 at 4 CPUs)");
-		return;
-	}
 	if (!registered) {
 		KTAP_ASSERT(cpuhp_setup_state("hotplug_blkd", hb_online, hb_offline) >= 0);
 		registered = true;
@@ -1212,13 +1220,8 @@ static void hotplug_blkd_unblock_report_stale(void)
 	struct task *ht, *rt;
 	bool waiting;
 
-	if (skip_if_one_cpu())
+	if (hb_skip(leaf))
 		return;
-	if (!leaf) {
-		ktap_skip("needs a leaf without the boot CPU below a parent "
-			  "(rcu.fanout_leaf=2 at 4 CPUs)");
-		return;
-	}
 	cpu = leaf->grplo;
 	hb_leaf_cpus(leaf, false, -1);
 	KTAP_ASSERT(list_empty(&leaf->blkd_tasks));
