@@ -37,6 +37,21 @@ long) configs="one all2 all3 hp hpidle" mutants_in="one all2 hp" ;;
 esac
 cp "$here/rcu_dynticks.pml" "$here/wait_wake.pml" "$work/"
 cd "$work" || exit 1
+# pan_run MODEL SPIN_FLAGS CC_FLAGS PAN_FLAGS: generate, build and run
+# pan for MODEL; pan.log holds its output, and $errors, $stored and
+# $secs (the search alone) its figures.  -w: spin's generated C has a
+# benign -Wstringop-overflow.
+pan_run() {
+	rm -f pan pan.* ./*.trail
+	spin -a $2 $1 > spin.log 2>&1 || { cat spin.log; echo "not ok: spin -a failed"; exit 1; }
+	${CC:-cc} -O2 -w -DSAFETY $3 -o pan pan.c || { echo "not ok: pan build failed"; exit 1; }
+	t0=$(date +%s)
+	./pan $4 > pan.log 2>&1
+	secs=$(($(date +%s) - t0))
+	errors=$(sed -n 's/.*errors: \([0-9]*\).*/\1/p' pan.log | tail -1)
+	stored=$(sed -n 's/^ *\([0-9.e+]*\) states, stored.*/\1/p' pan.log | tail -1)
+}
+
 fail=0
 for name in $configs; do
 	case $name in
@@ -54,25 +69,17 @@ for name in $configs; do
 		case $name in hp*) ms="0 4 5 6 7" ;; one) ms="0 1 2 3 8 9" ;; *) ms="0 1 2 3" ;; esac ;;
 	esac
 	for m in $ms; do
-		rm -f pan pan.* ./*.trail
 		# A mutant breaks the first grace period already: one is enough
 		# (but 7, whose second grace period copies the departing bit,
 		# and 9, whose second one scans the CPU during the first's report).
 		mcfg=$cfg
 		[ $m -ne 0 ] && [ $m -ne 7 ] && [ $m -ne 9 ] && mcfg="$cfg -DMAXGP=1"
-		spin -a $mcfg -DMUTANT=$m rcu_dynticks.pml > spin.log 2>&1 || { cat spin.log; echo "not ok: spin -a failed"; exit 1; }
-		# -w: spin's generated C has a benign -Wstringop-overflow.
 		# COLLAPSE: lossless state compression (exhaustive still).
-		${CC:-cc} -O2 -w -DSAFETY -DCOLLAPSE -DMEMLIM=20000 -o pan pan.c || { echo "not ok: pan build failed"; exit 1; }
-		t0=$(date +%s)
-		./pan $run > pan.log 2>&1
-		t1=$(date +%s)
-		errors=$(sed -n 's/.*errors: \([0-9]*\).*/\1/p' pan.log | tail -1)
-		stored=$(sed -n 's/^ *\([0-9.e+]*\) states, stored.*/\1/p' pan.log | tail -1)
+		pan_run rcu_dynticks.pml "$mcfg -DMUTANT=$m" "-DCOLLAPSE -DMEMLIM=20000" "$run"
 		matched=$(sed -n 's/^ *\([0-9.e+]*\) states, matched.*/\1/p' pan.log | tail -1)
 		depth=$(sed -n 's/.*depth reached \([0-9]*\).*/\1/p' pan.log | tail -1)
 		mem=$(sed -n 's/^ *\([0-9.]*\).*total actual memory usage.*/\1/p' pan.log | tail -1)
-		echo "# model mode=$mode config=$name mutant=$m errors=${errors:-?} stored=${stored:-?} matched=${matched:-?} depth=${depth:-?} memory_mb=${mem:-?} s=$((t1 - t0))"
+		echo "# model mode=$mode config=$name mutant=$m errors=${errors:-?} stored=${stored:-?} matched=${matched:-?} depth=${depth:-?} memory_mb=${mem:-?} s=$secs"
 		if [ $m -eq 0 ]; then
 			if [ "$errors" != 0 ] || grep -q 'max search depth too small\|out of memory\|MEMLIM bound\|Search not completed' pan.log; then
 				echo "not ok: the model of rcu/tree.c violates its property in $name (or the search was cut short)"
@@ -97,12 +104,7 @@ done
 # (mutant 1) or the sleeper's (mutant 2) it does (an invalid end state:
 # the sleeper asleep for good).
 for m in 0 1 2; do
-	rm -f pan pan.* ./*.trail
-	spin -a -DMUTANT=$m wait_wake.pml > spin.log 2>&1 || { cat spin.log; echo "not ok: spin -a failed"; exit 1; }
-	${CC:-cc} -O2 -w -DSAFETY -o pan pan.c || { echo "not ok: pan build failed"; exit 1; }
-	./pan > pan.log 2>&1
-	errors=$(sed -n 's/.*errors: \([0-9]*\).*/\1/p' pan.log | tail -1)
-	stored=$(sed -n 's/^ *\([0-9.e+]*\) states, stored.*/\1/p' pan.log | tail -1)
+	pan_run wait_wake.pml "-DMUTANT=$m" "" ""
 	echo "# model mode=$mode config=wait_wake mutant=$m errors=${errors:-?} stored=${stored:-?}"
 	if [ $m -eq 0 ]; then
 		if [ "$errors" != 0 ] || grep -q 'Search not completed' pan.log; then
