@@ -164,7 +164,7 @@ void jitter_init(void)
 		 * another CPU, the move of prev and its run elsewhere, to its
 		 * exit, to fit inside (IPIs take milliseconds under TCG). */
 		if (s == JITTER_SWITCH_DYING)
-			jitter_max_cycles[s] *= 16;
+			jitter_max_cycles[s] *= JITTER_SWITCH_DYING_SCALE;
 		r = splitmix64(r);
 		if (JITTER_SLOW_SITES & (1u << s))
 			jitter_shift[s] = slow_shifts[r % sizeof(slow_shifts)];
@@ -178,7 +178,7 @@ void jitter_init(void)
 	}
 	pr_info("jitter: max %u us seed %u\n", jitter_max_us, jitter_seed);
 	pr_info("jitter: slow paths max %u us (switch_dying %u us); sites%s\n", jitter_slow_us,
-		16 * jitter_slow_us, len ? buf : " none");
+		JITTER_SWITCH_DYING_SCALE * jitter_slow_us, len ? buf : " none");
 	/* Published last: a site that sees its bit finds its shift set. */
 	__atomic_store_n(&jitter_site_mask, mask, __ATOMIC_RELEASE);
 }

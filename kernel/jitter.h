@@ -58,6 +58,8 @@ enum jitter_site {
 				 * 16 jitter.slow: that takes milliseconds) */
 	JITTER_NR_SITES
 };
+/* JITTER_SWITCH_DYING's delay, in units of jitter.slow. */
+#define JITTER_SWITCH_DYING_SCALE	16
 /* The slow paths' sites: odds 1..1/8 and jitter.slow's delays.  A
  * cross-CPU call is one (a few hundred a second at most). */
 #define JITTER_SLOW_SITES	((1u << JITTER_HOTPLUG) | (1u << JITTER_BARRIER_WALK) |	\
