@@ -44,7 +44,7 @@ static const u8 slow_shifts[] = { 0, 1, 2, 3 };
 static const char *const site_names[JITTER_NR_SITES] = {
 	"unlock", "release", "rmw", "preempt", "irq", "wake",
 	"hotplug", "barrier", "gp_init", "gp_phase", "srcu", "switch", "irq_entry", "srcu_read",
-	"ipi", "switch_dying",
+	"ipi", "switch_dying", "eqs",
 };
 
 /* The task inside cpu_down()/cpu_up(), or NULL (JITTER_WALK_SITES). */
@@ -145,7 +145,7 @@ u64 jitter_delays(void)
 
 void jitter_init(void)
 {
-	char buf[256];
+	char buf[384];
 	unsigned int mask = 0, s;
 	int len = 0;
 	u64 r;
@@ -166,7 +166,7 @@ void jitter_init(void)
 		if (s == JITTER_SWITCH_DYING)
 			jitter_max_cycles[s] *= JITTER_SWITCH_DYING_SCALE;
 		r = splitmix64(r);
-		if (JITTER_SLOW_SITES & (1u << s))
+		if ((JITTER_SLOW_SITES | JITTER_OFTEN_SITES) & (1u << s))
 			jitter_shift[s] = slow_shifts[r % sizeof(slow_shifts)];
 		else
 			jitter_shift[s] = hot_shifts[r % sizeof(hot_shifts)];

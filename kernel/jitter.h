@@ -56,6 +56,10 @@ enum jitter_site {
 				 * elsewhere moves prev and may run it to its
 				 * exit meanwhile (a slow path: its odds, and
 				 * 16 jitter.slow: that takes milliseconds) */
+	JITTER_EQS,		/* between the two steps (counter, nesting) of
+				 * rcu_eqs_enter()/exit(), irqs off: only an NMI
+				 * lands there, and sees them half done (the
+				 * slow paths' odds, jitter='s delay) */
 	JITTER_NR_SITES
 };
 /* JITTER_SWITCH_DYING's delay, in units of jitter.slow. */
@@ -66,6 +70,10 @@ enum jitter_site {
 				 (1u << JITTER_GP_INIT) | (1u << JITTER_GP_PHASE) |	\
 				 (1u << JITTER_SRCU) | (1u << JITTER_IPI) |		\
 				 (1u << JITTER_SWITCH_DYING))
+/* The slow paths' odds, but jitter='s delay: a window that only an NMI
+ * (a few hundred a second per CPU) can land in must be open often, not
+ * long, for one to land there. */
+#define JITTER_OFTEN_SITES	(1u << JITTER_EQS)
 /*
  * Walks over the CPUs: when one fires while another task is inside
  * cpu_down()/cpu_up(), the set of CPUs is made to change in the middle of

@@ -200,13 +200,19 @@ bool rcu_is_watching(void)
 static void rcu_eqs_enter(struct rcu_data *rdp)
 {
 	WRITE_ONCE(rdp->dynticks_nmi_nesting, 0);
+	jitter_site(JITTER_EQS);	/* test build: an NMI here, half done */
 	WARN_ON_ONCE(rcu_dynticks_in_eqs(atomic_inc_return(&rdp->dynticks)) == false);
 }
 
-/* Idle exit: odd again; the full barrier orders it before later readers. */
+/*
+ * Idle exit: odd again; the full barrier orders it before later readers.
+ * The counter goes first: an NMI landing before the nesting store sees
+ * the CPU watched and steps by 2, which it undoes.
+ */
 static void rcu_eqs_exit(struct rcu_data *rdp)
 {
 	WARN_ON_ONCE(rcu_dynticks_in_eqs(atomic_inc_return(&rdp->dynticks)));
+	jitter_site(JITTER_EQS);	/* test build: an NMI here, half done */
 	WRITE_ONCE(rdp->dynticks_nmi_nesting, DYNTICK_IRQ_NONIDLE);
 }
 
