@@ -179,8 +179,10 @@ static inline int srcu_read_lock(struct srcu_struct *ss)
 
 	/*
 	 * Preemption off between reading the index and counting: at most one
-	 * reader per CPU can hold a stale index uncounted, which is why a GP
-	 * needs only two scans.  The value-returning increment is fully
+	 * reader per CPU holds a stale index uncounted.  Two scans would do
+	 * with more (Linux's reader is preemptible there): a late count on
+	 * the inactive index is what the first scan waits for
+	 * (tests/mutants/23's header).  The value-returning increment is fully
 	 * ordered, a full barrier (B): the section's loads come after the count.
 	 */
 	preempt_disable();

@@ -7,7 +7,8 @@
  * Quiz 3, docs/article.md) is reported
  * and returns, inside B's section it waits and works; srcu_barrier()
  * waits for every callback; a reader that comes and goes between a
- * scan's two sums does not end a grace period; the grace-period latency rows
+ * scan's two sums does not end a grace period, nor does one that counted
+ * itself after the flip it read the index before; the grace-period latency rows
  * `# bench name=gp type=srcu|srcu-expedited`.  Every wait is bounded.
  */
 #include "kernel/ktap.h"
@@ -521,6 +522,68 @@ static void srcu_scan_reader_between_sums(void)
 #endif
 }
 
+/*
+ * A reader that read the index just before a flip and counted itself
+ * after that grace period's second scan (an interrupt, an NMI or the
+ * host delayed it between the two): it is inside, counted on the index
+ * that is inactive now, and the next grace period must wait for it.
+ * That is what the first scan is for (mutant 22 skips it: the flip makes
+ * that index active again, the second scan sums the other one, and the
+ * grace period ends under the reader).  The case counts the late reader
+ * in by hand, as srcu_read_lock() would, and judges by what the next
+ * grace period does: it ends (the bug), or it scans the reader's index
+ * before its flip (SRCU_INJECT_SCAN_MID, test build), where it stays
+ * until the reader leaves.
+ */
+#ifdef CONFIG_SANITIZE
+static struct srcu_struct late_ss;
+static int late_idx;
+static volatile bool late_scanned;
+
+static void late_scan_hook(struct srcu_struct *ss, enum srcu_inject_site where)
+{
+	if (ss == &late_ss && where == SRCU_INJECT_SCAN_MID &&
+	    (int)((READ_ONCE(ss->srcu_idx) & 1) ^ 1) == late_idx &&
+	    rcu_seq_state(READ_ONCE(ss->srcu_gp_seq)) == 1)
+		late_scanned = true;
+}
+#endif
+
+static void srcu_late_reader_waited_for(void)
+{
+#ifdef CONFIG_SANITIZE
+	static struct waiter w;
+	struct task *wt;
+	int cpu = raw_smp_processor_id();
+	bool waited;
+
+	init_srcu_struct(&late_ss);
+	synchronize_srcu(&late_ss);	/* one flip behind us: the index read before it */
+	late_idx = (READ_ONCE(late_ss.srcu_idx) & 1) ^ 1;
+	late_scanned = false;
+	atomic_long_inc_return(&late_ss.sda[cpu].lock_count[late_idx]);	/* the late count */
+	WRITE_ONCE(srcu_inject_hook, late_scan_hook);
+	w = (struct waiter){ .ss = &late_ss };
+	wt = start(waiter_fn, &w, "srcu-late-gp");
+	KTAP_ASSERT(wt);
+	waited = WAIT_UNTIL(late_scanned || w.done_ns, 10000);
+	if (w.done_ns)
+		ktap_fail("synchronize_srcu() returned while a reader counted late on "
+			  "index %d (read before the last flip) was still inside", late_idx);
+	else if (!waited)
+		ktap_fail("the grace period neither ended nor scanned index %d in 10 s",
+			  late_idx);
+	/* The reader leaves: the grace period ends. */
+	atomic_long_inc_return(&late_ss.sda[cpu].unlock_count[late_idx]);
+	kthread_join(wt);
+	WRITE_ONCE(srcu_inject_hook, NULL);
+	KTAP_EXPECT(w.done_ns != 0);
+	cleanup_srcu_struct(&late_ss);
+#else
+	ktap_skip("needs the test build (srcu_inject_hook)");
+#endif
+}
+
 /* ---- grace-period latency ------------------------------------------------ */
 
 static void srcu_bench_gp(void)
@@ -562,4 +625,5 @@ KTAP_SUITE(srcu,
 	KTAP_CASE(srcu_init_cleanup_dynamic),
 	KTAP_CASE(srcu_cleanup_reports_active_struct),
 	KTAP_CASE(srcu_scan_reader_between_sums),
+	KTAP_CASE(srcu_late_reader_waited_for),
 	KTAP_CASE(srcu_bench_gp));
