@@ -57,8 +57,9 @@ enum jitter_site {
 				 * exit meanwhile (a slow path: its odds, and
 				 * 16 jitter.slow: that takes milliseconds) */
 	JITTER_EQS,		/* between the two steps (counter, nesting) of
-				 * rcu_eqs_enter()/exit(), irqs off: only an NMI
-				 * lands there, and sees them half done (the
+				 * rcu_eqs_enter()/exit() and of the outermost
+				 * rcu_nmi_exit() from idle, irqs off: only an
+				 * NMI lands there, and sees them half done (the
 				 * slow paths' odds, jitter='s delay) */
 	JITTER_NR_SITES
 };

@@ -319,6 +319,7 @@ void rcu_nmi_exit(void)
 	/* Outermost level that left idle: back to idle; the handler's reads
 	 * are ordered before the counter goes even. */
 	WRITE_ONCE(rdp->dynticks_nmi_nesting, 0);
+	jitter_site(JITTER_EQS);	/* test build: an NMI here, half done */
 	atomic_inc_return(&rdp->dynticks);
 }
 
