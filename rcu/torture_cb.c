@@ -112,7 +112,7 @@ static int rcu_torture_barrier(void *arg)
 
 	torture_random_init(&r, 299);
 	while (!torture_must_stop()) {
-		long queued, invoked;
+		long queued, invoked, missed;
 		u32 x;
 
 		stutter_wait();
@@ -144,10 +144,18 @@ static int rcu_torture_barrier(void *arg)
 				cond_resched();
 		}
 		queued = atomic_long_read(&barrier_cbs_queued);
+		cpu_kthread_cbs_snap();
 		atomic_long_inc(&n_barrier_attempts);
 		torture_barrier();
 		invoked = atomic_long_read(&barrier_cbs_invoked);
 		atomic_long_add(queued, &n_barrier_cbs_total);
+		missed = cpu_kthread_cbs_missed();
+		if (missed) {
+			atomic_long_inc(&n_barrier_errors);
+			torture_error("rcu_torture_barrier: %ld of cpu_kthreads' callbacks "
+				      "queued before the barrier had not run when it returned\n",
+				      missed);
+		}
 		if (invoked != queued) {
 			atomic_long_inc(&n_barrier_errors);
 			torture_error("rcu_torture_barrier: %ld of the %ld callbacks queued "

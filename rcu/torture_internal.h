@@ -98,6 +98,10 @@ int rcu_torture_threads_start(void);	/* irqreader, stall_cpu, read_exit, stutter
 bool rcu_torture_threads_pending(void);
 void rcu_torture_threads_stop(void);
 bool rcu_torture_threads_report(void);
+/* cpu_kthreads' callbacks, for n_barrier_cbs's barrier check: snap before
+ * the barrier; after it, how many queued before the snapshot have not run. */
+void cpu_kthread_cbs_snap(void);
+long cpu_kthread_cbs_missed(void);
 /* Shuffle: reader i restarts on the (i + rotate)-th online CPU other than
  * idle_cpu (-1: none), which keeps no reader. */
 void rcu_torture_readers_shuffle(unsigned int rotate, int idle_cpu);

@@ -58,6 +58,14 @@
  *    per-CPU kthread has nothing to do elsewhere; the parent joins it
  *    within a tick or so (put_task_struct() and kthread_join() report a
  *    task struct freed meanwhile) and starts another once the CPU is back.
+ *    With cpu_kthread_cbs=N (at most 8) it also call_rcu()s one of its
+ *    CPU's own objects after each stretch, up to N in flight per CPU, as
+ *    such a kthread frees what it used: so a CPU going down has callbacks
+ *    queued that must move, and n_barrier_cbs's barrier check counts them
+ *    too (cpu_kthread_cbs_snap()/_missed(): every one queued before the
+ *    barrier began has run when it returns).  Off by default and in every
+ *    scenario: TREE07 seed 701 with it hung twice, unexplained
+ *    (docs/stress.md, "Fifth round").
  *    What it breaks is reported by the checks it runs into (a task
  *    struct's use count, the readers' own checks); its report says how
  *    many kthreads were moved and exited.
@@ -562,6 +570,79 @@ static struct cpu_kthread {
 	bool done;		/* about to return (smp_store_release) */
 } cpu_kthread_kids[NR_CPUS];
 
+/*
+ * Each CPU's stream of callbacks.  seq: the stream's count when it was
+ * queued; pending: queued, not yet invoked (smp_store_release by the
+ * callback).  queued[cpu]: callbacks of cpu's stream queued so far,
+ * published once torture_call() has returned; one child at a time
+ * writes it, on cpu.
+ */
+#define CPU_KTHREAD_CBS	8
+static unsigned int cpu_kthread_cbs_max;
+core_param(torture.cpu_kthread_cbs, cpu_kthread_cbs_max, uint,
+	   "cpu_kthreads: callbacks in flight per CPU (0: none, the default; at most 8)");
+static struct cpu_kthread_cb {
+	struct rcu_head rh;
+	unsigned long seq;
+	bool pending;
+} cpu_kthread_cbs[NR_CPUS][CPU_KTHREAD_CBS];
+static unsigned long cpu_kthread_cbs_queued[NR_CPUS], cpu_kthread_cbs_snapped[NR_CPUS];
+static atomic_long_t n_cpu_kthread_cbs;
+
+static void cpu_kthread_cbf(struct rcu_head *rh)
+{
+	struct cpu_kthread_cb *cb = container_of(rh, struct cpu_kthread_cb, rh);
+
+	smp_store_release(&cb->pending, false);
+}
+
+/* On cpu, by its child: queue a free object of cpu's stream, if any. */
+static void cpu_kthread_queue_cb(int cpu)
+{
+	unsigned long seq = cpu_kthread_cbs_queued[cpu];
+
+	for (int i = 0; i < (int)MIN(cpu_kthread_cbs_max, CPU_KTHREAD_CBS); i++) {
+		struct cpu_kthread_cb *cb = &cpu_kthread_cbs[cpu][i];
+
+		if (smp_load_acquire(&cb->pending))
+			continue;
+		cb->seq = seq;
+		WRITE_ONCE(cb->pending, true);
+		torture_call(&cb->rh, cpu_kthread_cbf);
+		smp_store_release(&cpu_kthread_cbs_queued[cpu], seq + 1);
+		atomic_long_inc(&n_cpu_kthread_cbs);
+		return;
+	}
+}
+
+/* n_barrier_cbs's barrier, before it begins: what each stream has queued. */
+void cpu_kthread_cbs_snap(void)
+{
+	for (int cpu = 0; cpu < NR_CPUS; cpu++)
+		cpu_kthread_cbs_snapped[cpu] = smp_load_acquire(&cpu_kthread_cbs_queued[cpu]);
+}
+
+/*
+ * Once the barrier has returned: the callbacks queued before the snapshot
+ * that have not run.  pending is read before seq: an object invoked and
+ * queued again meanwhile shows a seq at or past the snapshot, never an
+ * old one, so only a real miss counts.
+ */
+long cpu_kthread_cbs_missed(void)
+{
+	long missed = 0;
+
+	for (int cpu = 0; cpu < NR_CPUS; cpu++)
+		for (int i = 0; i < CPU_KTHREAD_CBS; i++) {
+			struct cpu_kthread_cb *cb = &cpu_kthread_cbs[cpu][i];
+
+			if (smp_load_acquire(&cb->pending) &&
+			    READ_ONCE(cb->seq) < cpu_kthread_cbs_snapped[cpu])
+				missed++;
+		}
+	return missed;
+}
+
 /* On another CPU, in its interrupt: wake the child that asked. */
 static void cpu_kthread_wake(void *arg)
 {
@@ -604,6 +685,7 @@ static int rcu_torture_cpu_kthread(void *arg)
 			rcu_torture_one_read_body(NULL, k->cpu);
 		while (ktime_get_ns() < end);
 		rcutorture_flavour_unlock(idx);
+		cpu_kthread_queue_cb(k->cpu);
 		/* The hand-off: another CPU's interrupt wakes it. */
 		w = cpu_kthread_waker(k->cpu);
 		if (w < 0) {	/* the only CPU online: its timer wakes it */
@@ -708,6 +790,7 @@ int rcu_torture_threads_start(void)
 	atomic_long_set(&n_cpu_kthread_starts, 0);
 	atomic_long_set(&n_cpu_kthread_moved, 0);
 	atomic_long_set(&n_cpu_kthread_handoffs, 0);
+	atomic_long_set(&n_cpu_kthread_cbs, 0);
 	n_cpu_kthread_passes = 0;
 	stall_named = stall_done = stall_resumed = stall_skipped = false;
 	stall_ms = stall_gps_after = 0;
@@ -835,10 +918,11 @@ bool rcu_torture_threads_report(void)
 	}
 	if (cpu_kthreads_task) {
 		printk(KERN_INFO "rcu-torture: cpu_kthreads: started %ld, moved off a CPU going "
-		       "down and exited %ld, hand-offs %ld\n",
+		       "down and exited %ld, hand-offs %ld, callbacks queued %ld\n",
 		       atomic_long_read(&n_cpu_kthread_starts),
 		       atomic_long_read(&n_cpu_kthread_moved),
-		       atomic_long_read(&n_cpu_kthread_handoffs));
+		       atomic_long_read(&n_cpu_kthread_handoffs),
+		       atomic_long_read(&n_cpu_kthread_cbs));
 		cpu_kthreads_task = NULL;
 	}
 	return ok;
