@@ -263,6 +263,12 @@ static void finish_task_switch(struct task *prev)
 {
 	long prev_state = READ_ONCE(prev->state);
 
+#ifdef CONFIG_JITTER
+	/* Test build: on a CPU going down, a wake-up elsewhere that moves
+	 * prev must find it still here and wait (move_woken_task()). */
+	if (unlikely(READ_ONCE(this_cpu_rq()->dying)))
+		jitter_site(JITTER_SWITCH_DYING);
+#endif
 	smp_store_release(&prev->on_cpu, 0);
 	/* Test build: a wake-up elsewhere may now run prev, even to its exit
 	 * (on a CPU going down the wake-up moves prev away at once,
