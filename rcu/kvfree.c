@@ -463,10 +463,96 @@ static void kfree_rcu_batch_done(bool now)
 	kfree_rcu_free_chain(chain.head, false);
 }
 
+static void kfree_rcu_work(struct rcu_head *rh);
+
+#ifdef CONFIG_SANITIZE
+/* Test build: kvfree_rcu_barrier_window_arm() (rcu/kvfree.h). */
+static struct {
+	bool armed;		/* the next barrier stops after its snapshot */
+	bool hold;		/* the batch in flight rides GP after GP */
+	bool waiting;		/* a barrier sleeps in the window */
+	bool release;
+	int busy_at_check;	/* the batch at the first check; -1: none yet */
+} kvfree_barrier_window = { .busy_at_check = -1 };
+
+void kvfree_rcu_barrier_window_arm(void)
+{
+	WRITE_ONCE(kvfree_barrier_window.waiting, false);
+	WRITE_ONCE(kvfree_barrier_window.release, false);
+	WRITE_ONCE(kvfree_barrier_window.busy_at_check, -1);
+	WRITE_ONCE(kvfree_barrier_window.hold, true);
+	smp_store_release(&kvfree_barrier_window.armed, true);
+}
+
+bool kvfree_rcu_barrier_window_waiting(void)
+{
+	return smp_load_acquire(&kvfree_barrier_window.waiting);
+}
+
+void kvfree_rcu_barrier_window_release(void)
+{
+	smp_store_release(&kvfree_barrier_window.release, true);
+}
+
+int kvfree_rcu_barrier_window_busy(void)
+{
+	return smp_load_acquire(&kvfree_barrier_window.busy_at_check);
+}
+
+void kvfree_rcu_barrier_window_close(void)
+{
+	WRITE_ONCE(kvfree_barrier_window.armed, false);
+	WRITE_ONCE(kvfree_barrier_window.hold, false);
+	kvfree_rcu_barrier_window_release();
+}
+
+/* The batch's grace period has ended while held: it waits for another
+ * (a batch still in flight, as a long grace period leaves it). */
+static bool kvfree_barrier_window_holds_batch(void)
+{
+	if (!READ_ONCE(kvfree_barrier_window.hold))
+		return false;
+	call_rcu(&kfree_rcu_gp.rcu, kfree_rcu_work);
+	return true;
+}
+
+/* kvfree_rcu_barrier(), snapshot taken: sleep here if armed (30 s at most). */
+static void kvfree_barrier_window_wait(void)
+{
+	int ms = 0;
+
+	if (!smp_load_acquire(&kvfree_barrier_window.armed))
+		return;
+	smp_store_release(&kvfree_barrier_window.waiting, true);
+	while (!smp_load_acquire(&kvfree_barrier_window.release) && ms < 30000) {
+		schedule_timeout_uninterruptible(msecs_to_jiffies(10));
+		ms += 10;
+	}
+	WRITE_ONCE(kvfree_barrier_window.waiting, false);
+}
+
+/* kvfree_rcu_barrier()'s first check is done (busy: the batch was in
+ * flight before its drain): the window closes, the batch may end. */
+static void kvfree_barrier_window_checked(bool busy)
+{
+	if (!READ_ONCE(kvfree_barrier_window.armed))
+		return;
+	WRITE_ONCE(kvfree_barrier_window.armed, false);
+	smp_store_release(&kvfree_barrier_window.busy_at_check, busy);
+	WRITE_ONCE(kvfree_barrier_window.hold, false);
+}
+#else
+static inline bool kvfree_barrier_window_holds_batch(void) { return false; }
+static inline void kvfree_barrier_window_wait(void) { }
+static inline void kvfree_barrier_window_checked(bool busy) { (void)busy; }
+#endif
+
 /* After its grace period (call_rcu()'s callback). */
 static void kfree_rcu_work(struct rcu_head *rh)
 {
 	(void)rh;
+	if (kvfree_barrier_window_holds_batch())	/* test build only */
+		return;
 	kfree_rcu_batch_done(false);
 }
 
@@ -707,10 +793,12 @@ void kvfree_rcu_barrier(void)
 		target[cpu] = krcp->queued_seq;
 		spin_unlock_irqrestore(&krcp->lock, flags);
 	}
+	kvfree_barrier_window_wait();	/* test build only */
 	for (;;) {
-		bool nogp = false, done = true;
+		bool nogp = false, done = true, busy;
 
 		spin_lock_irqsave(&kfree_rcu_gp_lock, flags);
+		busy = kfree_rcu_gp.busy;
 		kfree_rcu_drain_locked(true, &nogp);
 		for (cpu = 0; cpu < NR_CPUS; cpu++) {
 			struct kfree_rcu_cpu *krcp = per_cpu_ptr(&krc, cpu);
@@ -723,6 +811,7 @@ void kvfree_rcu_barrier(void)
 			spin_unlock(&krcp->lock);
 		}
 		spin_unlock_irqrestore(&kfree_rcu_gp_lock, flags);
+		kvfree_barrier_window_checked(busy);	/* test build only */
 		if (nogp)
 			kfree_rcu_batch_done(true);
 		rcu_barrier();
