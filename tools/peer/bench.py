@@ -35,8 +35,11 @@ the grace-period runs at 1, 2, 4 and 16 vCPUs (the bench-gp-N sizes;
                 take: -1 to -2 MB, i.e. no figure for kfree_rcu().
               - the peer is tinyconfig, whose allocator is SLOB (one
                 global lock, a first-fit walk of partial pages), so its
-                ns per object is mostly kmalloc()'s and kfree()'s with
-                100k+ objects live, not kfree_rcu()'s batching.
+                ns per object (15-33 us at 2 vCPUs, 130-530 us at 4, where
+                ours is 1.3-6 us) likely owes more to kmalloc() and
+                kfree() with 100k+ objects live than to kfree_rcu()'s
+                batching; not measured apart (6.1's rcuscale has no
+                allocation-only run, and the peer is not rebuilt here).
 
 Rows (one line each, in --out, default build/bench-logs/peer.txt):
 

@@ -34,8 +34,9 @@ def kfree_table(rows):
                 "pages at their peak; rcuscale reads the system's available "
                 "memory (MB steps) while the peer is still booting, so boot's "
                 "freeing of its init sections (4.3 MB) can make Linux's "
-                "negative. The peer's allocator is SLOB (tinyconfig): its ns "
-                "per object is mostly kmalloc()'s and kfree()'s."]
+                "negative. The peer's allocator is SLOB (tinyconfig, one global "
+                "lock): its ns per object likely owes more to kmalloc() and "
+                "kfree() than to kfree_rcu() (not measured apart)."]
         if not any(r.get("name") == "linux_kfree_rcu" for r in kf):
             out += ["", no_peer()]
     if gc:
