@@ -225,8 +225,10 @@ void rcu_read_unlock_special(struct task *t)
 		t->rcu_blocked_node = NULL;
 		boosted = t->rcu_boost_saved_prio;
 		t->rcu_boost_saved_prio = 0;
+		/* Lock order: leaf, then the wait queue's (__wake_up() takes
+		 * it only when a waiter sleeps there). */
 		if (held_exp && !next && !irqs_disabled_flags(flags))
-			wake_up(&rcu_preempt_exp.expedited_wq);	/* lock order: leaf, then wait queue */
+			wake_up(&rcu_preempt_exp.expedited_wq);
 		if (held_gp && !next)
 			rcu_report_unblock_qs_rnp(rnp, flags);	/* restores irqs */
 		else
