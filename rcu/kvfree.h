@@ -58,4 +58,19 @@ extern bool kfree_rcu_inject_nopage;
 #define KFREE_INJECT_ATOMIC	0x8	/* mightsleep's atomic check is off */
 #define KFREE_INJECT_HANDOVER	0x10	/* a CPU going down keeps its queue */
 extern unsigned int kfree_rcu_inject;
+/*
+ * Test build: kvfree_rcu_barrier_window_arm() holds the batch in flight
+ * (its callback takes one more grace period each time, until released)
+ * and makes the next kvfree_rcu_barrier() sleep between its snapshot and
+ * its first check until kvfree_rcu_barrier_window_release() (30 s at
+ * most; _waiting() is true meanwhile), so a test can take a CPU down
+ * there.  Its first check releases the batch; _busy() then says whether
+ * the batch was in flight at it (1), not (0), or no check yet (-1).
+ * _close() undoes an arm on a test's error path.
+ */
+void kvfree_rcu_barrier_window_arm(void);
+bool kvfree_rcu_barrier_window_waiting(void);
+void kvfree_rcu_barrier_window_release(void);
+int kvfree_rcu_barrier_window_busy(void);
+void kvfree_rcu_barrier_window_close(void);
 #endif

@@ -19,7 +19,9 @@
  *                               chained and in pages;
  *   kfree_rcu_shrinker          mightsleep's cached pages go back on
  *                               demand;
- *   kfree_rcu_hotplug           a CPU going down hands its queue over.
+ *   kfree_rcu_hotplug           a CPU going down hands its queue over;
+ *   kfree_rcu_barrier_hotplug   ...while a barrier runs, which still
+ *                               waits for what it handed over.
  *
  * The test build's kfree_rcu.inject=MASK (rcu/kvfree.h) puts in the
  * fault each case must catch; those cases skip in the benchmark build.
@@ -356,6 +358,100 @@ static void kfree_rcu_hotplug(void)
 	KTAP_EXPECT_EQ(cpu_up(cpu), 0);
 }
 
+/*
+ * A CPU going down while a kvfree_rcu_barrier() runs: its queued objects
+ * move to another CPU, and the barrier must still wait for them.  The
+ * window (the bug 417455c fixed): the barrier has taken its snapshot, a
+ * batch is in flight, and the dying CPU's objects are not in it.  Had
+ * the hand-over counted them as submitted without their reaching a
+ * batch, the barrier's first check would see every CPU's objects
+ * handed over and return after the batch in flight only.
+ * kvfree_rcu_barrier_window_arm() (test build) holds the batch in
+ * flight and the barrier between its snapshot and its first check while
+ * the CPU goes down.
+ */
+#ifdef CONFIG_SANITIZE
+struct kt_barrier {
+	long left;		/* objects queued and not freed at its return */
+	int done;
+};
+
+static int kt_barrier_fn(void *arg)
+{
+	struct kt_barrier *b = arg;
+
+	kvfree_rcu_barrier();
+	b->left = kt_outstanding();	/* before any monitor (60 s off) */
+	__atomic_store_n(&b->done, 1, __ATOMIC_RELEASE);
+	return 0;
+}
+#endif
+
+static void kfree_rcu_barrier_hotplug(void)
+{
+#ifdef CONFIG_SANITIZE
+	unsigned int drain0 = kfree_rcu_drain_ms;
+	struct kt_queue q = { .n = 50 };
+	struct kt_barrier bar = { .left = -1 };
+	int cpu = farthest_cpu(), busy, down;
+	long b0, h0;
+	struct kt_obj *p;
+	struct task *t;
+
+	if (cpu == 0 || cpu == raw_smp_processor_id()) {
+		ktap_skip("needs a second CPU that can go down");
+		return;
+	}
+	kvfree_rcu_barrier();
+	kvfree_rcu_barrier_window_arm();
+	/* A batch in flight, held there: one object, the monitor's batch. */
+	b0 = atomic_long_read(&kfree_rcu_stats.batches);
+	p = kt_alloc();
+	KTAP_ASSERT(p);
+	kfree_rcu(p, rh);
+	if (!WAIT_UNTIL(atomic_long_read(&kfree_rcu_stats.batches) > b0, 10000)) {
+		ktap_fail("the first object's batch never went to a grace period");
+		kvfree_rcu_barrier_window_close();
+		kvfree_rcu_barrier();
+		return;
+	}
+	/* The monitor waits long: what follows stays queued but for a barrier. */
+	WRITE_ONCE(kfree_rcu_drain_ms, 60000);
+	t = start_on(kt_queue_fn, &q, cpu, PRIO_NORMAL, "kfree_rcu_queue");
+	KTAP_ASSERT(t);
+	kthread_join(t);
+	KTAP_EXPECT(q.done);
+	t = kthread_create(kt_barrier_fn, &bar, "kfree_rcu_barrier");
+	KTAP_ASSERT(t);
+	wake_up_process(t);
+	if (!WAIT_UNTIL(kvfree_rcu_barrier_window_waiting(), 30000))
+		ktap_fail("the barrier never came to its window");
+	h0 = atomic_long_read(&kfree_rcu_stats.handed_over);
+	down = cpu_down(cpu);
+	KTAP_EXPECT_EQ(down, 0);
+	KTAP_EXPECT_EQ(atomic_long_read(&kfree_rcu_stats.handed_over) - h0, q.n);
+	kvfree_rcu_barrier_window_release();
+	kthread_join(t);
+	busy = kvfree_rcu_barrier_window_busy();
+	kvfree_rcu_barrier_window_close();
+	WRITE_ONCE(kfree_rcu_drain_ms, drain0);
+	KTAP_EXPECT(__atomic_load_n(&bar.done, __ATOMIC_ACQUIRE));
+	/* The window was open: a batch in flight at the barrier's first check. */
+	if (busy != 1)
+		ktap_fail("the batch was %s at the barrier's first check",
+			  busy ? "never checked" : "not in flight");
+	if (bar.left)
+		ktap_fail("kvfree_rcu_barrier() returned with %ld objects queued before it "
+			  "not freed (%d moved off CPU %d while it ran)", bar.left, q.n, cpu);
+	kvfree_rcu_barrier();
+	KTAP_EXPECT_EQ(kt_outstanding(), 0);
+	if (!down)
+		KTAP_EXPECT_EQ(cpu_up(cpu), 0);
+#else
+	ktap_skip("needs the test build (kvfree_rcu_barrier_window_arm)");
+#endif
+}
+
 KTAP_SUITE(kfree_rcu,
 	   KTAP_CASE(kfree_rcu_waits_for_reader),
 	   KTAP_CASE(kfree_rcu_batches),
@@ -365,4 +461,5 @@ KTAP_SUITE(kfree_rcu,
 	   KTAP_CASE(kfree_rcu_no_page),
 	   KTAP_CASE(kfree_rcu_barrier_all),
 	   KTAP_CASE(kfree_rcu_shrinker),
-	   KTAP_CASE(kfree_rcu_hotplug));
+	   KTAP_CASE(kfree_rcu_hotplug),
+	   KTAP_CASE(kfree_rcu_barrier_hotplug));

@@ -13,15 +13,33 @@ the grace-period runs at 1, 2, 4 and 16 vCPUs (the bench-gp-N sizes;
               refcnt, lock (PREEMPT): nreaders=1,2,4, loops per run, nruns
     rcuscale  one writer, no readers (the others idle), normal and
               expedited, both images
-    kfree     rcuscale.kfree_rcu_test=1 at 4 vCPUs (PREEMPT image, else
-              the one there is): KFREE_THREADS threads, each KFREE_LOOPS
+    kfree     rcuscale.kfree_rcu_test=1 at 2 and 4 vCPUs (PREEMPT image,
+              else the one there is): a thread per vCPU, each KFREE_LOOPS
               times allocating KFREE_ALLOC_NUM objects and freeing them
               through the two-argument kfree_rcu() (kfree_rcu_test_double=1;
               by default rcuscale mixes in the one-argument form at random):
-              the parameters of rcukern's gc_kfree_bench (paper_gc).  Only
-              by_call_rcu=0: Linux 6.1's rcuscale has no kfree_by_call_rcu
-              (6.2 added it), and would take the parameter for init's and
-              run kfree_rcu() again under the call_rcu() label.
+              the parameters of rcukern's gc_kfree_bench (paper_gc,
+              bench-kfree-2 and bench-kfree-4).  Only by_call_rcu=0: Linux
+              6.1's rcuscale has no kfree_by_call_rcu (6.2 added it), and
+              would take the parameter for init's and run kfree_rcu() again
+              under the call_rcu() label.  Two things to know when reading
+              these rows beside ours:
+              - the footprint can be negative.  rcuscale's threads start
+                at device_initcall, while the kernel is still booting, and
+                its footprint is si_mem_available() at the first loop less
+                a running average of it during the run.  Boot's
+                free_initmem() gives back the kernel's init sections
+                (4.3 MB in this peer, 0.8 s after the threads started in
+                a 2-vCPU boot with printk.time=1) during the run, so the
+                memory available grows by more than the objects in flight
+                take: -1 to -2 MB, i.e. no figure for kfree_rcu().
+              - the peer is tinyconfig, whose allocator is SLOB (one
+                global lock, a first-fit walk of partial pages), so its
+                ns per object (15-33 us at 2 vCPUs, 130-530 us at 4, where
+                ours is 1.3-6 us) likely owes more to kmalloc() and
+                kfree() with 100k+ objects live than to kfree_rcu()'s
+                batching; not measured apart (6.1's rcuscale has no
+                allocation-only run, and the peer is not rebuilt here).
 
 Rows (one line each, in --out, default build/bench-logs/peer.txt):
 
@@ -32,9 +50,12 @@ Rows (one line each, in --out, default build/bench-logs/peer.txt):
     cpus=N n= min_ns= mean_ns= median_ns= max_ns=
   # bench name=linux_kfree_rcu kernel=linux-6.1 model= vcpus=N threads=
     alloc_num= loops= total_ns= batches= footprint_kb= by_call_rcu=0
+    ns_per_obj=
     (batches: grace periods from the last thread's start to the last
     one's end, as rcuscale counts them; footprint: rcuscale's MB, the
-    free memory at the start less a running average during, in KB)
+    available memory at the start less a running average during, in KB,
+    negative when boot frees more during the run (above); ns_per_obj:
+    total_ns over threads x alloc_num x loops, as ours)
 
 Each boot's serial log is kept beside it (peer-MODEL-KIND-TYPE-N.log).
 When build/peer has no images it prints one line and exits 0.
@@ -65,8 +86,7 @@ RS_RUNS = (("none", "rcu"), ("preempt", "rcu"), ("preempt", "srcu"),
 RS_VCPUS = 4
 RS_READERS = (1, 2, 4)
 GP_VCPUS = (1, 2, 4, 16)
-KFREE_VCPUS = 4
-KFREE_THREADS = 4
+KFREE_VCPUS = (2, 4)        # a thread on each, as ours (gc.kfree_threads=0)
 KFREE_ALLOC_NUM = 8000
 KFREE_LOOPS = 10
 KFREE_BY_CALL_RCU = (0,)    # 6.1 has no kfree_by_call_rcu (see above)
@@ -152,12 +172,13 @@ def parse_kfree(text):
     return None
 
 
-def kfree_row(model, by_call_rcu, res):
+def kfree_row(model, vcpus, by_call_rcu, res):
     total_ns, loops, batches, mb = res
-    return (f"# bench name=linux_kfree_rcu kernel={KERNEL} model={model} vcpus={KFREE_VCPUS} "
-            f"threads={KFREE_THREADS} alloc_num={KFREE_ALLOC_NUM} loops={loops} "
+    nobj = vcpus * KFREE_ALLOC_NUM * loops
+    return (f"# bench name=linux_kfree_rcu kernel={KERNEL} model={model} vcpus={vcpus} "
+            f"threads={vcpus} alloc_num={KFREE_ALLOC_NUM} loops={loops} "
             f"total_ns={total_ns} batches={batches} footprint_kb={mb * 1024} "
-            f"by_call_rcu={by_call_rcu}")
+            f"by_call_rcu={by_call_rcu} ns_per_obj={total_ns // nobj}")
 
 
 def fmt(v):
@@ -268,22 +289,23 @@ def main(argv=None):
                     emit(gp_row(model, typ, vcpus, vals))
     if args.only in (None, "kf"):
         model = "preempt" if "preempt" in images else next(iter(images))
-        for by_call_rcu in KFREE_BY_CALL_RCU:
-            log = os.path.join(args.log_dir, f"peer-{model}-kfree-{by_call_rcu}.log")
-            loops = max(1, KFREE_LOOPS // (10 if args.quick else 1))
-            append = (base + f"rcuscale.kfree_rcu_test=1 rcuscale.kfree_nthreads={KFREE_THREADS} "
-                      f"rcuscale.kfree_alloc_num={KFREE_ALLOC_NUM} "
-                      f"rcuscale.kfree_loops={loops} rcuscale.kfree_rcu_test_double=1 "
-                      f"rcuscale.holdoff=2")
-            res = parse_kfree(boot(images[model], KFREE_VCPUS, append, log, args.timeout))
-            if res is None:
-                res = parse_kfree(boot(images[model], KFREE_VCPUS, append, log, args.timeout))
-            if res is None:
-                print(f"peer: {model} kfree by_call_rcu={by_call_rcu}: no summary in the "
-                      f"log ({os.path.relpath(log, ROOT)})", file=sys.stderr)
-                failed += 1
-                continue
-            emit(kfree_row(model, by_call_rcu, res))
+        for vcpus in KFREE_VCPUS:
+            for by_call_rcu in KFREE_BY_CALL_RCU:
+                log = os.path.join(args.log_dir, f"peer-{model}-kfree-{by_call_rcu}-{vcpus}.log")
+                loops = max(1, KFREE_LOOPS // (10 if args.quick else 1))
+                append = (base + f"rcuscale.kfree_rcu_test=1 rcuscale.kfree_nthreads={vcpus} "
+                          f"rcuscale.kfree_alloc_num={KFREE_ALLOC_NUM} "
+                          f"rcuscale.kfree_loops={loops} rcuscale.kfree_rcu_test_double=1 "
+                          f"rcuscale.holdoff=2")
+                res = parse_kfree(boot(images[model], vcpus, append, log, args.timeout))
+                if res is None:
+                    res = parse_kfree(boot(images[model], vcpus, append, log, args.timeout))
+                if res is None:
+                    print(f"peer: {model} kfree by_call_rcu={by_call_rcu} at {vcpus} vCPUs: no "
+                          f"summary in the log ({os.path.relpath(log, ROOT)})", file=sys.stderr)
+                    failed += 1
+                    continue
+                emit(kfree_row(model, vcpus, by_call_rcu, res))
     print(f"peer: {len(rows)} row(s) in {os.path.relpath(args.out, ROOT)}"
           + (f", {failed} run(s) short" if failed else ""))
     return 1 if failed else 0

@@ -31,8 +31,12 @@ def kfree_table(rows):
                 "allocates alloc_num objects and frees them, loops times. Grace "
                 "periods: completed during the run (rcuscale's `batches`). "
                 "Footprint: rcukern counts the objects in flight and kfree_rcu's "
-                "pages at their peak; rcuscale reads the system's free memory "
-                "(MB steps)."]
+                "pages at their peak; rcuscale reads the system's available "
+                "memory (MB steps) while the peer is still booting, so boot's "
+                "freeing of its init sections (4.3 MB) can make Linux's "
+                "negative. The peer's allocator is SLOB (tinyconfig, one global "
+                "lock): its ns per object likely owes more to kmalloc() and "
+                "kfree() than to kfree_rcu() (not measured apart)."]
         if not any(r.get("name") == "linux_kfree_rcu" for r in kf):
             out += ["", no_peer()]
     if gc:
