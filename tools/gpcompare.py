@@ -10,7 +10,8 @@ Each round boots every ISO once at every size (the ISOs' order alternates
 from round to round), then the peer's rcuscale (PREEMPT_NONE and PREEMPT
 images, normal and expedited) at that size.  An rcukern boot runs
 `./run.sh --no-build -s N -c "test=rcu,rcu_preempt"` (--cmdline to
-change it); its rows are the `name=gp` medians (load=idle and busy),
+change it); its rows are the `name=gp` medians (load=idle and busy;
+the normal one also in ticks, gp_ticks and fewest_cpu_ticks: README.md),
 `call_rcu` ops_per_sec and `call_rcu_flood` peak_stale.  The table gives,
 per row, the median over the boots of each boot's median (the figures of
 each boot in brackets) and the ratio of every ISO to the first.
@@ -67,6 +68,11 @@ def figures(rows):
         name, typ = r.get("name"), r.get("type")
         if name == "gp" and "median_ns" in r:
             out[(f"gp {typ}", r.get("load", "idle"))] = int(r["median_ns"])
+            # The same grace periods in the guest's ticks (jiffies), and
+            # the ticks of the CPU that took the fewest meanwhile.
+            for k in ("gp_ticks", "fewest_cpu_ticks"):
+                if k in r:
+                    out[(f"{k} {typ}", r.get("load", "idle"))] = int(r[k])
         elif name == "call_rcu" and "ops_per_sec" in r:
             out[("call_rcu ops_per_sec", "-")] = int(r["ops_per_sec"])
         elif name == "call_rcu_flood" and "peak_stale" in r:
