@@ -42,6 +42,7 @@ import argparse
 import os
 import re
 import statistics
+import signal
 import subprocess
 import sys
 import time
@@ -107,7 +108,7 @@ def rs_figures(rows):
     return out
 
 
-def peer_rs(t, n, smp, log, loops=RS_LOOPS):
+def peer_rs(t, n, smp, log, loops=RS_LOOPS, timeout=900):
     """The peer's refscale median (ns per section) for our type t at n
     readers, or None (no counterpart, no image, no runs)."""
     import bench as peer
@@ -120,7 +121,7 @@ def peer_rs(t, n, smp, log, loops=RS_LOOPS):
     append = ("console=ttyS0 panic=-1 no_timer_check rcuscale.scale_type=none "
               f"rcuscale.shutdown=0 refscale.scale_type={lt} refscale.nreaders={n} "
               f"refscale.loops={loops} refscale.nruns=10 refscale.holdoff=2")
-    vals = peer.parse_refscale(peer.boot(image, smp, append, log, 900))
+    vals = peer.parse_refscale(peer.boot(image, smp, append, log, timeout))
     return statistics.median(vals) if vals else None
 
 
@@ -141,7 +142,8 @@ def readside_round(isos, types, smp, k, args, results, names, rows_path):
                                         args.timeout)
                         for name, p in isos}
                 lin = (ex.submit(peer_rs, t, n, smp,
-                                 os.path.join(args.log_dir, f"peer-{t}-{n}-{smp}-{k}.log"), args.loops)
+                                 os.path.join(args.log_dir, f"peer-{t}-{n}-{smp}-{k}.log"), args.loops,
+                                 args.timeout)
                        if args.peer else None)
                 for name, fut in ours.items():
                     rows, _ = fut.result()
@@ -178,13 +180,19 @@ def boot_rcukern(iso, smp, cmdline, log, timeout):
     env = dict(os.environ, RCUKERN_ISO=os.path.abspath(iso))
     t0 = time.monotonic()
     with open(log, "wb") as f:
+        # A session of its own, as the peer's boots get (see above), so
+        # that a timeout stops QEMU too, not only run.sh above it.
+        p = subprocess.Popen(["./run.sh", "--no-build", "-s", str(smp), "-c", cmdline],
+                             cwd=ROOT, env=env, stdout=f, stderr=subprocess.STDOUT,
+                             stdin=subprocess.DEVNULL, start_new_session=True)
         try:
-            # A session of its own, as the peer's boots get (see above).
-            subprocess.run(["./run.sh", "--no-build", "-s", str(smp), "-c", cmdline],
-                           cwd=ROOT, env=env, stdout=f, stderr=subprocess.STDOUT,
-                           stdin=subprocess.DEVNULL, timeout=timeout,
-                           start_new_session=True)
+            p.wait(timeout=timeout)
         except subprocess.TimeoutExpired:
+            try:
+                os.killpg(p.pid, signal.SIGKILL)
+            except ProcessLookupError:
+                pass
+            p.wait()
             f.write(f"\n# gpcompare: stopped after {timeout} s\n".encode())
     with open(log, "rb") as f:
         return bench_rows(clean_lines(f.read())), time.monotonic() - t0
