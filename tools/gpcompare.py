@@ -22,7 +22,10 @@ paper_readside (--loops sections, default 1000000, 10 runs,
 `refscale.irqs_off=1`: Linux's refscale keeps irqs off around its loop)
 and, with --peer, the peer runs refscale for the type's Linux
 counterpart (10 runs of as many loops), all at the same time: the host's load swings by 2x within a
-minute, and boots one after the other compared that.  The table gives
+minute, and boots one after the other compared that.  Started together,
+they still do not measure together: ours boots faster, and measured
+while Linux booted; Linux's runs came after our QEMU had exited
+(docs/design.md, Measurement).  The table gives
 the median over the rounds of each boot's gross median (ns per
 section), ours with its batch median, and the ratio to the first ISO.
 
@@ -158,8 +161,9 @@ def readside_round(isos, types, smp, k, args, results, names, rows_path):
                     out.write(f"name=linux_readside type={t} cpus={n} median_ns={v:.3f} "
                               f"iso=linux boot={k} host_load={load}\n")
             print(f"gpcompare: round {k} {t} x{n}: " +
-                  ", ".join(f"{name} {fmt(f'{t} x{n}', d.get((f'{t} x{n}', 'gross'), 0.0))}"
-                            for name, d in per.items()) + f", host load {load:.1f}",
+                  ", ".join(f"{name} {fmt(f'{t} x{n}', d[(f'{t} x{n}', 'gross')])}"
+                            for name, d in per.items() if (f"{t} x{n}", "gross") in d) +
+                  f", host load {load:.1f}",
                   file=sys.stderr, flush=True)
     for name, d in per.items():
         results.setdefault((name, smp), []).append(d)
