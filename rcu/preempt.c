@@ -18,7 +18,8 @@
  *      (qsmask bit set) the task may predate the GP, so it goes to the
  *      tail, inside the [gp_tasks, tail] suffix; otherwise (it began after
  *      this CPU's QS, hence after the GP started) to the head.  GP init
- *      makes every task already queued hold up the new GP.  A leaf whose
+ *      makes every task already queued on a leaf in the GP hold it up
+ *      (a leaf left out of it has no reader older than it).  A leaf whose
  *      qsmask is clear reports up the tree only when gp_tasks becomes
  *      NULL, done by the outermost unlock of its last covered task.
  *  (3) Expedited (rcu/expedited.c, with the hooks below):
@@ -170,7 +171,6 @@ static void rcu_report_unblock_qs_rnp(struct rcu_node *rnp, unsigned long flags)
 	mask = rnp->grpmask;
 	gps = rnp->gp_seq;
 	spin_unlock(&rnp->lock);	/* irqs stay off */
-	rcu_unblock_window_hold(rnp, gps);	/* test build only */
 	spin_lock(&parent->lock);
 	rcu_stats_qs_lock(parent);
 	rcu_report_qs_rnp(mask, parent, gps, flags);
@@ -225,8 +225,10 @@ void rcu_read_unlock_special(struct task *t)
 		t->rcu_blocked_node = NULL;
 		boosted = t->rcu_boost_saved_prio;
 		t->rcu_boost_saved_prio = 0;
+		/* Lock order: leaf, then the wait queue's (__wake_up() takes
+		 * it only when a waiter sleeps there). */
 		if (held_exp && !next && !irqs_disabled_flags(flags))
-			wake_up(&rcu_preempt_exp.expedited_wq);	/* lock order: leaf, then wait queue */
+			wake_up(&rcu_preempt_exp.expedited_wq);
 		if (held_gp && !next)
 			rcu_report_unblock_qs_rnp(rnp, flags);	/* restores irqs */
 		else

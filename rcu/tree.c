@@ -745,43 +745,6 @@ static void rcu_ofl_window_hold(struct rcu_data *rdp, unsigned long gps)
 		       "(CPU %d)\n", (long)rcu_seq_ctr(gps), rdp->cpu);
 }
 
-/* Test build: rcu_unblock_window_arm() (rcu/tree.h). */
-static struct {
-	struct rcu_node *rnp;		/* armed for this leaf; NULL: none */
-	bool waiting;
-} rcu_unblock_window;
-atomic_t rcu_unblock_windows_held = ATOMIC_INIT(0);
-
-void rcu_unblock_window_arm(struct rcu_node *rnp)
-{
-	smp_store_release(&rcu_unblock_window.rnp, rnp);
-}
-
-bool rcu_unblock_window_waiting(void)
-{
-	return READ_ONCE(rcu_unblock_window.waiting);
-}
-
-/*
- * rcu_report_unblock_qs_rnp(), irqs off, leaf rnp's lock just dropped,
- * its report for GP gps not yet made: if armed for rnp, ask for the next
- * grace period and wait until its rcu_gp_init() has finished.
- */
-void rcu_unblock_window_hold(struct rcu_node *rnp, unsigned long gps)
-{
-	if (smp_load_acquire(&rcu_unblock_window.rnp) != rnp ||
-	    cmpxchg(&rcu_unblock_window.rnp, rnp, NULL) != rnp)
-		return;
-	WRITE_ONCE(rcu_unblock_window.waiting, true);
-	rcu_start_this_gp(rcu_seq_snap(&rcu_state.gp_seq));
-	if (rcu_ofl_window_spin(ULONG_CMP_LT(gps, READ_ONCE(rcu_ofl_window.gp_inited))))
-		atomic_inc(&rcu_unblock_windows_held);
-	else
-		pr_err("rcu: unblock window: no grace period after %ld began its init within "
-		       "20 s (leaf %d-%d)\n", (long)rcu_seq_ctr(gps), rnp->grplo, rnp->grphi);
-	WRITE_ONCE(rcu_unblock_window.waiting, false);
-}
-
 bool rcu_gp_waits_only_on(struct rcu_node *rnp, unsigned long *gpsp)
 {
 	struct rcu_node *root = rcu_get_root();
@@ -942,6 +905,7 @@ static bool rcu_gp_init(void)
 	 */
 	rcu_for_each_node_breadth_first(rnp) {
 		unsigned long gone;
+		bool in_gp;
 
 		jitter_site(JITTER_GP_INIT);
 		spin_lock_irqsave(&rnp->lock, flags);
@@ -954,12 +918,25 @@ static bool rcu_gp_init(void)
 			spin_unlock_irqrestore(&rnp->lock, flags);
 			continue;
 		}
-		rcu_preempt_gp_init_node(rnp);
+		/*
+		 * Only a leaf the first pass counted is in this GP.  One that
+		 * was left out (no CPU, no reader then) may have gained both
+		 * since: a CPU come online and a reader switched out there,
+		 * after the GP began.  Its readers must not hold this GP up:
+		 * nobody reports such a leaf up the tree, so ->gp_tasks
+		 * would outlive the GP, trip the next one's check above, and
+		 * its last reader's unlock would report for a GP that never
+		 * waited for it (Linux: rcu_preempt_check_blocked_tasks()
+		 * only with ->qsmaskinit or ->wait_blkd_tasks).
+		 */
+		in_gp = !rnp->parent || (rnp->parent->qsmaskinit & rnp->grpmask);
+		if (in_gp)
+			rcu_preempt_gp_init_node(rnp);
 		gone = rnp->qsmask & ~rnp->qsmaskinitnext;
 		if (gone) {
 			rcu_report_qs_rnp(gone, rnp, gps, flags);
 		} else if (!rnp->qsmask && !rcu_preempt_blocked_readers_cgp(rnp) &&
-			   rnp->parent && (rnp->parent->qsmaskinit & rnp->grpmask)) {
+			   rnp->parent && in_gp) {
 			struct rcu_node *parent = rnp->parent;
 
 			spin_unlock(&rnp->lock);	/* irqs stay off */

@@ -338,32 +338,11 @@ void rcu_barrier_window_release(void);
 void rcu_barrier_window_close(void);
 
 /*
- * Test build: hold the next report rcu_read_unlock() makes for leaf rnp
- * (its last reader blocked for the running GP left, and all its CPUs
- * have reported: rcu_report_unblock_qs_rnp()) open in its lock handoff,
- * the leaf's lock dropped and the parent's not yet taken, irqs off.  It
- * asks for the next grace period and spins (20 s at most) until that
- * one's rcu_gp_init() has finished; then it reports, for the GP it was
- * made for.  rcu_unblock_window_waiting() is true while it spins; each
- * window held that long counts in rcu_unblock_windows_held.
- */
-void rcu_unblock_window_arm(struct rcu_node *rnp);
-bool rcu_unblock_window_waiting(void);
-void rcu_unblock_window_hold(struct rcu_node *rnp, unsigned long gps);
-extern atomic_t rcu_unblock_windows_held;
-
-/*
  * Test build: a grace period is running (*gpsp: its gp_seq) and every
  * node from the root down to rnp's parent waits for nothing but the
  * child on the way to rnp (read without locks: a test's wait condition).
  */
 bool rcu_gp_waits_only_on(struct rcu_node *rnp, unsigned long *gpsp);
-#else
-static inline void rcu_unblock_window_hold(struct rcu_node *rnp, unsigned long gps)
-{
-	(void)rnp;
-	(void)gps;
-}
 #endif
 
 /* poll.c: a polled cookie s against the sequence *sp (both halves of a
@@ -392,7 +371,7 @@ void rcu_sched_exp_qs(bool can_wake);
 void rcu_preempt_init_node(struct rcu_node *rnp);
 /* rnp locked: readers blocked on it hold up the running GP. */
 bool rcu_preempt_blocked_readers_cgp(struct rcu_node *rnp);
-/* rnp (a leaf) locked, GP init: its blocked readers hold up this GP. */
+/* rnp (a leaf in this GP) locked, GP init: its blocked readers hold it up. */
 void rcu_preempt_gp_init_node(struct rcu_node *rnp);
 #ifdef CONFIG_SANITIZE
 /* rnp (a leaf) locked: its list holds only tasks blocked there, and

@@ -1006,12 +1006,8 @@ KTAP_SUITE(hotplug_ofl,
 struct hb_reader {
 	int cpu;			/* where it starts (bound) */
 	bool at_go;			/* enter at go, stay until moved off cpu */
-	bool judge;			/* leave under preempt_disable() and judge */
 	int go, in, moved, release, done;
-	int verdict;			/* judge: HB_* below */
 };
-
-enum { HB_NONE, HB_HELD, HB_GP_ENDED, HB_TIMEOUT };
 
 static int hb_reader_fn(void *arg)
 {
@@ -1028,23 +1024,7 @@ static int hb_reader_fn(void *arg)
 	WRITE_ONCE(r->moved, 1);
 	while (!READ_ONCE(r->release) && ktime_get_ns() < end)
 		schedule_timeout_uninterruptible(1);
-	if (r->judge) {
-		struct rcu_node *leaf = per_cpu_ptr(&rcu_data, r->cpu)->mynode;
-		unsigned long cookie, gps = 0;
-
-		/* An RCU-sched reader from before the next grace period on. */
-		preempt_disable();
-		cookie = get_state_synchronize_rcu();
-		rcu_read_unlock();
-		SPIN_UNTIL(poll_state_synchronize_rcu(cookie) ||
-			   (rcu_gp_waits_only_on(leaf, &gps) &&
-			    gps == cookie - RCU_SEQ_STATE_MASK), 30000);
-		r->verdict = poll_state_synchronize_rcu(cookie) ? HB_GP_ENDED :
-			gps == cookie - RCU_SEQ_STATE_MASK ? HB_HELD : HB_TIMEOUT;
-		preempt_enable();
-	} else {
-		rcu_read_unlock();
-	}
+	rcu_read_unlock();
 	smp_store_release(&r->done, 1);
 	return 0;
 }
@@ -1195,30 +1175,27 @@ static void hotplug_blkd_reader_on_emptied_leaf(void)
 }
 
 /*
- * rcu_report_unblock_qs_rnp() drops the leaf's lock before it takes the
- * parent's, carrying the GP its report is for: rcu_report_qs_rnp() must
- * drop a report for a GP that has ended.  The report matters for the GP
- * only where the leaf is in it; one that is not can hold readers on
- * ->gp_tasks all the same, when its first CPU comes online between
- * rcu_gp_init()'s two passes and a reader is switched out there
- * (RCU_GP_HOLD_INIT holds that open).  The last of them to leave then
- * reports for a GP that does not wait for it, and
- * rcu_unblock_window_arm() holds that report in the handoff until the
- * next GP, which has the leaf's CPU in it, has begun.  That reader
- * leaves under preempt_disable() and stays there: the next GP must not
- * end before its CPU's QS.  A preempted reader on another leaf holds the
- * first GP meanwhile.
+ * A leaf that rcu_gp_init()'s first pass left out (no CPU online, no
+ * reader queued) can gain both before its second pass: its first CPU
+ * comes online and a reader is switched out there (RCU_GP_HOLD_INIT
+ * holds that window open).  The reader began after the grace period
+ * did, and nobody reports such a leaf up the tree, so the grace period
+ * must not put it on ->gp_tasks: there it would outlive the grace
+ * period, trip the next one's "nothing pending" check in rcu_gp_init()
+ * (a false WARN) and, at its unlock, report for a grace period that
+ * never waited for it.  The next grace period, with the leaf in it,
+ * must wait for that reader.  A preempted reader on another leaf holds
+ * the first grace period open until the leaf has been looked at.
  */
-static void hotplug_blkd_unblock_report_stale(void)
+static void hotplug_blkd_late_leaf_not_in_gp(void)
 {
 #if defined(CONFIG_SANITIZE) && defined(CONFIG_PREEMPT_RCU)
 	static struct hb_reader h, r;
 	struct rcu_node *leaf = hb_leaf();
-	int held0 = atomic_read(&rcu_unblock_windows_held);
 	int cpu, hcpu = cpu_online(1) && !(leaf && leaf->grplo <= 1) ? 1 : 0;
-	unsigned long cookie;
+	unsigned long cookie, cookie2, flags, gps = 0;
 	struct task *ht, *rt;
-	bool waiting;
+	bool queued, on_gp_tasks, ended;
 
 	if (hb_skip(leaf))
 		return;
@@ -1238,34 +1215,44 @@ static void hotplug_blkd_unblock_report_stale(void)
 	KTAP_ASSERT(ht);
 	KTAP_EXPECT(WAIT_UNTIL(hb_blocked_on(ht, per_cpu_ptr(&rcu_data, hcpu)->mynode), 30000));
 	KTAP_EXPECT_EQ(cpu_up(cpu), 0);
-	r = (struct hb_reader){ .cpu = cpu, .judge = true };
+	r = (struct hb_reader){ .cpu = cpu };
 	rt = start_on(hb_reader_fn, &r, cpu, PRIO_NORMAL, "blkdlate");
 	KTAP_ASSERT(rt);
 	KTAP_EXPECT(WAIT_UNTIL(hb_blocked_on(rt, leaf), 30000));
-	rcu_unblock_window_arm(leaf);
 	rcu_gp_hold_release(RCU_GP_HOLD_INIT);
+	/* The second pass has been at the leaf (the holder keeps the GP). */
 	KTAP_EXPECT(WAIT_UNTIL(rcu_seq_state(READ_ONCE(leaf->gp_seq)) &&
 			       READ_ONCE(leaf->gp_seq) == READ_ONCE(rcu_state.gp_seq), 30000));
-	WRITE_ONCE(r.release, 1);
-	WAIT_UNTIL(rcu_unblock_window_waiting() || smp_load_acquire(&r.done), 30000);
-	waiting = rcu_unblock_window_waiting();
+	spin_lock_irqsave(&leaf->lock, flags);
+	queued = !list_empty(&leaf->blkd_tasks);
+	on_gp_tasks = leaf->gp_tasks != NULL;
+	spin_unlock_irqrestore(&leaf->lock, flags);
+	KTAP_EXPECT(queued);
+	if (on_gp_tasks)
+		ktap_fail("the leaf of CPUs %d-%d, left out of the grace period by its first "
+			  "pass, holds a reader begun after it on ->gp_tasks", leaf->grplo,
+			  leaf->grphi);
 	WRITE_ONCE(h.release, 1);
-	KTAP_EXPECT(WAIT_UNTIL(smp_load_acquire(&r.done), 60000));
-	kthread_join(rt);
-	kthread_join(ht);
-	rcu_unblock_window_arm(NULL);
-	KTAP_EXPECT(waiting);
-	KTAP_EXPECT_EQ(atomic_read(&rcu_unblock_windows_held), held0 + 1);
-	if (r.verdict == HB_GP_ENDED)
-		ktap_fail("a grace period ended while CPU %d stayed in an RCU-sched reader "
-			  "begun before it: the report held in rcu_report_unblock_qs_rnp()'s "
-			  "handoff, made for the grace period before, cleared the leaf's bit "
-			  "in this one", cpu);
-	else
-		KTAP_EXPECT_EQ(r.verdict, HB_HELD);
-	ktap_log("reader on CPU %d: unblock report held %d time(s), verdict %d", cpu,
-		 atomic_read(&rcu_unblock_windows_held) - held0, r.verdict);
 	KTAP_EXPECT(WAIT_UNTIL(poll_state_synchronize_rcu(cookie), 30000));
+	kthread_join(ht);
+
+	/* The reader is still queued: the next GP has the leaf, and waits. */
+	cookie2 = start_poll_synchronize_rcu();
+	WAIT_UNTIL(poll_state_synchronize_rcu(cookie2) ||
+		   (rcu_gp_waits_only_on(leaf, &gps) && gps == cookie2 - RCU_SEQ_STATE_MASK &&
+		    !READ_ONCE(leaf->qsmask)), 30000);
+	ended = poll_state_synchronize_rcu(cookie2);
+	WRITE_ONCE(r.release, 1);
+	kthread_join(rt);
+	if (ended)
+		ktap_fail("a grace period that began with a reader queued on the leaf of CPUs "
+			  "%d-%d ended before it left", leaf->grplo, leaf->grphi);
+	else
+		KTAP_EXPECT_EQ(gps, cookie2 - RCU_SEQ_STATE_MASK);
+	KTAP_EXPECT(WAIT_UNTIL(poll_state_synchronize_rcu(cookie2), 30000));
+	if (!on_gp_tasks && !ended)
+		ktap_log("reader on CPU %d: not on ->gp_tasks while its leaf was out of the "
+			 "grace period; the next one waited for it", cpu);
 	hb_leaf_cpus(leaf, true, -1);
 #else
 	ktap_skip("needs the test build and preemptible RCU");
@@ -1276,4 +1263,4 @@ static void hotplug_blkd_unblock_report_stale(void)
  * tree at 4 CPUs. */
 KTAP_SUITE(hotplug_blkd,
 	   KTAP_CASE(hotplug_blkd_reader_on_emptied_leaf),
-	   KTAP_CASE(hotplug_blkd_unblock_report_stale));
+	   KTAP_CASE(hotplug_blkd_late_leaf_not_in_gp));
