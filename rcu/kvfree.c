@@ -29,13 +29,9 @@
  * KFREE_CACHE_MAX pages for later.
  *
  * The pace: the next batch goes kfree_rcu.gp_gap times as long after a
- * batch's grace period ended as batches have waited for theirs, on a
- * running mean over about the last eight (by default three times:
- * kfree_rcu() keeps grace periods busy about a quarter of the time).
- * The mean, not the last wait: one long grace period would otherwise
- * set a long gap, and the next batch would hold rate x (3 + 1) long GPs
- * of objects, where call_rcu() holds rate x 2 of them; the peak comes
- * at the longest grace periods.  Handing a batch over as soon as the last one's grace
+ * batch's grace period ended as that batch waited for it (by default
+ * three times: kfree_rcu() keeps grace periods busy a quarter of the
+ * time at most).  Handing a batch over as soon as the last one's grace
  * period ends would run grace periods back to back under a steady
  * stream of kfree_rcu(), as many as a call_rcu() per object does.
  * kvfree_rcu_barrier() does not wait for the pace.
@@ -52,10 +48,11 @@
  * 3x fewer GPs than call_rcu() and less memory therefore needs
  * call_rcu()'s peak above 3n/N plus what kfree_rcu()'s own GP holds:
  * only where grace period lengths vary widely, so the goal is met in
- * some runs and not others (in 0-2 of 16 interleaved pairs a size).
+ * some runs and not others (0-1 of 16 interleaved pairs a size).
  * gp_gap is the knob: 0 gave 1.7-2.7x fewer GPs at 1.11-1.13x
- * call_rcu()'s peak; 3 with the last wait as pace 3.7-5.1x fewer at
- * 1.3-1.7x, with the mean wait 3.3-5.3x fewer at 1.26-1.28x.
+ * call_rcu()'s peak, 3 gives 3.7-5.1x fewer at 1.3-1.7x.  A running
+ * mean of the waits as the pace cut the peak to 1.26-1.28x but made
+ * the kfree_rcu() run 13-56% slower against call_rcu()'s: not taken.
  *
  * call_rcu() grace periods wait for every RCU-sched reader and every
  * rcu_read_lock() reader (preemptible RCU's normal grace periods are
@@ -163,7 +160,6 @@ static struct {
 	bool forced;				/* by kvfree_rcu_barrier() */
 	unsigned long handed_at;		/* jiffies of its call_rcu() */
 	unsigned long next;			/* no batch before (jiffies) */
-	unsigned long avg_wait8;		/* 8 x mean GP wait (jiffies) */
 	struct timer_list monitor;
 	bool ready;				/* kfree_rcu_init_late() ran */
 } kfree_rcu_gp;
@@ -193,10 +189,10 @@ core_param(kfree_rcu.drain_ms, kfree_rcu_drain_ms, uint,
 	   "ms kfree_rcu()'s monitor waits after an object finds nothing queued");
 
 /* The monitor's pace: after a batch's grace period, the next batch
- * waits gp_gap times as long as batches wait for their GPs (a mean). */
+ * waits gp_gap times as long as that one waited for its GP. */
 unsigned int kfree_rcu_gp_gap = 3;
 core_param(kfree_rcu.gp_gap, kfree_rcu_gp_gap, uint,
-	   "kfree_rcu(): idle time between its grace periods, in units of their mean wait");
+	   "kfree_rcu(): idle time between its grace periods, in units of the last one's wait");
 
 struct kfree_rcu_stats kfree_rcu_stats;
 
@@ -440,20 +436,16 @@ static void kfree_rcu_batch_done(bool now)
 		kfree_rcu_deal_locked();
 	}
 	/*
-	 * The next batch waits gp_gap times as long as batches wait for
-	 * their grace periods (avg_wait8, eight times a running mean over
-	 * about eight): with the default, kfree_rcu() keeps grace periods
-	 * busy about a quarter of the time, however long they take, and
-	 * objects queued meanwhile share the next one.  A barrier's batch
-	 * is its caller's demand, not the monitor's pace.
+	 * The next batch waits gp_gap times as long as this one waited for
+	 * its grace period: with the default, kfree_rcu() keeps grace
+	 * periods busy a quarter of the time at most, however long they take,
+	 * and objects queued meanwhile share the next one.  A barrier's
+	 * batch is its caller's demand, not the monitor's pace.
 	 */
 	waited = jiffies - kfree_rcu_gp.handed_at;
-	if (!kfree_rcu_gp.forced) {
-		kfree_rcu_gp.avg_wait8 += waited - kfree_rcu_gp.avg_wait8 / 8;
-		kfree_rcu_gp.next = jiffies + MIN(READ_ONCE(kfree_rcu_gp_gap) *
-						  (kfree_rcu_gp.avg_wait8 / 8),
+	if (!kfree_rcu_gp.forced)
+		kfree_rcu_gp.next = jiffies + MIN(READ_ONCE(kfree_rcu_gp_gap) * waited,
 						  (unsigned long)HZ);
-	}
 	WRITE_ONCE(kfree_rcu_gp.busy, false);
 	WRITE_ONCE(kfree_rcu_gp.nr, 0);
 	/* Objects queued while it was busy: the monitor takes them. */

@@ -211,6 +211,20 @@ class ReportTest(unittest.TestCase):
         self.assertIn("| 2 | idle | 12x | 6.1x | >= 20x | NOT met |", text)
         self.assertIn("reported, not asserted", text)
 
+    def test_gp_busy_goal_in_ticks(self):
+        # Over the goal in jiffies but within it in the slowest vCPU's
+        # ticks: host-bound; over in both: not met; idle rows: no line.
+        rows, _ = report.read_log(
+            "# bench name=gp type=normal cpus=16 n=8 min_ns=1 mean_ns=2 max_ns=3 median_ns=711233031 gp_ticks=4 gp_ticks_max=20 fewest_cpu_ticks=1 load=busy\n"
+            "# bench name=gp type=normal cpus=4 n=30 min_ns=1 mean_ns=2 max_ns=3 median_ns=1100000 gp_ticks=1 gp_ticks_max=3 fewest_cpu_ticks=1 load=busy\n"
+            "# bench name=gp type=normal cpus=2 n=30 min_ns=1 mean_ns=2 max_ns=3 median_ns=9000000 gp_ticks=9 gp_ticks_max=9 fewest_cpu_ticks=8 load=busy\n"
+            "# bench name=gp type=normal cpus=2 n=30 min_ns=1 mean_ns=2 max_ns=3 median_ns=9000 gp_ticks=0 gp_ticks_max=0 fewest_cpu_ticks=0 load=idle\n")
+        text = "\n".join(report.gp_busy_table(rows))
+        self.assertIn("| 16 | 711 | 4 (max 20) | 1 | <= 2 ticks | met in the slowest vCPU's ticks (host-bound) |", text)
+        self.assertIn("| 4 | 1.1 | 1 (max 3) | 1 | <= 2 ticks | met |", text)
+        self.assertIn("| 2 | 9 | 9 (max 9) | 8 | <= 2 ticks | NOT met |", text)
+        self.assertEqual(text.count("\n| "), 3)
+
     @unittest.skipUnless(shutil.which("gnuplot"), "gnuplot is not installed")
     def test_a_plot_without_its_points_is_skipped_with_the_reason(self):
         # Only cs_ns=0 rows: no critical-section-length curve to draw.  The

@@ -10,7 +10,8 @@ Each round boots every ISO once at every size (the ISOs' order alternates
 from round to round), then the peer's rcuscale (PREEMPT_NONE and PREEMPT
 images, normal and expedited) at that size.  An rcukern boot runs
 `./run.sh --no-build -s N -c "test=rcu,rcu_preempt"` (--cmdline to
-change it); its rows are the `name=gp` medians (load=idle and busy),
+change it); its rows are the `name=gp` medians (load=idle and busy;
+the normal one also in ticks, gp_ticks and fewest_cpu_ticks: README.md),
 `call_rcu` ops_per_sec and `call_rcu_flood` peak_stale.  The table gives,
 per row, the median over the boots of each boot's median (the figures of
 each boot in brackets) and the ratio of every ISO to the first.
@@ -21,7 +22,13 @@ paper_readside (--loops sections, default 1000000, 10 runs,
 `refscale.irqs_off=1`: Linux's refscale keeps irqs off around its loop)
 and, with --peer, the peer runs refscale for the type's Linux
 counterpart (10 runs of as many loops), all at the same time: the host's load swings by 2x within a
-minute, and boots one after the other compared that.  The table gives
+minute, and boots one after the other compared that.  Started at once,
+they did not measure together: ours boots faster, and measured while
+Linux booted; Linux's runs came after our QEMU had exited
+(docs/design.md, Measurement).  So the peer starts --peer-lead seconds
+(default 6) ahead: in three pairs stamped with host time its runs
+overlapped ours' window, wholly in one, 2 and 4 of 10 runs in the
+others (docs/design.md).  The table gives
 the median over the rounds of each boot's gross median (ns per
 section), ours with its batch median, and the ratio to the first ISO.
 
@@ -68,6 +75,11 @@ def figures(rows):
         name, typ = r.get("name"), r.get("type")
         if name == "gp" and "median_ns" in r:
             out[(f"gp {typ}", r.get("load", "idle"))] = int(r["median_ns"])
+            # The same grace periods in the guest's ticks (jiffies), and
+            # the ticks of the CPU that took the fewest meanwhile.
+            for k in ("gp_ticks", "fewest_cpu_ticks"):
+                if k in r:
+                    out[(f"{k} {typ}", r.get("load", "idle"))] = int(r[k])
         elif name == "call_rcu" and "ops_per_sec" in r:
             out[("call_rcu ops_per_sec", "-")] = int(r["ops_per_sec"])
         elif name == "call_rcu_flood" and "peak_stale" in r:
@@ -131,14 +143,16 @@ def readside_round(isos, types, smp, k, args, results, names, rows_path):
             cmdline = rs_cmdline(t, n, args.loops)
             load = loadavg()
             with ThreadPoolExecutor(len(isos) + 1) as ex:
-                ours = {name: ex.submit(boot_rcukern, p, smp, cmdline,
-                                        os.path.join(args.log_dir, f"{name}-{smp}-{t}-{n}-{k}.log"),
-                                        args.timeout)
-                        for name, p in isos}
                 lin = (ex.submit(peer_rs, t, n, smp,
                                  os.path.join(args.log_dir, f"peer-{t}-{n}-{smp}-{k}.log"), args.loops,
                                  args.timeout)
                        if args.peer else None)
+                if lin:
+                    time.sleep(args.peer_lead)	# Linux boots slower: align the runs
+                ours = {name: ex.submit(boot_rcukern, p, smp, cmdline,
+                                        os.path.join(args.log_dir, f"{name}-{smp}-{t}-{n}-{k}.log"),
+                                        args.timeout)
+                        for name, p in isos}
                 for name, fut in ours.items():
                     rows, _ = fut.result()
                     per.setdefault(name, {}).update(rs_figures(rows))
@@ -152,8 +166,9 @@ def readside_round(isos, types, smp, k, args, results, names, rows_path):
                     out.write(f"name=linux_readside type={t} cpus={n} median_ns={v:.3f} "
                               f"iso=linux boot={k} host_load={load}\n")
             print(f"gpcompare: round {k} {t} x{n}: " +
-                  ", ".join(f"{name} {fmt(f'{t} x{n}', d.get((f'{t} x{n}', 'gross'), 0.0))}"
-                            for name, d in per.items()) + f", host load {load:.1f}",
+                  ", ".join(f"{name} {fmt(f'{t} x{n}', d[(f'{t} x{n}', 'gross')])}"
+                            for name, d in per.items() if (f"{t} x{n}", "gross") in d) +
+                  f", host load {load:.1f}",
                   file=sys.stderr, flush=True)
     for name, d in per.items():
         results.setdefault((name, smp), []).append(d)
@@ -281,6 +296,9 @@ def main(argv=None):
     ap.add_argument("--loops", type=int, default=RS_LOOPS,
                     help="--readside: sections per reader per run, both kernels (a run "
                     "of seconds spans the host's scheduling; 1000000 is refscale's)")
+    ap.add_argument("--peer-lead", type=float, default=6.0,
+                    help="--readside --peer: start the peer this many seconds before ours, "
+                    "so that the two measure at the same time (Linux boots slower)")
     ap.add_argument("--log-dir", default=os.path.join(ROOT, "build", "gpcompare"))
     ap.add_argument("--timeout", type=int, default=900, help="per boot, s")
     args = ap.parse_args(argv)

@@ -1345,19 +1345,49 @@ static int bench_busy(void *arg)
 	return 0;
 }
 
+/*
+ * One synchronize_sched(), timed three ways: ns; the guest's ticks
+ * (jiffies, which count the duty holder's ticks, so a vCPU the host does
+ * not run does not add to them); and the ticks taken meanwhile by the
+ * other CPU that took the fewest.  A busy CPU reports its QS at a tick
+ * (rcu_sched_clock_irq()), so under load=busy no grace period ends
+ * before every other CPU has taken one: a fewest of 1 says it ended at
+ * the slowest vCPU's first tick, and the rest of its length is the host
+ * not running that vCPU (cpu_ticks(): test_helpers.h).
+ */
+static void bench_gp_normal(struct samples *sn, struct samples *sj, struct samples *sk)
+{
+	static u64 tk[NR_CPUS];
+	int cpu, me = raw_smp_processor_id();
+	u64 t0, j0, fewest = ~0ull;
+
+	for_each_online_cpu(cpu)
+		tk[cpu] = cpu_ticks(cpu);
+	j0 = jiffies;
+	t0 = ktime_get_ns();
+	synchronize_sched();
+	sn->v[sn->n++] = ktime_get_ns() - t0;
+	sj->v[sj->n++] = jiffies - j0;
+	for_each_online_cpu(cpu) {
+		u64 n = cpu_ticks(cpu) - tk[cpu];
+
+		if (cpu != me && n < fewest)
+			fewest = n;
+	}
+	sk->v[sk->n++] = fewest == ~0ull ? 0 : fewest;
+}
+
 static void bench_gp_round(const char *load, int nn, int ne)
 {
-	static struct samples sn, se, sc;
-	char extra[64];
+	static struct samples sn, se, sc, sj, sk;
+	char extra[64], extra_n[160];
+	struct stats stj, stk;
 	u64 t0, mn, me, ratio10, min10;
 	int i;
 
-	sn.n = se.n = sc.n = 0;
-	for (i = 0; i < nn; i++) {
-		t0 = ktime_get_ns();
-		synchronize_sched();
-		sn.v[sn.n++] = ktime_get_ns() - t0;
-	}
+	sn.n = se.n = sc.n = sj.n = sk.n = 0;
+	for (i = 0; i < nn; i++)
+		bench_gp_normal(&sn, &sj, &sk);
 	for (i = 0; i < ne; i++) {
 		t0 = ktime_get_ns();
 		synchronize_sched_expedited();
@@ -1378,7 +1408,12 @@ static void bench_gp_round(const char *load, int nn, int ne)
 	}
 	snprintf(extra, sizeof(extra), " load=%s%s", load,
 		 num_online_cpus() == 1 ? " shortcut=blocking-is-gp" : "");
-	samples_print("gp", "normal", &sn, extra);
+	stats_compute(sj.v, sj.n, &stj);
+	stats_compute(sk.v, sk.n, &stk);
+	snprintf(extra_n, sizeof(extra_n), " gp_ticks=%llu gp_ticks_max=%llu fewest_cpu_ticks=%llu%s",
+		 (unsigned long long)stj.median, (unsigned long long)stj.max,
+		 (unsigned long long)stk.median, extra);
+	samples_print("gp", "normal", &sn, extra_n);
 	samples_print("gp", "expedited", &se, extra);
 	samples_print("gp_cb", "normal", &sc, extra);
 	/* Medians (TCG on a loaded host has long outliers), and the minima:

@@ -46,7 +46,7 @@ from .cli import main, run_qemu  # noqa: F401
 from .document import row_tables, summary_lines, write_report  # noqa: F401
 from .figures import FIGURES, build_plots  # noqa: F401
 from .goals import goals, paper_goals  # noqa: F401
-from .gp_latency import gp_ratio_table, gp_table  # noqa: F401
+from .gp_latency import gp_busy_table, gp_ratio_table, gp_table  # noqa: F401
 from .paper import find_paper_data, paper_series, read_tsv  # noqa: F401
 from .plot import PanelPlot, Plot, draw  # noqa: F401
 from .readside_tables import readside_matrix, three_source_table  # noqa: F401

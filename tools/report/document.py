@@ -11,7 +11,7 @@ from .common import (LINUX_LABEL, PAPER_LABEL, ROOT, TEST_BUILD_WARNING, build_l
 TEST_BUILD_TAG = "[TEST BUILD: not benchmark figures]"
 from .figures import build_plots
 from .goals import goals
-from .gp_latency import gp_ratio_table, gp_table
+from .gp_latency import gp_busy_table, gp_ratio_table, gp_table
 from .kfree import kfree_table
 from .plot import draw
 from .readside_tables import readside_matrix, three_source_table
@@ -106,6 +106,9 @@ def write_report(rows, platforms, sources, out_dir, paper_dir,
     ratio = gp_ratio_table(rows)
     if ratio:
         md += ["", "## Expedited against normal grace periods", ""] + ratio
+    busy = gp_busy_table(rows)
+    if busy:
+        md += ["", "## Normal grace periods with the other CPUs busy, in ticks", ""] + busy
     kft = kfree_table(rows)
     if kft:
         md += ["", f"## kfree_rcu(): the garbage collector, beside {LINUX_LABEL}", ""] + kft

@@ -106,3 +106,46 @@ def gp_ratio_table(rows):
         "CPUs are idle) is the report's: reported, not asserted; the suite "
         "passes either way. With the other CPUs busy the expedited grace "
         "period must interrupt each of them, and no goal is set."]
+
+
+GP_BUSY_GOAL_TICKS = 2
+
+
+def gp_busy_table(rows):
+    """A normal grace period with the other CPUs busy (name=gp type=normal
+    load=busy), in ticks: the goal is at most GP_BUSY_GOAL_TICKS.  A busy
+    CPU reports its QS at a tick, so the grace period cannot end before
+    every other CPU has taken one; gp_ticks is its length in the guest's
+    jiffies, fewest_cpu_ticks the ticks the slowest of those CPUs took
+    meanwhile.  Where gp_ticks is over the goal and fewest_cpu_ticks is
+    within it, the grace period ended at the slowest vCPU's first ticks
+    and the rest is the host not running that vCPU (TCG: many vCPUs on
+    few host cores)."""
+    body = []
+    for r in rows:
+        if r.get("name") != "gp" or r.get("type") != "normal" \
+                or r.get("load") != "busy" or r.num("gp_ticks") is None:
+            continue
+        ticks, fewest = r.num("gp_ticks"), r.num("fewest_cpu_ticks")
+        if ticks <= GP_BUSY_GOAL_TICKS:
+            verdict = "met"
+        elif fewest is not None and fewest <= GP_BUSY_GOAL_TICKS:
+            verdict = "met in the slowest vCPU's ticks (host-bound)"
+        else:
+            verdict = "NOT met"
+        body.append([r.get("cpus", "?"), fmt(r.num("median_ns") / 1e6),
+                     f"{fmt(ticks)} (max {fmt(r.num('gp_ticks_max'))})",
+                     fmt(fewest) if fewest is not None else "-",
+                     f"<= {GP_BUSY_GOAL_TICKS} ticks", verdict])
+    if not body:
+        return []
+    return md_table(["CPUs", "median ms", "gp_ticks (jiffies)", "fewest_cpu_ticks",
+                     "goal", "verdict"], body) + [
+        "", "`name=gp type=normal load=busy` rows of the rcu suite: "
+        "`synchronize_sched()` while every other CPU spins in a preemptible "
+        "loop. A busy CPU reports its quiescent state at a tick, so no "
+        "grace period ends before each of them has taken one. gp_ticks: "
+        "the median grace period in the guest's ticks (jiffies, which a "
+        "vCPU the host does not run does not advance); fewest_cpu_ticks: "
+        "the median of the ticks that the other CPU taking the fewest took "
+        "meanwhile. Reported, not asserted."]
