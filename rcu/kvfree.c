@@ -506,19 +506,36 @@ int kvfree_rcu_barrier_window_busy(void)
 
 void kvfree_rcu_barrier_window_close(void)
 {
+	unsigned long flags;
+
 	WRITE_ONCE(kvfree_barrier_window.armed, false);
+	spin_lock_irqsave(&kfree_rcu_gp_lock, flags);	/* see _holds_batch() */
 	WRITE_ONCE(kvfree_barrier_window.hold, false);
+	spin_unlock_irqrestore(&kfree_rcu_gp_lock, flags);
 	kvfree_rcu_barrier_window_release();
 }
 
-/* The batch's grace period has ended while held: it waits for another
- * (a batch still in flight, as a long grace period leaves it). */
+/*
+ * The batch's grace period has ended while held: it waits for another
+ * (a batch still in flight, as a long grace period leaves it).  The test
+ * and the call_rcu() are one step under kfree_rcu_gp_lock, under which
+ * hold is cleared: otherwise a callback that saw hold set could queue
+ * itself again after a kvfree_rcu_barrier() that had found the batch
+ * busy and cleared hold had passed this CPU in its rcu_barrier(), which
+ * would then return before the batch ended, and a pass that found every
+ * object submitted would return with that batch not freed.
+ */
 static bool kvfree_barrier_window_holds_batch(void)
 {
-	if (!READ_ONCE(kvfree_barrier_window.hold))
-		return false;
-	call_rcu(&kfree_rcu_gp.rcu, kfree_rcu_work);
-	return true;
+	unsigned long flags;
+	bool hold;
+
+	spin_lock_irqsave(&kfree_rcu_gp_lock, flags);
+	hold = READ_ONCE(kvfree_barrier_window.hold);
+	if (hold)
+		call_rcu(&kfree_rcu_gp.rcu, kfree_rcu_work);
+	spin_unlock_irqrestore(&kfree_rcu_gp_lock, flags);
+	return hold;
 }
 
 /* kvfree_rcu_barrier(), snapshot taken: sleep here if armed (30 s at most). */
@@ -536,8 +553,9 @@ static void kvfree_barrier_window_wait(void)
 	WRITE_ONCE(kvfree_barrier_window.waiting, false);
 }
 
-/* kvfree_rcu_barrier()'s first check is done (busy: the batch was in
- * flight before its drain): the window closes, the batch may end. */
+/* kvfree_rcu_barrier()'s first check, kfree_rcu_gp_lock held (busy: the
+ * batch was in flight before its drain): the window closes, the batch
+ * may end. */
 static void kvfree_barrier_window_checked(bool busy)
 {
 	if (!READ_ONCE(kvfree_barrier_window.armed))
@@ -815,8 +833,8 @@ void kvfree_rcu_barrier(void)
 				done = false;
 			spin_unlock(&krcp->lock);
 		}
-		spin_unlock_irqrestore(&kfree_rcu_gp_lock, flags);
 		kvfree_barrier_window_checked(busy);	/* test build only */
+		spin_unlock_irqrestore(&kfree_rcu_gp_lock, flags);
 		if (nogp)
 			kfree_rcu_batch_done(true);
 		rcu_barrier();
