@@ -63,9 +63,10 @@
  *    such a kthread frees what it used: so a CPU going down has callbacks
  *    queued that must move, and n_barrier_cbs's barrier check counts them
  *    too (cpu_kthread_cbs_snap()/_missed(): every one queued before the
- *    barrier began has run when it returns).  Off by default and in every
- *    scenario: TREE07 seed 701 with it hung twice, unexplained
- *    (docs/stress.md, "Fifth round").
+ *    barrier began has run when it returns).  With no other CPU online
+ *    it queues none: the stream and the grace periods it needs, all above
+ *    the readers' priority, starved every other thread of the last CPU
+ *    (docs/stress.md, "Fifth round").  Off by default.
  *    What it breaks is reported by the checks it runs into (a task
  *    struct's use count, the readers' own checks); its report says how
  *    many kthreads were moved and exited.
@@ -685,13 +686,21 @@ static int rcu_torture_cpu_kthread(void *arg)
 			rcu_torture_one_read_body(NULL, k->cpu);
 		while (ktime_get_ns() < end);
 		rcutorture_flavour_unlock(idx);
-		cpu_kthread_queue_cb(k->cpu);
 		/* The hand-off: another CPU's interrupt wakes it. */
 		w = cpu_kthread_waker(k->cpu);
-		if (w < 0) {	/* the only CPU online: its timer wakes it */
+		if (w < 0) {
+			/* The only CPU online (CPU 0, which never goes down):
+			 * its timer wakes it, and it queues no callback.  Its
+			 * stream would keep the grace-period kthread, above
+			 * the readers too, busy on this one CPU for good (in
+			 * the test build each grace period's start spins in
+			 * jitter delays): onoff, the writers and the stats
+			 * would starve, and did (docs/stress.md, "Fifth
+			 * round").  Nothing here can move anyway. */
 			schedule_timeout_uninterruptible(1);
 			continue;
 		}
+		cpu_kthread_queue_cb(k->cpu);
 		set_current_state(TASK_INTERRUPTIBLE);
 		WRITE_ONCE(k->in_flight, true);
 		smp_store_release(&k->handoff, true);
