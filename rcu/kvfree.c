@@ -77,6 +77,7 @@
 #include "kernel/mutex.h"
 #include "kernel/cmdline.h"
 #include "kernel/cpu.h"
+#include "kernel/test_gate.h"
 #include "kernel/pmm.h"
 #include "kernel/printk.h"
 #include "kernel/shrinker.h"
@@ -475,15 +476,13 @@ static void kfree_rcu_work(struct rcu_head *rh);
 static struct {
 	bool armed;		/* the next barrier stops after its snapshot */
 	bool hold;		/* the batch in flight rides GP after GP */
-	bool waiting;		/* a barrier sleeps in the window */
-	bool release;
+	struct test_gate gate;	/* a barrier sleeps there in the window */
 	int busy_at_check;	/* the batch at the first check; -1: none yet */
 } kvfree_barrier_window = { .busy_at_check = -1 };
 
 void kvfree_rcu_barrier_window_arm(void)
 {
-	WRITE_ONCE(kvfree_barrier_window.waiting, false);
-	WRITE_ONCE(kvfree_barrier_window.release, false);
+	test_gate_arm(&kvfree_barrier_window.gate);
 	WRITE_ONCE(kvfree_barrier_window.busy_at_check, -1);
 	WRITE_ONCE(kvfree_barrier_window.hold, true);
 	smp_store_release(&kvfree_barrier_window.armed, true);
@@ -491,12 +490,12 @@ void kvfree_rcu_barrier_window_arm(void)
 
 bool kvfree_rcu_barrier_window_waiting(void)
 {
-	return smp_load_acquire(&kvfree_barrier_window.waiting);
+	return test_gate_waiting(&kvfree_barrier_window.gate);
 }
 
 void kvfree_rcu_barrier_window_release(void)
 {
-	smp_store_release(&kvfree_barrier_window.release, true);
+	test_gate_release(&kvfree_barrier_window.gate);
 }
 
 int kvfree_rcu_barrier_window_busy(void)
@@ -541,16 +540,8 @@ static bool kvfree_barrier_window_holds_batch(void)
 /* kvfree_rcu_barrier(), snapshot taken: sleep here if armed (30 s at most). */
 static void kvfree_barrier_window_wait(void)
 {
-	int ms = 0;
-
-	if (!smp_load_acquire(&kvfree_barrier_window.armed))
-		return;
-	smp_store_release(&kvfree_barrier_window.waiting, true);
-	while (!smp_load_acquire(&kvfree_barrier_window.release) && ms < 30000) {
-		schedule_timeout_uninterruptible(msecs_to_jiffies(10));
-		ms += 10;
-	}
-	WRITE_ONCE(kvfree_barrier_window.waiting, false);
+	if (smp_load_acquire(&kvfree_barrier_window.armed))
+		test_gate_wait(&kvfree_barrier_window.gate, 30000);
 }
 
 /* kvfree_rcu_barrier()'s first check, kfree_rcu_gp_lock held (busy: the

@@ -34,6 +34,7 @@
 #include "kernel/jitter.h"
 #include "kernel/slab.h"
 #include "kernel/cpu.h"
+#include "kernel/test_gate.h"
 #include "kernel/lockdep.h"
 #include "kernel/preempt_mask.h"
 
@@ -472,26 +473,24 @@ void rcu_note_context_switch(bool preempt)
 static struct {
 	int cpu;		/* armed for this CPU; -1: none */
 	int target;		/* where cpu's callbacks moved; -1: nowhere yet */
-	bool waiting;		/* a barrier sleeps in front of cpu */
-	bool release;
+	struct test_gate gate;	/* a barrier sleeps there in front of cpu */
 } rcu_barrier_window = { .cpu = -1, .target = -1 };
 
 void rcu_barrier_window_arm(int cpu)
 {
-	WRITE_ONCE(rcu_barrier_window.waiting, false);
-	WRITE_ONCE(rcu_barrier_window.release, false);
+	test_gate_arm(&rcu_barrier_window.gate);
 	WRITE_ONCE(rcu_barrier_window.target, -1);
 	smp_store_release(&rcu_barrier_window.cpu, cpu);
 }
 
 bool rcu_barrier_window_waiting(void)
 {
-	return smp_load_acquire(&rcu_barrier_window.waiting);
+	return test_gate_waiting(&rcu_barrier_window.gate);
 }
 
 void rcu_barrier_window_release(void)
 {
-	smp_store_release(&rcu_barrier_window.release, true);
+	test_gate_release(&rcu_barrier_window.gate);
 }
 
 void rcu_barrier_window_close(void)
@@ -522,25 +521,19 @@ static void rcu_barrier_window_moved(int dead)
 /* rcu_barrier_sched(), about to deal with cpu: sleep there if armed. */
 static void rcu_barrier_window_wait(int cpu)
 {
-	int ms = 0;
-
 	if (smp_load_acquire(&rcu_barrier_window.cpu) != cpu ||
-	    READ_ONCE(rcu_barrier_window.release))
+	    test_gate_released(&rcu_barrier_window.gate))
 		return;
-	smp_store_release(&rcu_barrier_window.waiting, true);
-	while (!smp_load_acquire(&rcu_barrier_window.release) && ms < 30000) {
-		schedule_timeout_uninterruptible(msecs_to_jiffies(10));
-		ms += 10;
-	}
-	WRITE_ONCE(rcu_barrier_window.release, true);
-	WRITE_ONCE(rcu_barrier_window.waiting, false);
+	test_gate_wait(&rcu_barrier_window.gate, 30000);
+	/* Passed once, even on the bound: the loop's end closes the test. */
+	test_gate_release(&rcu_barrier_window.gate);
 }
 
 /* rcu_barrier_sched() has dealt with every CPU: if it is about to wait
  * for callbacks, those held must run; if not, the test closes. */
 static void rcu_barrier_window_loop_done(bool will_wait)
 {
-	if (will_wait && READ_ONCE(rcu_barrier_window.release))
+	if (will_wait && test_gate_released(&rcu_barrier_window.gate))
 		rcu_barrier_window_close();
 }
 #else
