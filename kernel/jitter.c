@@ -19,6 +19,7 @@
 #include "kernel/sched.h"
 #include "kernel/smp.h"
 #include "kernel/time.h"
+#include "kernel/wait.h"
 #include "asm/cpu.h"
 
 #ifdef CONFIG_JITTER
@@ -44,15 +45,17 @@ static const u8 slow_shifts[] = { 0, 1, 2, 3 };
 static const char *const site_names[JITTER_NR_SITES] = {
 	"unlock", "release", "rmw", "preempt", "irq", "wake",
 	"hotplug", "barrier", "gp_init", "gp_phase", "srcu", "switch", "irq_entry", "srcu_read",
-	"ipi", "switch_dying", "eqs",
+	"ipi", "switch_dying", "eqs", "cb_invoke",
 };
 
 /* The task inside cpu_down()/cpu_up(), or NULL (JITTER_WALK_SITES). */
 static struct task *jitter_hotplug_task;
 static unsigned long jitter_hotplug_steps;	/* JITTER_HOTPLUG sites passed */
+static DECLARE_WAIT_QUEUE_HEAD(jitter_hotplug_wq);	/* walks asleep until its end */
 static DEFINE_PER_CPU(u64, jitter_rng);
 static DEFINE_PER_CPU(u64, jitter_count);
 static DEFINE_PER_CPU(u64, jitter_cross_count);
+static DEFINE_PER_CPU(u64, jitter_end_count);
 
 /* splitmix64: spreads a small seed over all 64 bits (never returns 0 here
  * for the inputs we give it in practice; xorshift needs a nonzero state). */
@@ -77,7 +80,7 @@ static u64 jitter_next(void)
 	return x;
 }
 
-void __jitter_site(unsigned int site)
+static void jitter_fire(unsigned int site, bool can_sleep)
 {
 	u8 shift = jitter_shift[site];
 	u64 r, cycles, t0;
@@ -97,19 +100,67 @@ void __jitter_site(unsigned int site)
 		/* A walk over the CPUs lets a hotplug operation take its
 		 * next step inside it (kernel/jitter.h). */
 		unsigned long steps = READ_ONCE(jitter_hotplug_steps);
+		/* One time in two where it may sleep: the whole operation
+		 * (jitter_site_sleep()). */
+		bool to_end = can_sleep && ((r >> 12) & 1);
 
 		cycles = jitter_max_cycles[site];
-		if (site == JITTER_BARRIER_WALK)
+		if (to_end)
+			cycles *= 16000;	/* 10 s at the default: a whole cpu_down() */
+		else if (site == JITTER_BARRIER_WALK)
 			cycles *= 160;	/* 100 ms at the default: a hotplug step's length */
 		while (READ_ONCE(jitter_hotplug_task) &&
-		       READ_ONCE(jitter_hotplug_steps) == steps && rdtsc() - t0 < cycles)
-			cpu_relax();
-		this_cpu_add(jitter_cross_count, 1);
+		       (to_end || READ_ONCE(jitter_hotplug_steps) == steps) &&
+		       rdtsc() - t0 < cycles) {
+			if (to_end)	/* jitter_hotplug_end() wakes it */
+				wait_event_timeout(jitter_hotplug_wq,
+						   !READ_ONCE(jitter_hotplug_task), HZ / 10);
+			else
+				cpu_relax();
+		}
+		if (to_end)
+			this_cpu_add(jitter_end_count, 1);
+		else
+			this_cpu_add(jitter_cross_count, 1);
 		return;
 	}
 	/* The delay itself: rdtsc and pause only, no site of its own. */
 	while (rdtsc() - t0 < cycles)
 		cpu_relax();
+}
+
+void __jitter_site(unsigned int site)
+{
+	jitter_fire(site, false);
+}
+
+long __jitter_pass_pick(unsigned int site, long n)
+{
+	u8 shift = jitter_shift[site];
+	u64 r;
+
+	if (in_nmi())
+		return -1;
+	r = jitter_next();
+	if (shift && (r & ((1ull << shift) - 1)))
+		return -1;
+	return (long)((r >> 16) % (u64)(n - 1));
+}
+
+void __jitter_delay(unsigned int site)
+{
+	u64 cycles = (jitter_next() >> 16) % (jitter_max_cycles[site] + 1), t0;
+
+	this_cpu_add(jitter_count, 1);
+	t0 = rdtsc();
+	while (rdtsc() - t0 < cycles)
+		cpu_relax();
+}
+
+void __jitter_site_sleep(unsigned int site)
+{
+	might_sleep();
+	jitter_fire(site, true);
 }
 
 void jitter_hotplug_begin(void)
@@ -120,6 +171,7 @@ void jitter_hotplug_begin(void)
 void jitter_hotplug_end(void)
 {
 	WRITE_ONCE(jitter_hotplug_task, NULL);
+	wake_up_all(&jitter_hotplug_wq);
 }
 
 static u64 jitter_sum(u64 *counter)
@@ -138,6 +190,12 @@ u64 jitter_crossings(void)
 	return jitter_sum(&jitter_cross_count);
 }
 
+/* Walk sites that slept until a hotplug operation's end, every CPU. */
+u64 jitter_walks_held_to_end(void)
+{
+	return jitter_sum(&jitter_end_count);
+}
+
 u64 jitter_delays(void)
 {
 	return jitter_sum(&jitter_count);
@@ -145,7 +203,7 @@ u64 jitter_delays(void)
 
 void jitter_init(void)
 {
-	char buf[384];
+	char buf[448];
 	unsigned int mask = 0, s;
 	int len = 0;
 	u64 r;
@@ -165,6 +223,9 @@ void jitter_init(void)
 		 * exit, to fit inside (IPIs take milliseconds under TCG). */
 		if (s == JITTER_SWITCH_DYING)
 			jitter_max_cycles[s] *= JITTER_SWITCH_DYING_SCALE;
+		/* A callback's waiter on another CPU: its wake-up's IPI. */
+		if (s == JITTER_CB_INVOKE)
+			jitter_max_cycles[s] *= JITTER_CB_INVOKE_SCALE;
 		r = splitmix64(r);
 		if ((JITTER_SLOW_SITES | JITTER_OFTEN_SITES) & (1u << s))
 			jitter_shift[s] = slow_shifts[r % sizeof(slow_shifts)];

@@ -61,16 +61,26 @@ enum jitter_site {
 				 * rcu_nmi_exit() from idle, irqs off: only an
 				 * NMI lands there, and sees them half done (the
 				 * slow paths' odds, jitter='s delay) */
+	JITTER_CB_INVOKE,	/* rcu_do_batch(), between two callbacks of one
+				 * pass: what the first did (a completion, a
+				 * barrier's count) is seen by its waiter before
+				 * the ones behind it have run.  Once a pass at
+				 * most (jitter_pass_begin()): a flood's pass
+				 * holds thousands (the slow paths' odds, and
+				 * JITTER_CB_INVOKE_SCALE jitter.slow: a wake-up
+				 * on another CPU takes milliseconds) */
 	JITTER_NR_SITES
 };
 /* JITTER_SWITCH_DYING's delay, in units of jitter.slow. */
 #define JITTER_SWITCH_DYING_SCALE	16
+/* JITTER_CB_INVOKE's delay, in units of jitter.slow. */
+#define JITTER_CB_INVOKE_SCALE		4
 /* The slow paths' sites: odds 1..1/8 and jitter.slow's delays.  A
  * cross-CPU call is one (a few hundred a second at most). */
 #define JITTER_SLOW_SITES	((1u << JITTER_HOTPLUG) | (1u << JITTER_BARRIER_WALK) |	\
 				 (1u << JITTER_GP_INIT) | (1u << JITTER_GP_PHASE) |	\
 				 (1u << JITTER_SRCU) | (1u << JITTER_IPI) |		\
-				 (1u << JITTER_SWITCH_DYING))
+				 (1u << JITTER_SWITCH_DYING) | (1u << JITTER_CB_INVOKE))
 /* The slow paths' odds, but jitter='s delay: a window that only an NMI
  * (a few hundred a second per CPU) can land in must be open often, not
  * long, for one to land there. */
@@ -85,7 +95,13 @@ enum jitter_site {
  * and the operation interleave step by step: rcu_barrier_sched()'s at
  * most 160 jitter.slow (nothing of cpu_down() waits for a barrier),
  * rcu_gp_init()'s at most jitter.slow (cpu_down() waits for grace
- * periods).
+ * periods).  A walk site where the walker may sleep (jitter_site_sleep():
+ * rcu_barrier_sched()'s) instead sleeps, one time in two, until the
+ * operation's end (at most 16000 jitter.slow): the walk then passes the
+ * CPUs before it with the old CPU set and those after it with the new
+ * one, whatever the operation moved in between (a CPU's callbacks, its
+ * timers) having moved under the walk.  A sleep, not a spin: under
+ * preempt=none a spinning walker holds back the operation it waits for.
  */
 #define JITTER_WALK_SITES	((1u << JITTER_BARRIER_WALK) | (1u << JITTER_GP_INIT))
 /* Hot odds, but jitter.slow's delays: a crossing that needs a whole
@@ -102,18 +118,59 @@ u64 jitter_delays(void);	/* delays so far, every CPU */
 void jitter_hotplug_begin(void);
 void jitter_hotplug_end(void);
 u64 jitter_crossings(void);	/* walk sites that waited for one */
+u64 jitter_walks_held_to_end(void);	/* of them, until its end (asleep) */
+void __jitter_site_sleep(unsigned int site);
 
 static inline __attribute__((always_inline)) void jitter_site(unsigned int site)
 {
 	if (unlikely(__atomic_load_n(&jitter_site_mask, __ATOMIC_RELAXED) & (1u << site)))
 		__jitter_site(site);
 }
+
+/*
+ * A loop of n steps whose cost must stay one delay per pass (a batch of
+ * callbacks: a flood's holds thousands): jitter_pass_begin() draws, with
+ * the site's odds, one point between two steps, uniformly (the first
+ * step's successor as often as the last's), and jitter_pass_step() after
+ * each step delays there.
+ */
+struct jitter_pass { long left; };
+long __jitter_pass_pick(unsigned int site, long n);	/* -1: no delay */
+void __jitter_delay(unsigned int site);
+
+static inline __attribute__((always_inline)) void jitter_pass_begin(struct jitter_pass *p,
+								      unsigned int site, long n)
+{
+	p->left = -1;
+	if (unlikely(__atomic_load_n(&jitter_site_mask, __ATOMIC_RELAXED) & (1u << site)) &&
+	    n > 1)
+		p->left = __jitter_pass_pick(site, n);
+}
+
+static inline __attribute__((always_inline)) void jitter_pass_step(struct jitter_pass *p,
+								     unsigned int site)
+{
+	if (unlikely(p->left >= 0) && p->left-- == 0)
+		__jitter_delay(site);
+}
+
+/* jitter_site() where the caller may sleep (a walk: JITTER_WALK_SITES). */
+static inline __attribute__((always_inline)) void jitter_site_sleep(unsigned int site)
+{
+	if (unlikely(__atomic_load_n(&jitter_site_mask, __ATOMIC_RELAXED) & (1u << site)))
+		__jitter_site_sleep(site);
+}
 #else
 /* A macro: a site's argument is not even evaluated in the benchmark build. */
 #define jitter_site(site) do { } while (0)
+struct jitter_pass { };
+#define jitter_pass_begin(p, site, n) ((void)(p))
+#define jitter_pass_step(p, site) ((void)(p))
+#define jitter_site_sleep(site) do { } while (0)
 static inline void jitter_init(void) {}
 static inline u64 jitter_delays(void) { return 0; }
 static inline void jitter_hotplug_begin(void) {}
 static inline void jitter_hotplug_end(void) {}
 static inline u64 jitter_crossings(void) { return 0; }
+static inline u64 jitter_walks_held_to_end(void) { return 0; }
 #endif

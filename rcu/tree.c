@@ -1203,6 +1203,7 @@ static void rcu_do_batch(struct rcu_data *rdp)
 		struct rcu_cblist done;
 		struct rcu_head *rhp, *next;
 		unsigned long flags;
+		struct jitter_pass jp;	/* test build: one delay between two */
 		long n, lim;
 
 		if (rcu_barrier_window_holds_cbs(rdp->cpu))	/* test build only */
@@ -1223,11 +1224,14 @@ static void rcu_do_batch(struct rcu_data *rdp)
 		trace_rcu_batch_start("rcu_sched", n, lim);
 		/* Run as Linux's softirq would: no preemption inside a callback. */
 		local_bh_disable();
+		jitter_pass_begin(&jp, JITTER_CB_INVOKE, n);
 		for (rhp = done.head; rhp; rhp = next) {
 			next = rhp->next;
 			debug_rcu_head_unqueue(rhp);
 			trace_rcu_invoke_callback("rcu_sched", rhp, rhp->func);
 			rhp->func(rhp);
+			/* Test build: its waiter goes on before the rest. */
+			jitter_pass_step(&jp, JITTER_CB_INVOKE);
 		}
 		local_bh_enable();
 		trace_rcu_batch_end("rcu_sched", n);
@@ -1388,7 +1392,7 @@ void rcu_barrier_sched(void)
 		if (!per_cpu(rcu_data_ready, cpu) ||
 		    (rcu_inject(RCU_INJECT_BARRIER_ONLINE) && !cpu_online(cpu)))
 			continue;
-		jitter_site(JITTER_BARRIER_WALK);	/* test build: a slow walk */
+		jitter_site_sleep(JITTER_BARRIER_WALK);	/* test build: a slow walk */
 		rcu_barrier_window_wait(cpu);	/* test build only */
 		spin_lock_irqsave(&rcu_state.barrier_lock, flags);
 		rcu_barrier_entrain(rdp);
