@@ -20,6 +20,7 @@
 #include "tests/kernel/test_helpers.h"
 #include "kernel/sched.h"
 #include "kernel/smp.h"
+#include "kernel/cpu.h"
 #include "kernel/time.h"
 #include "kernel/slab.h"
 #include "kernel/string.h"
@@ -1500,7 +1501,38 @@ static void rcu_bench_call_rcu(void)
 	kfree(heads);
 }
 
+/*
+ * The rcu_node tree is built for the possible CPUs (num_possible_cpus(),
+ * from the MADT before rcu_init()), as Linux's for nr_cpu_ids: each CPU
+ * that is or was online, and so may come back through cpu_up(), has a
+ * leaf whose range holds it; and the tree is no larger, so that
+ * rcu_gp_init() walks no node for CPUs that cannot exist.  Fails under
+ * rcu.geometry_cpus= below the CPUs there are (a CPU without a leaf) or
+ * above them (NR_CPUS's tree, as before).
+ */
+static void rcu_tree_covers_possible_cpus(void)
+{
+	int possible = num_possible_cpus(), cpu;
+
+	ktap_log("rcu_node tree: %d levels, %d nodes for %d CPUs; %d possible, %d online",
+		 rcu_state.num_levels, rcu_state.num_nodes, rcu_state.ncpus, possible,
+		 num_online_cpus());
+	KTAP_EXPECT_EQ(rcu_state.ncpus, possible);
+	for (cpu = 0; cpu < NR_CPUS; cpu++) {
+		struct rcu_node *rnp;
+
+		if (!cpu_present(cpu))
+			continue;
+		if (cpu >= possible)
+			ktap_fail("CPU %d came up, but only %d CPUs are possible", cpu, possible);
+		rnp = per_cpu_ptr(&rcu_data, cpu)->mynode;
+		if (cpu >= rcu_state.ncpus || !rnp || cpu < rnp->grplo || cpu > rnp->grphi)
+			ktap_fail("CPU %d has no leaf of its own in the rcu_node tree", cpu);
+	}
+}
+
 KTAP_SUITE(rcu,
+	   KTAP_CASE(rcu_tree_covers_possible_cpus),
 	   KTAP_CASE(rcu_callback_waits_for_reader),
 	   KTAP_CASE(rcu_synchronize_waits_for_reader),
 	   KTAP_CASE(rcu_expedited_waits_for_reader),
