@@ -54,7 +54,7 @@ unsigned int rcu_fanout = RCU_FANOUT;
 core_param(rcu.fanout, rcu_fanout, uint, "children per interior rcu_node (2..64)");
 static unsigned int rcu_geometry_cpus;
 core_param(rcu.geometry_cpus, rcu_geometry_cpus, uint,
-	   "CPUs the rcu_node tree is built for (0: NR_CPUS)");
+	   "CPUs the rcu_node tree is built for (0: the possible CPUs, num_possible_cpus())");
 static unsigned int jiffies_till_first_fqs = 3;
 core_param(rcu.jiffies_till_first_fqs, jiffies_till_first_fqs, uint,
 	   "ticks from the scan for idle CPUs at a grace period's start to the next");
@@ -1760,7 +1760,11 @@ void rcu_init(void)
 	/* Start near the wrap, as Linux does, so wrap bugs show at once. */
 	rcu_state.gp_seq = RCU_SEQ_INITIAL_VAL;
 	rcu_state.gp_seq_needed = rcu_state.gp_seq;
-	rcu_init_geometry(rcu_geometry_cpus ? (int)MIN(rcu_geometry_cpus, NR_CPUS) : NR_CPUS);
+	/* Sized by the CPUs there may ever be, as Linux's by nr_cpu_ids, not
+	 * by NR_CPUS: rcu_gp_init() walks every node twice per grace period,
+	 * and at -smp 4 that is one node rather than 5 (rcu.fanout_leaf=2
+	 * and rcu.fanout=2: 3 rather than 63). */
+	rcu_init_geometry(rcu_geometry_cpus ? (int)MIN(rcu_geometry_cpus, NR_CPUS) : num_possible_cpus());
 	init_waitqueue_head(&rcu_state.gp_wq);
 	rcu_mutex_init(&rcu_state.barrier_mutex);
 	spin_lock_init(&rcu_state.barrier_lock);
