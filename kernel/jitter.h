@@ -59,8 +59,10 @@ enum jitter_site {
 	JITTER_EQS,		/* between the two steps (counter, nesting) of
 				 * rcu_eqs_enter()/exit() and of the outermost
 				 * rcu_nmi_exit() from idle, irqs off: only an
-				 * NMI lands there, and sees them half done (the
-				 * slow paths' odds, jitter='s delay) */
+				 * NMI lands there, and sees them half done.  At
+				 * the slow paths' odds the CPU sends itself one
+				 * and waits for it (jitter.c); the delay only
+				 * when it cannot */
 	JITTER_CB_INVOKE,	/* rcu_do_batch(), between two callbacks of one
 				 * pass: what the first did (a completion, a
 				 * barrier's count) is seen by its waiter before
@@ -81,9 +83,9 @@ enum jitter_site {
 				 (1u << JITTER_GP_INIT) | (1u << JITTER_GP_PHASE) |	\
 				 (1u << JITTER_SRCU) | (1u << JITTER_IPI) |		\
 				 (1u << JITTER_SWITCH_DYING) | (1u << JITTER_CB_INVOKE))
-/* The slow paths' odds, but jitter='s delay: a window that only an NMI
- * (a few hundred a second per CPU) can land in must be open often, not
- * long, for one to land there. */
+/* The slow paths' odds, and an NMI sent into the window rather than a
+ * delay (jitter='s, when none can be sent): only an NMI lands there, and
+ * another CPU's (a few hundred a second) almost never does. */
 #define JITTER_OFTEN_SITES	(1u << JITTER_EQS)
 /*
  * Walks over the CPUs: when one fires while another task is inside
@@ -120,6 +122,7 @@ void jitter_hotplug_end(void);
 u64 jitter_crossings(void);	/* walk sites that waited for one */
 u64 jitter_walks_held_to_end(void);	/* of them, until its end (asleep) */
 void __jitter_site_sleep(unsigned int site);
+u64 jitter_nmis(void);		/* NMIs the eqs site sent itself */
 
 static inline __attribute__((always_inline)) void jitter_site(unsigned int site)
 {
@@ -173,4 +176,5 @@ static inline void jitter_hotplug_begin(void) {}
 static inline void jitter_hotplug_end(void) {}
 static inline u64 jitter_crossings(void) { return 0; }
 static inline u64 jitter_walks_held_to_end(void) { return 0; }
+static inline u64 jitter_nmis(void) { return 0; }
 #endif
