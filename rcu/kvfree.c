@@ -137,6 +137,7 @@ struct kfree_rcu_cpu {
 	unsigned long queued_seq;		/* objects ever queued here */
 	long nr_queued;				/* ...by kvfree_call_rcu() here */
 	unsigned long submitted_seq;		/* of those, handed to a batch */
+	unsigned long jsum;			/* jiffies at queueing, summed */
 	bool monitor_asked;			/* since this CPU's last drain */
 	struct list_head cache;			/* empty pages */
 	int nr_cached;
@@ -177,6 +178,7 @@ struct kfree_rcu_worker {
 	struct kfree_chain chain;		/* past their GP, to free */
 	unsigned long nr_handed;		/* batches given to it */
 	unsigned long nr_freed;			/* ...it has freed (release) */
+	unsigned long done_at;			/* jiffies its last batch's GP ended */
 	wait_queue_head_t wq;
 	struct task *task;
 };
@@ -307,7 +309,15 @@ static void kfree_rcu_yield(void)
 		cond_resched();
 }
 
-static void kfree_rcu_free_chain(struct rcu_head *head, bool may_resched)
+/* nr objects freed, done_at jiffies after their grace period ended. */
+static void kfree_rcu_account_freed(long nr, unsigned long done_at)
+{
+	stat_add(&kfree_rcu_stats.freed, nr);
+	stat_add(&kfree_rcu_stats.wait_free, nr * (long)(jiffies - done_at));
+}
+
+static void kfree_rcu_free_chain(struct rcu_head *head, bool may_resched,
+				 unsigned long done_at)
 {
 	struct rcu_head *next;
 	long nr = 0;
@@ -320,17 +330,17 @@ static void kfree_rcu_free_chain(struct rcu_head *head, bool may_resched)
 		debug_rcu_head_unqueue((struct rcu_head *)ptr);
 		kfree(ptr);
 		if (++nr == KFREE_CHAIN_CHUNK && may_resched) {
-			stat_add(&kfree_rcu_stats.freed, nr);
+			kfree_rcu_account_freed(nr, done_at);
 			nr = 0;
 			kfree_rcu_yield();
 		}
 	}
-	stat_add(&kfree_rcu_stats.freed, nr);
+	kfree_rcu_account_freed(nr, done_at);
 }
 
 /* A page of pointers past its grace period: its objects, then the page
  * (back to this CPU's cache if there is room). */
-static void kfree_rcu_free_page(struct kvfree_rcu_bulk_data *b)
+static void kfree_rcu_free_page(struct kvfree_rcu_bulk_data *b, unsigned long done_at)
 {
 	struct kfree_rcu_cpu *krcp;
 	unsigned long flags;
@@ -340,7 +350,7 @@ static void kfree_rcu_free_page(struct kvfree_rcu_bulk_data *b)
 		debug_rcu_head_unqueue((struct rcu_head *)b->records[i]);
 		kfree(b->records[i]);
 	}
-	stat_add(&kfree_rcu_stats.freed, (long)b->nr_records);
+	kfree_rcu_account_freed((long)b->nr_records, done_at);
 	local_irq_save(flags);
 	krcp = this_cpu_ptr(&krc);
 	spin_lock(&krcp->lock);
@@ -367,7 +377,7 @@ static int kfree_rcu_kthread(void *arg)
 	while (!kthread_should_stop()) {
 		struct kvfree_rcu_bulk_data *b;
 		struct kfree_chain chain = { 0 };
-		unsigned long flags, handed;
+		unsigned long flags, handed, done_at;
 		LIST_HEAD(pages);
 
 		wait_event(w->wq, READ_ONCE(w->nr_handed) != w->nr_freed ||
@@ -376,15 +386,16 @@ static int kfree_rcu_kthread(void *arg)
 		list_splice_init(&w->pages, &pages);
 		chain_join(&chain, &w->chain);
 		handed = w->nr_handed;
+		done_at = w->done_at;
 		spin_unlock_irqrestore(&kfree_rcu_gp_lock, flags);
 
 		while (!list_empty(&pages)) {
 			b = list_first_entry(&pages, struct kvfree_rcu_bulk_data, list);
 			list_del(&b->list);
-			kfree_rcu_free_page(b);
+			kfree_rcu_free_page(b, done_at);
 			kfree_rcu_yield();
 		}
-		kfree_rcu_free_chain(chain.head, true);
+		kfree_rcu_free_chain(chain.head, true, done_at);
 		smp_store_release(&w->nr_freed, handed);
 		wake_up_all(&kfree_rcu_freed_wq);
 	}
@@ -413,8 +424,10 @@ static void kfree_rcu_deal_locked(void)
 		dealt |= 1UL << i;
 	}
 	for (i = 0; i < kfree_nr_workers; i++)
-		if (dealt & (1UL << i))
+		if (dealt & (1UL << i)) {
+			kfree_workers[i].done_at = jiffies;
 			WRITE_ONCE(kfree_workers[i].nr_handed, kfree_workers[i].nr_handed + 1);
+		}
 }
 
 /*
@@ -444,6 +457,7 @@ static void kfree_rcu_batch_done(bool now)
 	 * batch is its caller's demand, not the monitor's pace.
 	 */
 	waited = jiffies - kfree_rcu_gp.handed_at;
+	stat_add(&kfree_rcu_stats.wait_gp, kfree_rcu_gp.nr * (long)waited);
 	if (!kfree_rcu_gp.forced)
 		kfree_rcu_gp.next = jiffies + MIN(READ_ONCE(kfree_rcu_gp_gap) * waited,
 						  (unsigned long)HZ);
@@ -464,9 +478,9 @@ static void kfree_rcu_batch_done(bool now)
 				struct kvfree_rcu_bulk_data, list);
 
 		list_del(&b->list);
-		kfree_rcu_free_page(b);
+		kfree_rcu_free_page(b, jiffies);
 	}
-	kfree_rcu_free_chain(chain.head, false);
+	kfree_rcu_free_chain(chain.head, false, jiffies);
 }
 
 static void kfree_rcu_work(struct rcu_head *rh);
@@ -600,10 +614,15 @@ static bool kfree_rcu_fill_batch_locked(void)
 			chain_join(&kfree_rcu_gp.chain[cpu % kfree_nr_workers], &krcp->chain);
 			nr += krcp->count;
 			kfree_rcu_gp.nr += krcp->count;
+			stat_add(&kfree_rcu_stats.wait_hand,
+				 (long)(krcp->count * jiffies - krcp->jsum));
 			krcp->count = 0;
+			krcp->jsum = 0;
 		}
 		spin_unlock(&krcp->lock);
 	}
+	if ((long)nr > atomic_long_read(&kfree_rcu_stats.batch_max))
+		atomic_long_set(&kfree_rcu_stats.batch_max, (long)nr);
 	return nr != 0;
 }
 
@@ -753,6 +772,7 @@ void kvfree_call_rcu(struct rcu_head *head, void *ptr)
 queued:
 	if (queued) {
 		krcp->count++;
+		krcp->jsum += jiffies;
 		krcp->queued_seq++;
 		WRITE_ONCE(krcp->nr_queued, krcp->nr_queued + 1);
 		/* One look at the shared monitor per CPU per batch: the
@@ -906,7 +926,7 @@ static int kfree_rcu_offline_hook(int cpu)
 {
 	struct kfree_rcu_cpu *from = per_cpu_ptr(&krc, cpu), *to;
 	struct kfree_chain chain = { 0 };
-	unsigned long flags, count;
+	unsigned long flags, count, jsum;
 	LIST_HEAD(pages);
 
 	if (kfree_inject(KFREE_INJECT_HANDOVER))
@@ -921,7 +941,9 @@ static int kfree_rcu_offline_hook(int cpu)
 	list_splice_init(&from->bulk_head, &pages);
 	chain_join(&chain, &from->chain);
 	count = from->count;
+	jsum = from->jsum;
 	from->count = 0;
+	from->jsum = 0;
 	spin_unlock(&from->lock);
 	if (count) {
 		spin_lock(&to->lock);
@@ -929,6 +951,7 @@ static int kfree_rcu_offline_hook(int cpu)
 		list_splice_tail(&pages, &to->bulk_head);
 		chain_join(&to->chain, &chain);
 		to->count += count;
+		to->jsum += jsum;
 		to->queued_seq += count;
 		spin_unlock(&to->lock);
 		kfree_rcu_arm_monitor_locked();
