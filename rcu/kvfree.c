@@ -48,11 +48,34 @@
  * 3x fewer GPs than call_rcu() and less memory therefore needs
  * call_rcu()'s peak above 3n/N plus what kfree_rcu()'s own GP holds:
  * only where grace period lengths vary widely, so the goal is met in
- * some runs and not others (0-1 of 16 interleaved pairs a size).
+ * some runs and not others (0-2 of 10-16 interleaved pairs a size).
+ * With GPs all of one length G the arithmetic is plain: call_rcu()
+ * peaks at about 2G of objects, kfree_rcu() at (gp_gap + 1)G, twice
+ * as much at the default; both goals need call_rcu()'s longest GPs to
+ * be over about twice its mean, and kfree_rcu()'s pace not stretched
+ * by such a GP of its own.
  * gp_gap is the knob: 0 gave 1.7-2.7x fewer GPs at 1.11-1.13x
- * call_rcu()'s peak, 3 gives 3.7-5.1x fewer at 1.3-1.7x.  A running
- * mean of the waits as the pace cut the peak to 1.26-1.28x but made
- * the kfree_rcu() run 13-56% slower against call_rcu()'s: not taken.
+ * call_rcu()'s peak, 3 gives 3.7-5.1x fewer at 1.3-1.7x (3.4-7.5x
+ * fewer at 1.9-2.0x on a host at load 40).  A running mean of the
+ * waits as the pace cut the peak to 1.26-1.28x in one series; in
+ * another its peak ratio was 0.85-1.09 times the last wait's; pairs
+ * meeting both goals stayed at 0-2 of 12-16 a size: not taken.
+ *
+ * Where the time in flight goes (kfree_rcu_stats' wait_*, the kfree
+ * bench's kfree_rcu_mem rows; 14 pairs a size, medians, jiffies): an
+ * object waits 5.9 (2 CPUs) / 17.6 (4 CPUs) to be handed to a GP, 2.0
+ * / 4.4 for it and 3.4 / 9.8 for its worker, where a call_rcu()
+ * object waits 7.2 / 33.4 in all.  The peak is one batch in its GP:
+ * the largest holds 58k of 160k / 178k of 320k objects.  It is that
+ * big because a batch's GP can be long under a kfree_rcu() flood (42
+ * ms of ktime for a 2-object batch in a 4-CPU debug boot, whose CPUs
+ * ran the queueing threads, which switch at their cond_resched()) and
+ * the pace multiplies it (the next batch went 73 ms later with 225k
+ * objects).  Handing a batch at the first kfree_rcu() past
+ * the pace instead of on the timer, or as soon as a CPU holds its
+ * share of (gp_gap + 1) mean GPs' worth of objects, left the peak at
+ * 1.9-2.4x call_rcu()'s, as the pace alone (10 pairs a size): not
+ * taken either.
  *
  * call_rcu() grace periods wait for every RCU-sched reader and every
  * rcu_read_lock() reader (preemptible RCU's normal grace periods are
