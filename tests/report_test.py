@@ -356,6 +356,16 @@ class ReportTest(unittest.TestCase):
         self.assertIn("| call_rcu() | 1000 | 300 | - | - | - | 7000 | - |", md)
         self.assertNotIn("| kfree_rcu() | 5 |", md)
 
+    def test_kfree_peer_rows_say_their_allocator(self):
+        # tinyconfig's SLOB, or SLUB from bzImage-none-slub (model=none-slub).
+        from report.kfree import kfree_table
+        rows, _ = report.read_log(
+            "# bench name=linux_kfree_rcu kernel=linux-6.1 model=preempt vcpus=2 threads=2 alloc_num=8000 loops=10 total_ns=1600000000 batches=42 footprint_kb=3072 by_call_rcu=0 ns_per_obj=10000\n"
+            "# bench name=linux_kfree_rcu kernel=linux-6.1 model=none-slub vcpus=2 threads=2 alloc_num=8000 loops=10 total_ns=320000000 batches=40 footprint_kb=2048 by_call_rcu=0 ns_per_obj=2000\n")
+        md = "\n".join(kfree_table(rows))
+        self.assertIn("same host (SLOB) | kfree_rcu() | 2 | 8000 | 10 | 10000 |", md)
+        self.assertIn("same host (SLUB) | kfree_rcu() | 2 | 8000 | 10 | 2000 |", md)
+
     def test_the_peer_file_is_picked_up(self):
         # build/bench-logs/peer.txt (--peer) joins the logs when they have
         # no peer rows of their own, once; --peer none leaves it out.

@@ -23,7 +23,10 @@ def kfree_table(rows):
     if kf:
         body = []
         for r in kf:
-            who = LINUX_LABEL if r.get("name") == "linux_kfree_rcu" else "rcukern"
+            who = "rcukern"
+            if r.get("name") == "linux_kfree_rcu":
+                slub = r.get("model", "").endswith("-slub")
+                who = f"{LINUX_LABEL} ({'SLUB' if slub else 'SLOB'})"
             body.append([who, "call_rcu()" if r.get("by_call_rcu") == "1" else "kfree_rcu()",
                          r.get("threads", "-"), r.get("alloc_num", "-"), r.get("loops", "-"),
                          _per_obj_ns(r), r.get("batches", "-"), r.get("footprint_kb", "-")])
@@ -36,9 +39,11 @@ def kfree_table(rows):
                 "pages at their peak; rcuscale reads the system's available "
                 "memory (MB steps) while the peer is still booting, so boot's "
                 "freeing of its init sections (4.3 MB) can make Linux's "
-                "negative. The peer's allocator is SLOB (tinyconfig, one global "
-                "lock): its ns per object likely owes more to kmalloc() and "
-                "kfree() than to kfree_rcu() (not measured apart)."]
+                "negative. The peer's allocator is tinyconfig's SLOB (one global "
+                "lock) unless the row says SLUB (bzImage-none-slub, "
+                "`MODELS=none-slub tools/peer/build.sh`): with SLOB its ns "
+                "per object likely owes more to kmalloc() and kfree() than "
+                "to kfree_rcu()."]
         if not any(r.get("name") == "linux_kfree_rcu" for r in kf):
             out += ["", no_peer()]
     if mem:
