@@ -42,8 +42,9 @@ def kfree_table(rows):
                 "negative. The peer's allocator is tinyconfig's SLOB (one global "
                 "lock) unless the row says SLUB (bzImage-none-slub, "
                 "`MODELS=none-slub tools/peer/build.sh`): with SLOB its ns "
-                "per object likely owes more to kmalloc() and kfree() than "
-                "to kfree_rcu()."]
+                "per object owes more to kmalloc() and kfree() than to "
+                "kfree_rcu() (SLUB's was 3.1 us at 2 vCPUs where SLOB's "
+                "was 23.9, booted in turn)."]
         if not any(r.get("name") == "linux_kfree_rcu" for r in kf):
             out += ["", no_peer()]
     if mem:
