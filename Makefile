@@ -6,8 +6,9 @@
 #                   of tests/bench-configs), then the report from their rows
 #   make report     build/report/report.md with tables and plots (LOG="a.log b.txt": from
 #                   saved logs, one or several; adds build/bench-logs/peer.txt when there)
-#   make verify     long host torture and model checking, then the QEMU runs
-#                   of tests/verify-configs (logs in build/verify-logs)
+#   make verify     long host torture and model checking, every mutant's test
+#                   build, then the QEMU runs of tests/verify-configs
+#                   (logs in build/verify-logs)
 #   make fuzz       libFuzzer targets over the parsers
 #   make mutants    the mutation score of tests/mutants (hours; ONLY=names)
 #   make peer       Linux 6.1 (Debian's linux-source-6.1) in two images for
@@ -164,9 +165,12 @@ bench: deps iso
 report: $(if $(LOG),,deps iso)
 	$(PYTHON) tools/report.py $(LOG)
 
-# Both stages run even when the first failed; either failing fails verify.
+# Every stage runs even when one failed; any failing fails verify.  The
+# mutants' build check (tools/mutants.py --build-check, ~20 s a mutant):
+# make test only dry-runs their patches, and one stopped compiling unseen.
 verify: deps
 	@rc=0; $(MAKE) -C tests/host verify || rc=1; \
+	$(PYTHON) tools/mutants.py --build-check || rc=1; \
 	if $(MAKE) BUILD=build/test SANITIZE=1 iso; then \
 		RCUKERN_ISO=build/test/rcukern.iso $(PYTHON) tests/runner.py \
 			--config tests/verify-configs --log-dir build/verify-logs || rc=1; \
@@ -176,7 +180,8 @@ verify: deps
 fuzz:
 	$(MAKE) -C tests/host fuzz
 
-# The mutation score (tools/mutants.py; hours: not part of test or verify):
+# The mutation score (tools/mutants.py; hours: not part of test or verify,
+# which only builds each mutant):
 # each tests/mutants/*.patch applied to a scratch copy of HEAD, built, and
 # run against the tests its header names.  ONLY=substr,substr: some of them.
 mutants: deps

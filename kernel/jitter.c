@@ -77,6 +77,40 @@ static u64 jitter_next(void)
 	return x;
 }
 
+/*
+ * JITTER_EQS: its windows have irqs off, so only an NMI can land there,
+ * and under TCG one sent from another CPU (the irqreader's) almost never
+ * did: 6069 NMIs in a TREE05 run missed rcu_nmi_exit()'s window, with a
+ * delay holding it open 1 time in 4.  So when that site fires the CPU
+ * sends itself an NMI (smp_call_nmi()) and waits, bounded, until it has
+ * run: rcu_nmi_enter()/exit() then meet the half-done state each time,
+ * and rcu_nmi_enter()'s check says whether it is one they can nest in.
+ * A CPU going down, or with another CPU's NMI call already pending (that
+ * one lands too), gets the delay instead.
+ */
+static DEFINE_PER_CPU(unsigned long, jitter_nmis_landed);
+static DEFINE_PER_CPU(u64, jitter_nmi_count);
+
+static void jitter_nmi(void)
+{
+	this_cpu_add(jitter_nmis_landed, 1);
+}
+
+/* Irqs off: an NMI to this CPU, landed before this returns; false if none sent. */
+static bool jitter_nmi_here(void)
+{
+	unsigned long *landed = this_cpu_ptr(&jitter_nmis_landed);
+	unsigned long seen = READ_ONCE(*landed);
+	u64 t0 = rdtsc(), bound = 10ull * tsc_khz;	/* 10 ms */
+
+	if (!smp_call_nmi(smp_processor_id(), jitter_nmi))
+		return false;
+	while (READ_ONCE(*landed) == seen && rdtsc() - t0 < bound)
+		cpu_relax();
+	this_cpu_add(jitter_nmi_count, 1);
+	return true;
+}
+
 void __jitter_site(unsigned int site)
 {
 	u8 shift = jitter_shift[site];
@@ -91,6 +125,8 @@ void __jitter_site(unsigned int site)
 		return;
 	cycles = (r >> 16) % (jitter_max_cycles[site] + 1);
 	this_cpu_add(jitter_count, 1);
+	if (site == JITTER_EQS && jitter_nmi_here())
+		return;
 	t0 = rdtsc();
 	if ((JITTER_WALK_SITES & (1u << site)) && READ_ONCE(jitter_hotplug_task) &&
 	    READ_ONCE(jitter_hotplug_task) != current) {
@@ -141,6 +177,12 @@ u64 jitter_crossings(void)
 u64 jitter_delays(void)
 {
 	return jitter_sum(&jitter_count);
+}
+
+/* NMIs the eqs site sent itself and saw land, every CPU. */
+u64 jitter_nmis(void)
+{
+	return jitter_sum(&jitter_nmi_count);
 }
 
 void jitter_init(void)

@@ -59,8 +59,10 @@ enum jitter_site {
 	JITTER_EQS,		/* between the two steps (counter, nesting) of
 				 * rcu_eqs_enter()/exit() and of the outermost
 				 * rcu_nmi_exit() from idle, irqs off: only an
-				 * NMI lands there, and sees them half done (the
-				 * slow paths' odds, jitter='s delay) */
+				 * NMI lands there, and sees them half done.  At
+				 * the slow paths' odds the CPU sends itself one
+				 * and waits for it (jitter.c); the delay only
+				 * when it cannot */
 	JITTER_NR_SITES
 };
 /* JITTER_SWITCH_DYING's delay, in units of jitter.slow. */
@@ -71,9 +73,9 @@ enum jitter_site {
 				 (1u << JITTER_GP_INIT) | (1u << JITTER_GP_PHASE) |	\
 				 (1u << JITTER_SRCU) | (1u << JITTER_IPI) |		\
 				 (1u << JITTER_SWITCH_DYING))
-/* The slow paths' odds, but jitter='s delay: a window that only an NMI
- * (a few hundred a second per CPU) can land in must be open often, not
- * long, for one to land there. */
+/* The slow paths' odds, and an NMI sent into the window rather than a
+ * delay (jitter='s, when none can be sent): only an NMI lands there, and
+ * another CPU's (a few hundred a second) almost never does. */
 #define JITTER_OFTEN_SITES	(1u << JITTER_EQS)
 /*
  * Walks over the CPUs: when one fires while another task is inside
@@ -102,6 +104,7 @@ u64 jitter_delays(void);	/* delays so far, every CPU */
 void jitter_hotplug_begin(void);
 void jitter_hotplug_end(void);
 u64 jitter_crossings(void);	/* walk sites that waited for one */
+u64 jitter_nmis(void);		/* NMIs the eqs site sent itself */
 
 static inline __attribute__((always_inline)) void jitter_site(unsigned int site)
 {
@@ -116,4 +119,5 @@ static inline u64 jitter_delays(void) { return 0; }
 static inline void jitter_hotplug_begin(void) {}
 static inline void jitter_hotplug_end(void) {}
 static inline u64 jitter_crossings(void) { return 0; }
+static inline u64 jitter_nmis(void) { return 0; }
 #endif

@@ -111,8 +111,9 @@ void kmain(unsigned long magic, unsigned long info_phys)
 	spin_lock_setup(arch_under_hypervisor());	/* before any other CPU runs */
 	timers_init();		/* the per-CPU timer bases, before anyone sleeps */
 	sched_init();		/* kmain becomes a task; CPU 0's idle; preempt= */
+	x86_platform_early_init();	/* ACPI: the CPUs there may be (rcu_init()'s tree) */
 	rcu_init();		/* the node tree; CPU 0 reports from now on */
-	x86_platform_init();	/* ACPI, APICs, TSC, this CPU's tick; irqs on */
+	x86_platform_init();	/* APICs, TSC, this CPU's tick; irqs on */
 	jitter_init();		/* jitter= (test build): needs the TSC's rate */
 	smp_boot_cpus();	/* the APs, the TSC sync check, the CPU table */
 	trace_init();		/* trace=: a buffer per CPU online */

@@ -41,6 +41,18 @@ static struct call_single_data *call_queue[NR_CPUS] ____cacheline_aligned;
 /* CPUs that came up once (and may be brought back by cpu_up()). */
 static struct cpumask cpu_present_mask;
 
+static int nr_cpu_possible = NR_CPUS;
+
+int num_possible_cpus(void)
+{
+	return nr_cpu_possible;
+}
+
+void init_cpu_possible(int n)
+{
+	nr_cpu_possible = n < 1 ? 1 : n > NR_CPUS ? NR_CPUS : n;
+}
+
 bool cpu_present(int cpu)
 {
 	return cpumask_test_cpu(cpu, &cpu_present_mask);

@@ -28,6 +28,16 @@ int debug_smp_processor_id(void);
 /* CPUs online so far; ids are dense, so this is also max id + 1. */
 extern int nr_cpu_ids;
 
+/*
+ * The CPUs there may ever be, numbered 0..num_possible_cpus()-1 (Linux's
+ * nr_cpu_ids): those the firmware lists, capped by smp= and NR_CPUS.  The
+ * arch sets it once, from its firmware tables, before rcu_init(), which
+ * sizes the rcu_node tree by it: a CPU that cpu_up() brings back later has
+ * a number below it, so it has a leaf.  NR_CPUS until the arch says.
+ */
+int num_possible_cpus(void);
+void init_cpu_possible(int n);	/* arch, before rcu_init() */
+
 /* NR_CPUS is 64: one word holds a whole mask. */
 struct cpumask {
 	u64 bits;

@@ -1516,8 +1516,9 @@ int rcu_torture_run(const char *type, unsigned int duration_ms,
 		       onoff_ok ? "" : " CPU hotplug (onoff)");
 	if (jitter_delays())	/* jitter= (test build): did it slow anything? */
 		printk(KERN_INFO "rcu-torture: jitter delays: %llu (walks held across "
-		       "a hotplug operation: %llu)\n", (unsigned long long)jitter_delays(),
-		       (unsigned long long)jitter_crossings());
+		       "a hotplug operation: %llu; NMIs sent into an EQS step: %llu)\n",
+		       (unsigned long long)jitter_delays(), (unsigned long long)jitter_crossings(),
+		       (unsigned long long)jitter_nmis());
 	printk(KERN_INFO "rcu-torture:--- End of test: %s: torture_type=%s gps=%lu\n",
 	       res->success ? "SUCCESS" : "FAILURE", cur_ops->name, res->gps);
 	return res->success ? 0 : 1;

@@ -54,7 +54,7 @@ unsigned int rcu_fanout = RCU_FANOUT;
 core_param(rcu.fanout, rcu_fanout, uint, "children per interior rcu_node (2..64)");
 static unsigned int rcu_geometry_cpus;
 core_param(rcu.geometry_cpus, rcu_geometry_cpus, uint,
-	   "CPUs the rcu_node tree is built for (0: NR_CPUS)");
+	   "CPUs the rcu_node tree is built for (0: the possible CPUs, num_possible_cpus())");
 static unsigned int jiffies_till_first_fqs = 3;
 core_param(rcu.jiffies_till_first_fqs, jiffies_till_first_fqs, uint,
 	   "ticks from the scan for idle CPUs at a grace period's start to the next");
@@ -296,6 +296,28 @@ void rcu_nmi_enter(void)
 {
 	struct rcu_data *rdp = this_cpu_ptr(&rcu_data);
 	long incby = 2;
+
+	/*
+	 * Test build: every state an irq or NMI can land in is the CPU
+	 * watched (counter odd, any nesting: the windows of rcu_eqs_enter(),
+	 * rcu_eqs_exit() and rcu_nmi_exit() are odd with nesting 0) or idle
+	 * with nothing nested (even, 0).  Even with a nesting count is one of
+	 * those steps done in the wrong order, which this level would then
+	 * count as nested and leave odd (or even) behind it.  An NMI between
+	 * the two reads leaves both as it found them.  The eqs jitter site
+	 * sends an NMI into each window (kernel/jitter.c).
+	 */
+#ifdef CONFIG_SANITIZE
+	{
+		int snap = atomic_read(&rdp->dynticks);
+		long nesting = READ_ONCE(rdp->dynticks_nmi_nesting);
+
+		WARN_ONCE(rcu_dynticks_in_eqs(snap) && nesting && !rcu_inject(RCU_INJECT_IRQ_EQS),
+			  "rcu: an irq or NMI found CPU %d idle (dynticks %d even) with "
+			  "nesting %ld: an EQS step half done in the wrong order",
+			  smp_processor_id(), snap, nesting);
+	}
+#endif
 
 	/* rcu.inject=irq_eqs (test build): stays idle, counted by 2, undone by 2. */
 	if (rcu_dynticks_in_eqs(atomic_read(&rdp->dynticks)) &&
@@ -646,6 +668,42 @@ static void rcu_accelerate_cbs(struct rcu_data *rdp)
 		WRITE_ONCE(rdp->cbs_waiting, false);
 	}
 }
+
+#ifdef CONFIG_SANITIZE
+/*
+ * Test build, rdp->lock held, at each release after rdp's list changed:
+ * what rcu_accelerate_cbs() caches agrees with the list.  The oldest tag
+ * is the GP the lockless hint waits for (gp_seq_first, cbs_waiting):
+ * stale, it leaves ready callbacks to the rcuc kthread's 1 s timeout
+ * (neither rcu_gp_cleanup() nor the tick wakes it).  The newest is
+ * requested (rcu_state.gp_seq_needed only grows): else no grace period
+ * may come for it.  Untagged callbacks (NEXT, when both tag slots are
+ * taken) need a tagged one ahead, whose grace period's end runs
+ * rcu_do_batch(), which tags them.  A path that changes a list and skips
+ * the accelerate fails here, on its first change, not when some test
+ * happens to wait for that list.
+ */
+static void rcu_cbs_check(struct rcu_data *rdp)
+{
+	unsigned long first = 0, last = 0, req = READ_ONCE(rcu_state.gp_seq_needed);
+	bool tagged = rcu_segcblist_firstgp(&rdp->cblist, &first);
+
+	lockdep_assert_held(&rdp->lock);
+	if (tagged)
+		rcu_segcblist_nextgp(&rdp->cblist, &last);
+	WARN_ONCE(tagged != rdp->cbs_waiting ||
+		  (tagged && (first != rdp->gp_seq_first || last != rdp->gp_seq_needed ||
+			      ULONG_CMP_LT(req, last))) ||
+		  (!tagged && rcu_segcblist_pend_cbs(&rdp->cblist)),
+		  "rcu: CPU %d's callbacks and what it cached of them disagree: "
+		  "tagged %d waiting %d, first GP %lx cached %lx, newest %lx cached %lx "
+		  "requested %lx, untagged %d", rdp->cpu, tagged, rdp->cbs_waiting,
+		  first, rdp->gp_seq_first, last, rdp->gp_seq_needed, req,
+		  rcu_segcblist_pend_cbs(&rdp->cblist) && !tagged);
+}
+#else
+static inline void rcu_cbs_check(struct rcu_data *rdp) { (void)rdp; }
+#endif
 
 /* ---------------- CPU hotplug against rcu_gp_init() ---------------- */
 
@@ -1190,6 +1248,7 @@ void call_rcu_sched(struct rcu_head *head, rcu_callback_t func)
 		rdp->blimit = LONG_MAX_BLIMIT;
 		flood = true;
 	}
+	rcu_cbs_check(rdp);
 	spin_unlock_irqrestore(&rdp->lock, flags);
 	preempt_enable();
 	if (flood)
@@ -1217,6 +1276,7 @@ static void rcu_do_batch(struct rcu_data *rdp)
 		n = rcu_segcblist_extract_done_cbs(&rdp->cblist, &done, lim);
 		if (rcu_inject(RCU_INJECT_BARRIER))
 			rcu_segcblist_add_len(&rdp->cblist, -n);
+		rcu_cbs_check(rdp);
 		spin_unlock_irqrestore(&rdp->lock, flags);
 		if (!n)
 			return;
@@ -1353,6 +1413,7 @@ static void rcu_barrier_entrain(struct rcu_data *rdp)
 		rdp->barrier_head.func = rcu_barrier_callback;
 		rcu_segcblist_enqueue(&rdp->cblist, &rdp->barrier_head);
 		rcu_accelerate_cbs(rdp);	/* its GP: the newest of the list */
+		rcu_cbs_check(rdp);
 	}
 	spin_unlock(&rdp->lock);
 	smp_store_release(&rdp->barrier_seq_snap, gseq);
@@ -1632,6 +1693,8 @@ void rcu_migrate_callbacks(int cpu)
 		rcu_barrier_window_moved(cpu);	/* test build only */
 	}
 	RCU_ASSERT(!rcu_segcblist_n_cbs(&rdp->cblist));	/* a dead CPU owns none */
+	rcu_cbs_check(rdp);
+	rcu_cbs_check(my);
 	spin_unlock(&rdp->lock);
 	spin_unlock(&my->lock);
 	spin_unlock_irqrestore(&rcu_state.barrier_lock, flags);
@@ -1697,7 +1760,11 @@ void rcu_init(void)
 	/* Start near the wrap, as Linux does, so wrap bugs show at once. */
 	rcu_state.gp_seq = RCU_SEQ_INITIAL_VAL;
 	rcu_state.gp_seq_needed = rcu_state.gp_seq;
-	rcu_init_geometry(rcu_geometry_cpus ? (int)MIN(rcu_geometry_cpus, NR_CPUS) : NR_CPUS);
+	/* Sized by the CPUs there may ever be, as Linux's by nr_cpu_ids, not
+	 * by NR_CPUS: rcu_gp_init() walks every node twice per grace period,
+	 * and at -smp 4 that is one node rather than 5 (rcu.fanout_leaf=2
+	 * and rcu.fanout=2: 3 rather than 63). */
+	rcu_init_geometry(rcu_geometry_cpus ? (int)MIN(rcu_geometry_cpus, NR_CPUS) : num_possible_cpus());
 	init_waitqueue_head(&rcu_state.gp_wq);
 	rcu_mutex_init(&rcu_state.barrier_mutex);
 	spin_lock_init(&rcu_state.barrier_lock);

@@ -19,7 +19,9 @@ each boot in brackets) and the ratio of every ISO to the first.
 With --readside it compares the read side instead, at --smp 4 by
 default: for each of --types and 1, 2 and 4 readers, every ISO runs
 paper_readside (--loops sections, default 1000000, 10 runs,
-`refscale.irqs_off=1`: Linux's refscale keeps irqs off around its loop)
+`refscale.irqs_off=2`: irqs off around the whole timed loop, as Linux's
+refscale keeps them; --irqs-off 1 times each batch with irqs off, the
+tick coming between batches; a list runs each ISO once per mode)
 and, with --peer, the peer runs refscale for the type's Linux
 counterpart (10 runs of as many loops), all at the same time: the host's load swings by 2x within a
 minute, and boots one after the other compared that.  Started at once,
@@ -96,10 +98,10 @@ RS_READERS = (1, 2, 4)
 RS_LOOPS = 1000000
 
 
-def rs_cmdline(t, n, loops=RS_LOOPS):
+def rs_cmdline(t, n, loops=RS_LOOPS, irqs_off=2):
     """Ours for reader type t at n readers."""
     return (f"test=paper_readside bench=full refscale.cpus={n} refscale.types={t} "
-            f"refscale.loops={loops} refscale.runs=10 refscale.irqs_off=1")
+            f"refscale.loops={loops} refscale.runs=10 refscale.irqs_off={irqs_off}")
 
 
 def rs_figures(rows):
@@ -133,14 +135,13 @@ def peer_rs(t, n, smp, log, loops=RS_LOOPS, timeout=900):
 
 def readside_round(isos, types, smp, k, args, results, names, rows_path):
     """One round of --readside: for each type and reader count, every
-    ISO and the peer boot at the same time, so that all of them measure
+    ISO (NAME, PATH, irqs_off mode) and the peer boot at the same time, so that all of them measure
     under the same host load (it swings by 2x within a minute where
     this was written; boots one after the other compared the load)."""
     from concurrent.futures import ThreadPoolExecutor
     per = {}
     for t in types:
         for n in (n for n in RS_READERS if n <= smp):
-            cmdline = rs_cmdline(t, n, args.loops)
             load = loadavg()
             with ThreadPoolExecutor(len(isos) + 1) as ex:
                 lin = (ex.submit(peer_rs, t, n, smp,
@@ -149,10 +150,10 @@ def readside_round(isos, types, smp, k, args, results, names, rows_path):
                        if args.peer else None)
                 if lin:
                     time.sleep(args.peer_lead)	# Linux boots slower: align the runs
-                ours = {name: ex.submit(boot_rcukern, p, smp, cmdline,
+                ours = {name: ex.submit(boot_rcukern, p, smp, rs_cmdline(t, n, args.loops, mode),
                                         os.path.join(args.log_dir, f"{name}-{smp}-{t}-{n}-{k}.log"),
                                         args.timeout)
-                        for name, p in isos}
+                        for name, p, mode in isos}
                 for name, fut in ours.items():
                     rows, _ = fut.result()
                     per.setdefault(name, {}).update(rs_figures(rows))
@@ -299,6 +300,9 @@ def main(argv=None):
     ap.add_argument("--peer-lead", type=float, default=6.0,
                     help="--readside --peer: start the peer this many seconds before ours, "
                     "so that the two measure at the same time (Linux boots slower)")
+    ap.add_argument("--irqs-off", default="2",
+                    help="--readside: our refscale.irqs_off (2: around the whole timed loop, "
+                    "as Linux's refscale; 1: each batch); a list (1,2) runs every ISO in each")
     ap.add_argument("--log-dir", default=os.path.join(ROOT, "build", "gpcompare"))
     ap.add_argument("--timeout", type=int, default=900, help="per boot, s")
     args = ap.parse_args(argv)
@@ -308,6 +312,10 @@ def main(argv=None):
         if not os.path.isfile(p):
             ap.error(f"{n}: {p} not found")
     names = [n for n, _ in isos]
+    modes = [int(m) for m in args.irqs_off.split(",")]
+    rs_isos = [(n if len(modes) == 1 else f"{n}-irqs{m}", p, m) for n, p in isos for m in modes]
+    if args.readside:
+        names = [n for n, _, _ in rs_isos]
     sizes = [int(s) for s in (args.smp or ("4" if args.readside else "2,4,16")).split(",")]
     os.makedirs(args.log_dir, exist_ok=True)
     rows_path = os.path.join(args.log_dir, "rows.txt")
@@ -316,7 +324,7 @@ def main(argv=None):
     for k in range(args.boots):
         for smp in sizes:
             if args.readside:
-                readside_round(isos, args.types.split(","), smp, k, args, results, names,
+                readside_round(rs_isos, args.types.split(","), smp, k, args, results, names,
                                rows_path)
                 continue
             order = isos if k % 2 == 0 else isos[::-1]

@@ -26,6 +26,20 @@ kill rate.  Also written to build/mutants/report.md.
                                                and names tests that exist
                                                (seconds; part of make test)
 
+    python3 tools/mutants.py --build-check     each builds: the test kernel of
+                                               every mutant, in one scratch
+                                               copy (~20 s each; make verify)
+
+A mutant argued equivalent (no behaviour change, or none that any
+correct test could see) says so in its header:
+
+    # Equivalent: the argument, why no test can kill it
+
+It is not run (--run-equivalent runs it anyway: a kill then refutes the
+argument and is reported as an error); the table shows EQUIVALENT, and
+the kill rate counts only the others.  --check requires an argument of
+some length.
+
 A run that fails only by timing out is a timeout, not a kill, unless
 --timeouts-kill is given (a loaded machine times out healthy kernels).
 Standard library only.
@@ -118,9 +132,20 @@ def sh(cmd, cwd, timeout, env=None):
         return None, out
 
 
+# An Equivalent: line shorter than this is a label, not an argument.
+EQUIV_MIN_CHARS = 80
+
+
+def equivalent(h):
+    """The mutant's argument that it is equivalent, or None."""
+    return h.get("Equivalent")
+
+
 def run_mutant(path, args):
     name = os.path.basename(path)[:-len(".patch")]
     h = header(path)
+    if equivalent(h) is not None and not args.run_equivalent:
+        return name, "EQUIVALENT", time.monotonic(), []
     tests = [t for t in h.get("Tests", "").replace(" ", "").split(",") if t]
     hosts = [t for t in h.get("Host", "").replace(" ", "").split(",") if t]
     d = os.path.join(WORK, name)
@@ -211,6 +236,9 @@ def check(paths):
         for key in ("Mutant", "Area", "Breaks"):
             if key not in h:
                 bad.append(f"{name}: no '# {key}:' line")
+        if equivalent(h) is not None and len(equivalent(h)) < EQUIV_MIN_CHARS:
+            bad.append(f"{name}: '# Equivalent:' needs the argument, not a label "
+                       f"({len(equivalent(h))} characters)")
         tests = [t for t in h.get("Tests", "").replace(" ", "").split(",") if t]
         hosts = [t for t in h.get("Host", "").replace(" ", "").split(",") if t]
         if not tests and not hosts:
@@ -231,6 +259,54 @@ def check(paths):
     return 1 if bad or not paths else 0
 
 
+def build_check(paths, args):
+    """Each mutant's test kernel compiles and links (-Werror): --check only
+    dry-runs the patches, and mutant 26 stopped compiling unseen, counted
+    as an ERROR by make mutants instead of a verdict.  One scratch copy of
+    the work tree (tracked and untracked files, not build/), built once
+    unmutated; then each patch applied, make (only what it touches, by
+    the .d files), the patch reverted."""
+    d = os.path.join(WORK, "build-check")
+    make = "make -s -j2 BUILD=build/test SANITIZE=1 build/test/kernel.elf"
+    shutil.rmtree(d, ignore_errors=True)
+    os.makedirs(d)
+    rc, out = sh(f"git -C {ROOT} ls-files -z --cached --others --exclude-standard | "
+                 f"(cd {ROOT} && xargs -0 cp --parents -t {d} 2>/dev/null); true", ROOT, 300)
+    t0 = time.monotonic()
+    rc, out = sh(make, d, 3600)
+    if rc != 0:
+        tail = " ".join(out.strip().splitlines()[-3:])[:200]
+        print(f"not ok the unmutated tree does not build: {tail}")
+        return 1
+    print(f"# unmutated test kernel built ({time.monotonic() - t0:.0f} s)", flush=True)
+    bad = 0
+    for p in paths:
+        name = os.path.basename(p)[:-len(".patch")]
+        t0 = time.monotonic()
+        rc, out = sh(f"patch -p1 -s --batch --no-backup-if-mismatch -i {shlex.quote(p)}", d, 60)
+        if rc != 0:
+            print(f"not ok {name}: does not apply: {' '.join(out.split())[:160]}")
+            bad += 1
+            continue
+        rc, out = sh(make, d, 1800)
+        errs = [l for l in out.splitlines() if "error" in l.lower()]
+        if rc == 0:
+            print(f"ok {name} ({time.monotonic() - t0:.0f} s)", flush=True)
+        else:
+            why = (errs[0] if errs else " ".join(out.strip().splitlines()[-2:]))[:200]
+            print(f"not ok {name}: the test build fails: {why}", flush=True)
+            bad += 1
+        rc, out = sh(f"patch -R -p1 -s --batch --no-backup-if-mismatch -i {shlex.quote(p)}",
+                     d, 60)
+        if rc != 0:
+            print(f"not ok {name}: does not revert; stopping: {' '.join(out.split())[:160]}")
+            return 1
+    if not args.keep:
+        shutil.rmtree(d, ignore_errors=True)
+    print(f"{len(paths)} mutants built, {bad} failed")
+    return 1 if bad or not paths else 0
+
+
 def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--only", default="", help="comma-separated substrings of mutant names")
@@ -238,6 +314,10 @@ def main(argv=None):
     ap.add_argument("--list", action="store_true")
     ap.add_argument("--check", action="store_true",
                     help="only check that each applies and names existing tests")
+    ap.add_argument("--build-check", action="store_true",
+                    help="only build each mutant's test kernel (make verify)")
+    ap.add_argument("--run-equivalent", action="store_true",
+                    help="run the mutants argued equivalent too")
     ap.add_argument("--keep", action="store_true", help="keep each scratch build")
     ap.add_argument("--rev", default="HEAD", help="the revision mutated (default HEAD)")
     ap.add_argument("--timeout-scale", type=float, default=1.0)
@@ -249,11 +329,14 @@ def main(argv=None):
         paths = [p for p in paths if any(k in os.path.basename(p) for k in keys)]
     if a.check:
         return check(paths)
+    if a.build_check:
+        return build_check(paths, a)
     if a.list:
         for p in paths:
             h = header(p)
             print(f"{os.path.basename(p)}: {h.get('Area', '?')}; tests {h.get('Tests', '')}"
-                  f"{'; host ' + h['Host'] if 'Host' in h else ''}")
+                  f"{'; host ' + h['Host'] if 'Host' in h else ''}"
+                  f"{'; argued equivalent' if equivalent(h) is not None else ''}")
         return 0
     os.makedirs(WORK, exist_ok=True)
     rows = []
@@ -261,20 +344,30 @@ def main(argv=None):
         print(f"# mutant {os.path.basename(p)}", flush=True)
         name, verdict, t0, _ = run_mutant(p, a)
         mins = (time.monotonic() - t0) / 60
+        if a.run_equivalent and equivalent(header(p)) is not None and verdict != "SURVIVED" \
+                and not verdict.startswith("ERROR"):
+            # The run refutes the header's argument: a real bug, not a score.
+            verdict = f"ERROR: argued equivalent, but killed by {verdict}"
+        elif equivalent(header(p)) is not None and verdict == "SURVIVED":
+            verdict = "EQUIVALENT"
         rows.append((name, verdict, mins))
         print(f"# {name}: {verdict} ({mins:.1f} min)", flush=True)
-    valid = [r for r in rows if not r[1].startswith("ERROR")]
+    equiv = [r for r in rows if r[1] == "EQUIVALENT"]
+    valid = [r for r in rows if not r[1].startswith("ERROR") and r[1] != "EQUIVALENT"]
     killed = [r for r in valid if r[1] != "SURVIVED"]
     table = ["| mutant | killed by (test: first failure) | minutes |", "|---|---|---|"]
-    table += [f"| {n} | {v.replace('|', '/')} | {m:.1f} |" for n, v, m in rows]
-    rate = f"kill rate: {len(killed)} of {len(valid)} mutants" + \
+    table += [f"| {n} | {v.replace('|', '/')} | {'-' if v == 'EQUIVALENT' and not a.run_equivalent else f'{m:.1f}'} |"
+              for n, v, m in rows]
+    rate = f"kill rate: {len(killed)} of {len(valid)} non-equivalent mutants" + \
         (f" ({100 * len(killed) / len(valid):.0f}%)" if valid else "") + \
-        (f"; {len(rows) - len(valid)} could not be run" if len(rows) != len(valid) else "")
+        (f"; {len(equiv)} argued equivalent (not counted)" if equiv else "") + \
+        (f"; {len(rows) - len(valid) - len(equiv)} could not be run"
+         if len(rows) != len(valid) + len(equiv) else "")
     print("\n".join(table))
     print(rate)
     with open(os.path.join(WORK, "report.md"), "w") as f:
         f.write("\n".join(table) + "\n\n" + rate + "\n")
-    return 0 if len(killed) == len(valid) else 1
+    return 0 if len(killed) == len(valid) and len(valid) + len(equiv) == len(rows) else 1
 
 
 if __name__ == "__main__":

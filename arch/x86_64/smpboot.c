@@ -147,7 +147,18 @@ static void acpi_setup(void)
 			acpi_info.madt_errors, acpi_info.tables_bad);
 }
 
-void x86_platform_init(void)
+/* The CPUs smp_boot_cpus() may number: the MADT's (the boot CPU among
+ * them), capped by smp= and NR_CPUS. */
+static int possible_cpus(void)
+{
+	unsigned int n = acpi_info.have_madt && acpi_info.nr_cpus > 0 ? (unsigned)acpi_info.nr_cpus : 1;
+
+	if (smp_max_cpus && smp_max_cpus != SMP_UNSET && smp_max_cpus < n)
+		n = smp_max_cpus;
+	return n < NR_CPUS ? (int)n : NR_CPUS;
+}
+
+void x86_platform_early_init(void)
 {
 	if (ist_stacks_guard(0))
 		pr_warn("gdt: the boot CPU keeps its IST stacks without guard pages\n");
@@ -161,6 +172,11 @@ void x86_platform_init(void)
 		boot_cr4_at_entry & (1u << 12) ? " (LA57 set)" : "",
 		(boot_cr4_at_entry & (1u << 6)) | (1u << 5));
 	acpi_setup();
+	init_cpu_possible(possible_cpus());
+}
+
+void x86_platform_init(void)
+{
 	serial_late_init();
 	pic_disable();
 	nmi_init();
@@ -448,7 +464,7 @@ static void print_cpu_table(void)
 
 void smp_boot_cpus(void)
 {
-	int next = 1, limit = NR_CPUS, cpu;
+	int next = 1, limit, cpu;
 	int cpus[NR_CPUS] = { 0 }, res[NR_CPUS], n = 0;
 	s64 worst = 0;
 	u64 t0 = ktime_get_ns();
@@ -466,8 +482,9 @@ void smp_boot_cpus(void)
 		pr_warn("smp: smp=%u is more than the %u CPUs there are (the MADT lists %u, "
 			"this kernel takes up to %d): using %u\n", smp_max_cpus, avail, listed,
 			NR_CPUS, avail);
-	if (smp_max_cpus && smp_max_cpus != SMP_UNSET && smp_max_cpus < (unsigned)limit)
-		limit = smp_max_cpus;
+	/* rcu_init() sized its tree by this (smp= and NR_CPUS included): a
+	 * number beyond it would be a CPU RCU does not wait for. */
+	limit = num_possible_cpus();
 	if (!acpi_info.have_madt) {
 		pr_warn("smp: no MADT: running on the boot CPU only\n");
 		goto done;
@@ -482,7 +499,8 @@ void smp_boot_cpus(void)
 		if (c->apic_id == cpu_apic_id[0])
 			continue;
 		if (next >= limit) {
-			pr_info("smp: APIC id %u not started (smp=%d)\n", c->apic_id, limit);
+			pr_info("smp: APIC id %u not started (%d possible CPUs, smp= and NR_CPUS included)\n",
+				c->apic_id, limit);
 			continue;
 		}
 		if (!x2apic_mode && c->apic_id > XAPIC_MAX_ID) {

@@ -20,6 +20,7 @@
 #include "tests/kernel/test_helpers.h"
 #include "kernel/sched.h"
 #include "kernel/smp.h"
+#include "kernel/cpu.h"
 #include "kernel/time.h"
 #include "kernel/slab.h"
 #include "kernel/string.h"
@@ -905,6 +906,7 @@ static void rcu_list_example(void)
 /* ---- the stall detector ------------------------------------------------- */
 
 #define STALL_TIMEOUT_MS 300
+#define STALL_HOLD_TRIES 200
 
 struct stall_ctx {
 	int reports0;
@@ -912,6 +914,7 @@ struct stall_ctx {
 	int held;		/* this CPU held a grace period */
 	int seen;		/* a stall report named this CPU */
 	u64 held_ms;
+	int tries;		/* grace periods started to catch one held */
 };
 
 /* Spins with preemption off until a report names this CPU (+ a margin for
@@ -940,12 +943,21 @@ static int rcu_stall_thread(void *arg)
 {
 	struct stall_ctx *c = arg;
 	struct rcu_data *rdp;
-	u64 end = ktime_get_ns() + 20000000000ull;
+	u64 t0 = ktime_get_ns(), now;
 
-	while (!c->held && ktime_get_ns() < end) {
+	/*
+	 * A try fails when a tick on this CPU reports its QS before it looks;
+	 * on a loaded host a vCPU often resumes with a tick pending, so tries
+	 * fail more often and each takes longer.  Give up only after both
+	 * STALL_HOLD_TRIES tries and 20 s, bounded by 240 s (the case has 600 s).
+	 */
+	while (!c->held &&
+	       ((now = ktime_get_ns()) - t0 < 20000000000ull || c->tries < STALL_HOLD_TRIES) &&
+	       now - t0 < 240000000000ull) {
 		unsigned long s0 = __atomic_load_n(&rcu_state.gp_seq, __ATOMIC_ACQUIRE), g;
 		u64 wend = ktime_get_ns() + 2000000000ull;
 
+		c->tries++;
 		start_poll_synchronize_sched();
 		/* Stay runnable (no idle, no sleep) until a new GP is running. */
 		while (!(rcu_seq_state(g = __atomic_load_n(&rcu_state.gp_seq, __ATOMIC_ACQUIRE)) &&
@@ -997,7 +1009,7 @@ static void rcu_stall_check(bool irqs_off)
 	WRITE_ONCE(rcu_cpu_stall_timeout_ms, 0);
 	synchronize_sched();	/* let the held grace period end */
 	if (!c.held) {
-		ktap_fail("could not get CPU %d to hold a grace period within 20 s", cpu);
+		ktap_fail("could not get CPU %d to hold a grace period in %d tries", cpu, c.tries);
 		return;
 	}
 	KTAP_EXPECT(c.seen);
@@ -1489,7 +1501,38 @@ static void rcu_bench_call_rcu(void)
 	kfree(heads);
 }
 
+/*
+ * The rcu_node tree is built for the possible CPUs (num_possible_cpus(),
+ * from the MADT before rcu_init()), as Linux's for nr_cpu_ids: each CPU
+ * that is or was online, and so may come back through cpu_up(), has a
+ * leaf whose range holds it; and the tree is no larger, so that
+ * rcu_gp_init() walks no node for CPUs that cannot exist.  Fails under
+ * rcu.geometry_cpus= below the CPUs there are (a CPU without a leaf) or
+ * above them (NR_CPUS's tree, as before).
+ */
+static void rcu_tree_covers_possible_cpus(void)
+{
+	int possible = num_possible_cpus(), cpu;
+
+	ktap_log("rcu_node tree: %d levels, %d nodes for %d CPUs; %d possible, %d online",
+		 rcu_state.num_levels, rcu_state.num_nodes, rcu_state.ncpus, possible,
+		 num_online_cpus());
+	KTAP_EXPECT_EQ(rcu_state.ncpus, possible);
+	for (cpu = 0; cpu < NR_CPUS; cpu++) {
+		struct rcu_node *rnp;
+
+		if (!cpu_present(cpu))
+			continue;
+		if (cpu >= possible)
+			ktap_fail("CPU %d came up, but only %d CPUs are possible", cpu, possible);
+		rnp = per_cpu_ptr(&rcu_data, cpu)->mynode;
+		if (cpu >= rcu_state.ncpus || !rnp || cpu < rnp->grplo || cpu > rnp->grphi)
+			ktap_fail("CPU %d has no leaf of its own in the rcu_node tree", cpu);
+	}
+}
+
 KTAP_SUITE(rcu,
+	   KTAP_CASE(rcu_tree_covers_possible_cpus),
 	   KTAP_CASE(rcu_callback_waits_for_reader),
 	   KTAP_CASE(rcu_synchronize_waits_for_reader),
 	   KTAP_CASE(rcu_expedited_waits_for_reader),
@@ -1499,8 +1542,8 @@ KTAP_SUITE(rcu,
 	   KTAP_CASE(rcu_polled_full_preempt_expedited),
 	   KTAP_CASE(rcu_callback_flood),
 	   KTAP_CASE(rcu_list_example),
-	   KTAP_CASE(rcu_stall_detected),
-	   KTAP_CASE(rcu_stall_detected_irqs_off),
+	   KTAP_CASE_TIMEOUT(rcu_stall_detected, 600000),
+	   KTAP_CASE_TIMEOUT(rcu_stall_detected_irqs_off, 600000),
 	   KTAP_CASE(rcu_stall_gp_kthread_starved),
 	   KTAP_CASE(rcu_exp_stall_detected),
 	   KTAP_CASE(rcu_misuse_reported),

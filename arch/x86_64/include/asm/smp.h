@@ -17,8 +17,11 @@ void arch_send_reschedule(int cpu);
 bool arch_send_nmi(int cpu);
 void arch_send_nmi_allbutself(void);
 
-/* Boot: acpi, 8259 off, LAPIC, I/O APIC, TSC, this CPU's timer, IPI
- * vectors (arch/x86_64/smpboot.c).  Then smp_boot_cpus() starts the APs,
- * checks TSC sync and prints the CPU table. */
+/* Boot (arch/x86_64/smpboot.c): first, before rcu_init(), the boot CPU
+ * identified and the ACPI tables read, which fixes num_possible_cpus();
+ * then 8259 off, LAPIC, I/O APIC, TSC, this CPU's timer, IPI vectors.
+ * Then smp_boot_cpus() starts the APs, checks TSC sync and prints the CPU
+ * table. */
+void x86_platform_early_init(void);
 void x86_platform_init(void);
 void smp_boot_cpus(void);

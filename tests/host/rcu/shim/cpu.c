@@ -127,6 +127,14 @@ static __thread int shim_irq_depth;	/* hardirq handlers running on this thread *
 
 static struct shim_cpu shim_cpus[NR_CPUS];
 static struct shim_opts opts;
+
+/* Every shim CPU is possible (kernel/smp.h): rcu_init() sizes its tree by
+ * --cpus, as the kernel's by the MADT. */
+int num_possible_cpus(void)
+{
+	return opts.ncpus;
+}
+
 char *shim_cmdline_copy;
 static pthread_mutex_t timer_lock = PTHREAD_MUTEX_INITIALIZER;
 static LIST_HEAD(timer_list);
