@@ -48,11 +48,34 @@
  * 3x fewer GPs than call_rcu() and less memory therefore needs
  * call_rcu()'s peak above 3n/N plus what kfree_rcu()'s own GP holds:
  * only where grace period lengths vary widely, so the goal is met in
- * some runs and not others (0-1 of 16 interleaved pairs a size).
+ * some runs and not others (0-2 of 10-16 interleaved pairs a size).
+ * With GPs all of one length G the arithmetic is plain: call_rcu()
+ * peaks at about 2G of objects, kfree_rcu() at (gp_gap + 1)G, twice
+ * as much at the default; both goals need call_rcu()'s longest GPs to
+ * be over about twice its mean, and kfree_rcu()'s pace not stretched
+ * by such a GP of its own.
  * gp_gap is the knob: 0 gave 1.7-2.7x fewer GPs at 1.11-1.13x
- * call_rcu()'s peak, 3 gives 3.7-5.1x fewer at 1.3-1.7x.  A running
- * mean of the waits as the pace cut the peak to 1.26-1.28x but made
- * the kfree_rcu() run 13-56% slower against call_rcu()'s: not taken.
+ * call_rcu()'s peak, 3 gives 3.7-5.1x fewer at 1.3-1.7x (3.4-7.5x
+ * fewer at 1.9-2.0x on a host at load 40).  A running mean of the
+ * waits as the pace cut the peak to 1.26-1.28x in one series; in
+ * another its peak ratio was 0.85-1.09 times the last wait's; pairs
+ * meeting both goals stayed at 0-2 of 12-16 a size: not taken.
+ *
+ * Where the time in flight goes (kfree_rcu_stats' wait_*, the kfree
+ * bench's kfree_rcu_mem rows; 14 pairs a size, medians, jiffies): an
+ * object waits 5.9 (2 CPUs) / 17.6 (4 CPUs) to be handed to a GP, 2.0
+ * / 4.4 for it and 3.4 / 9.8 for its worker, where a call_rcu()
+ * object waits 7.2 / 33.4 in all.  The peak is one batch in its GP:
+ * the largest holds 58k of 160k / 178k of 320k objects.  It is that
+ * big because a batch's GP can be long under a kfree_rcu() flood (42
+ * ms of ktime for a 2-object batch in a 4-CPU debug boot, whose CPUs
+ * ran the queueing threads, which switch at their cond_resched()) and
+ * the pace multiplies it (the next batch went 73 ms later with 225k
+ * objects).  Handing a batch at the first kfree_rcu() past
+ * the pace instead of on the timer, or as soon as a CPU holds its
+ * share of (gp_gap + 1) mean GPs' worth of objects, left the peak at
+ * 1.9-2.4x call_rcu()'s, as the pace alone (10 pairs a size): not
+ * taken either.
  *
  * call_rcu() grace periods wait for every RCU-sched reader and every
  * rcu_read_lock() reader (preemptible RCU's normal grace periods are
@@ -137,6 +160,7 @@ struct kfree_rcu_cpu {
 	unsigned long queued_seq;		/* objects ever queued here */
 	long nr_queued;				/* ...by kvfree_call_rcu() here */
 	unsigned long submitted_seq;		/* of those, handed to a batch */
+	unsigned long jsum;			/* jiffies at queueing, summed */
 	bool monitor_asked;			/* since this CPU's last drain */
 	struct list_head cache;			/* empty pages */
 	int nr_cached;
@@ -177,6 +201,7 @@ struct kfree_rcu_worker {
 	struct kfree_chain chain;		/* past their GP, to free */
 	unsigned long nr_handed;		/* batches given to it */
 	unsigned long nr_freed;			/* ...it has freed (release) */
+	unsigned long done_at;			/* jiffies its last batch's GP ended */
 	wait_queue_head_t wq;
 	struct task *task;
 };
@@ -307,7 +332,15 @@ static void kfree_rcu_yield(void)
 		cond_resched();
 }
 
-static void kfree_rcu_free_chain(struct rcu_head *head, bool may_resched)
+/* nr objects freed, done_at jiffies after their grace period ended. */
+static void kfree_rcu_account_freed(long nr, unsigned long done_at)
+{
+	stat_add(&kfree_rcu_stats.freed, nr);
+	stat_add(&kfree_rcu_stats.wait_free, nr * (long)(jiffies - done_at));
+}
+
+static void kfree_rcu_free_chain(struct rcu_head *head, bool may_resched,
+				 unsigned long done_at)
 {
 	struct rcu_head *next;
 	long nr = 0;
@@ -320,17 +353,17 @@ static void kfree_rcu_free_chain(struct rcu_head *head, bool may_resched)
 		debug_rcu_head_unqueue((struct rcu_head *)ptr);
 		kfree(ptr);
 		if (++nr == KFREE_CHAIN_CHUNK && may_resched) {
-			stat_add(&kfree_rcu_stats.freed, nr);
+			kfree_rcu_account_freed(nr, done_at);
 			nr = 0;
 			kfree_rcu_yield();
 		}
 	}
-	stat_add(&kfree_rcu_stats.freed, nr);
+	kfree_rcu_account_freed(nr, done_at);
 }
 
 /* A page of pointers past its grace period: its objects, then the page
  * (back to this CPU's cache if there is room). */
-static void kfree_rcu_free_page(struct kvfree_rcu_bulk_data *b)
+static void kfree_rcu_free_page(struct kvfree_rcu_bulk_data *b, unsigned long done_at)
 {
 	struct kfree_rcu_cpu *krcp;
 	unsigned long flags;
@@ -340,7 +373,7 @@ static void kfree_rcu_free_page(struct kvfree_rcu_bulk_data *b)
 		debug_rcu_head_unqueue((struct rcu_head *)b->records[i]);
 		kfree(b->records[i]);
 	}
-	stat_add(&kfree_rcu_stats.freed, (long)b->nr_records);
+	kfree_rcu_account_freed((long)b->nr_records, done_at);
 	local_irq_save(flags);
 	krcp = this_cpu_ptr(&krc);
 	spin_lock(&krcp->lock);
@@ -367,7 +400,7 @@ static int kfree_rcu_kthread(void *arg)
 	while (!kthread_should_stop()) {
 		struct kvfree_rcu_bulk_data *b;
 		struct kfree_chain chain = { 0 };
-		unsigned long flags, handed;
+		unsigned long flags, handed, done_at;
 		LIST_HEAD(pages);
 
 		wait_event(w->wq, READ_ONCE(w->nr_handed) != w->nr_freed ||
@@ -376,15 +409,16 @@ static int kfree_rcu_kthread(void *arg)
 		list_splice_init(&w->pages, &pages);
 		chain_join(&chain, &w->chain);
 		handed = w->nr_handed;
+		done_at = w->done_at;
 		spin_unlock_irqrestore(&kfree_rcu_gp_lock, flags);
 
 		while (!list_empty(&pages)) {
 			b = list_first_entry(&pages, struct kvfree_rcu_bulk_data, list);
 			list_del(&b->list);
-			kfree_rcu_free_page(b);
+			kfree_rcu_free_page(b, done_at);
 			kfree_rcu_yield();
 		}
-		kfree_rcu_free_chain(chain.head, true);
+		kfree_rcu_free_chain(chain.head, true, done_at);
 		smp_store_release(&w->nr_freed, handed);
 		wake_up_all(&kfree_rcu_freed_wq);
 	}
@@ -413,8 +447,10 @@ static void kfree_rcu_deal_locked(void)
 		dealt |= 1UL << i;
 	}
 	for (i = 0; i < kfree_nr_workers; i++)
-		if (dealt & (1UL << i))
+		if (dealt & (1UL << i)) {
+			kfree_workers[i].done_at = jiffies;
 			WRITE_ONCE(kfree_workers[i].nr_handed, kfree_workers[i].nr_handed + 1);
+		}
 }
 
 /*
@@ -444,6 +480,7 @@ static void kfree_rcu_batch_done(bool now)
 	 * batch is its caller's demand, not the monitor's pace.
 	 */
 	waited = jiffies - kfree_rcu_gp.handed_at;
+	stat_add(&kfree_rcu_stats.wait_gp, kfree_rcu_gp.nr * (long)waited);
 	if (!kfree_rcu_gp.forced)
 		kfree_rcu_gp.next = jiffies + MIN(READ_ONCE(kfree_rcu_gp_gap) * waited,
 						  (unsigned long)HZ);
@@ -464,9 +501,9 @@ static void kfree_rcu_batch_done(bool now)
 				struct kvfree_rcu_bulk_data, list);
 
 		list_del(&b->list);
-		kfree_rcu_free_page(b);
+		kfree_rcu_free_page(b, jiffies);
 	}
-	kfree_rcu_free_chain(chain.head, false);
+	kfree_rcu_free_chain(chain.head, false, jiffies);
 }
 
 static void kfree_rcu_work(struct rcu_head *rh);
@@ -600,10 +637,15 @@ static bool kfree_rcu_fill_batch_locked(void)
 			chain_join(&kfree_rcu_gp.chain[cpu % kfree_nr_workers], &krcp->chain);
 			nr += krcp->count;
 			kfree_rcu_gp.nr += krcp->count;
+			stat_add(&kfree_rcu_stats.wait_hand,
+				 (long)(krcp->count * jiffies - krcp->jsum));
 			krcp->count = 0;
+			krcp->jsum = 0;
 		}
 		spin_unlock(&krcp->lock);
 	}
+	if ((long)nr > atomic_long_read(&kfree_rcu_stats.batch_max))
+		atomic_long_set(&kfree_rcu_stats.batch_max, (long)nr);
 	return nr != 0;
 }
 
@@ -753,6 +795,7 @@ void kvfree_call_rcu(struct rcu_head *head, void *ptr)
 queued:
 	if (queued) {
 		krcp->count++;
+		krcp->jsum += jiffies;
 		krcp->queued_seq++;
 		WRITE_ONCE(krcp->nr_queued, krcp->nr_queued + 1);
 		/* One look at the shared monitor per CPU per batch: the
@@ -906,7 +949,7 @@ static int kfree_rcu_offline_hook(int cpu)
 {
 	struct kfree_rcu_cpu *from = per_cpu_ptr(&krc, cpu), *to;
 	struct kfree_chain chain = { 0 };
-	unsigned long flags, count;
+	unsigned long flags, count, jsum;
 	LIST_HEAD(pages);
 
 	if (kfree_inject(KFREE_INJECT_HANDOVER))
@@ -921,7 +964,9 @@ static int kfree_rcu_offline_hook(int cpu)
 	list_splice_init(&from->bulk_head, &pages);
 	chain_join(&chain, &from->chain);
 	count = from->count;
+	jsum = from->jsum;
 	from->count = 0;
+	from->jsum = 0;
 	spin_unlock(&from->lock);
 	if (count) {
 		spin_lock(&to->lock);
@@ -929,6 +974,7 @@ static int kfree_rcu_offline_hook(int cpu)
 		list_splice_tail(&pages, &to->bulk_head);
 		chain_join(&to->chain, &chain);
 		to->count += count;
+		to->jsum += jsum;
 		to->queued_seq += count;
 		spin_unlock(&to->lock);
 		kfree_rcu_arm_monitor_locked();

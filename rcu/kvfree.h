@@ -17,6 +17,16 @@ struct kfree_rcu_stats {
 	atomic_long_t handed_over;	/* objects moved off a CPU going down */
 	atomic_long_t atomic_reports;	/* mightsleep from atomic context */
 	atomic_long_t leaked;		/* ...that could not be queued */
+	/*
+	 * Where a queued object's time in flight goes, summed over the
+	 * objects in ms (jiffies): queued -> its batch handed to a grace
+	 * period (wait_hand), -> that GP's end, its callback (wait_gp),
+	 * -> freed by a worker (wait_free).  Divided by freed, each is a
+	 * mean per object; together, by Little's law, the mean memory in
+	 * flight over the queueing rate.
+	 */
+	atomic_long_t wait_hand, wait_gp, wait_free;
+	atomic_long_t batch_max;	/* objects in the largest batch */
 };
 extern struct kfree_rcu_stats kfree_rcu_stats;
 /* Objects handed in and queued so far (summed over the CPUs, whose own

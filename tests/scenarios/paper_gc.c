@@ -296,10 +296,21 @@ struct kfree_obj {
 #define KFREE_OBJ_SIZE 32	/* kmalloc's class for struct kfree_obj */
 
 static atomic_long_t kfree_bench_cb_freed;
+/* ms in flight, summed, a line per CPU: no shared line per callback. */
+static struct {
+	atomic_long_t ms;
+} ____cacheline_aligned kfree_bench_cb_wait[NR_CPUS];
 
+/* call_rcu()'s objects carry the jiffies they were queued at, for the
+ * mean time in flight (kfree_rcu's is kfree_rcu_stats' wait_*). */
 static void kfree_obj_cb(struct rcu_head *rh)
 {
-	kfree(container_of(rh, struct kfree_obj, rh));
+	struct kfree_obj *p = container_of(rh, struct kfree_obj, rh);
+	unsigned long at;
+
+	memcpy(&at, p->kfree_obj, sizeof(at));
+	atomic_long_add((long)(jiffies - at), &kfree_bench_cb_wait[raw_smp_processor_id()].ms);
+	kfree(p);
 	atomic_long_inc(&kfree_bench_cb_freed);
 }
 
@@ -411,8 +422,12 @@ static int kfree_bench_thread(void *arg)
 				msleep(1);	/* the collector catches up */
 				continue;
 			}
-			if (b->by_call_rcu)
+			if (b->by_call_rcu) {
+				unsigned long now = jiffies;
+
+				memcpy(p->kfree_obj, &now, sizeof(now));
 				call_rcu(&p->rh, kfree_obj_cb);
+			}
 			else
 				kfree_rcu(p, rh);
 			atomic_long_inc(&b->queued);
@@ -432,6 +447,10 @@ static void gc_kfree_bench_one(int by_call_rcu)
 	struct kfree_bench b = { .by_call_rcu = by_call_rcu };
 	unsigned long gps0;
 	long batches0 = atomic_long_read(&kfree_rcu_stats.batches);
+	long wh0 = atomic_long_read(&kfree_rcu_stats.wait_hand);
+	long wg0 = atomic_long_read(&kfree_rcu_stats.wait_gp);
+	long wf0 = atomic_long_read(&kfree_rcu_stats.wait_free);
+	long freed, wh, wg, wf;
 	struct task *t[NR_CPUS];
 	u64 t0, ns;
 
@@ -441,6 +460,9 @@ static void gc_kfree_bench_one(int by_call_rcu)
 	else
 		kvfree_rcu_barrier();	/* nobody else's objects in the counters */
 	atomic_long_set(&kfree_bench_cb_freed, 0);
+	for (int i = 0; i < NR_CPUS; i++)
+		atomic_long_set(&kfree_bench_cb_wait[i].ms, 0);
+	atomic_long_set(&kfree_rcu_stats.batch_max, 0);
 	b.kq0 = kfree_rcu_queued();
 	b.kf0 = atomic_long_read(&kfree_rcu_stats.freed);
 	atomic_set(&b.running, n);
@@ -478,13 +500,34 @@ static void gc_kfree_bench_one(int by_call_rcu)
 		 by_call_rcu ? (long)nobj :
 		 atomic_long_read(&kfree_rcu_stats.batches) - batches0,
 		 (unsigned long long)(nobj ? ns / nobj : 0));
-	/* Where the peak's objects waited (objects; kb: the whole peak). */
-	ktap_log("bench name=kfree_rcu_mem by_call_rcu=%d peak_kb=%ld mean_kb=%ld objs=%ld to_start=%ld to_end=%ld to_free=%ld pages=%ld pages_cached=%ld krc_cpu=%ld krc_gp=%ld krc_free=%ld",
+	/*
+	 * Where the peak's objects waited (objects; kb: the whole peak),
+	 * and where an object's time in flight went on the mean, in us
+	 * (jiffies-grained): for kfree_rcu(), queued -> handed to a GP
+	 * (us_hand), -> GP end (us_gp), -> freed (us_free); for
+	 * call_rcu(), queued -> its callback (us_total).
+	 */
+	if (by_call_rcu) {
+		freed = atomic_long_read(&kfree_bench_cb_freed);
+		wh = wg = wf = 0;
+		for (int i = 0; i < NR_CPUS; i++)
+			wf += atomic_long_read(&kfree_bench_cb_wait[i].ms);
+	} else {
+		freed = atomic_long_read(&kfree_rcu_stats.freed) - b.kf0;
+		wh = atomic_long_read(&kfree_rcu_stats.wait_hand) - wh0;
+		wg = atomic_long_read(&kfree_rcu_stats.wait_gp) - wg0;
+		wf = atomic_long_read(&kfree_rcu_stats.wait_free) - wf0;
+	}
+	if (freed <= 0)
+		freed = 1;
+	ktap_log("bench name=kfree_rcu_mem by_call_rcu=%d peak_kb=%ld mean_kb=%ld objs=%ld to_start=%ld to_end=%ld to_free=%ld pages=%ld pages_cached=%ld krc_cpu=%ld krc_gp=%ld krc_free=%ld us_hand=%ld us_gp=%ld us_free=%ld us_total=%ld batch_max=%ld",
 		 by_call_rcu, b.max_bytes / 1024,
 		 b.nr_samples ? b.sum_bytes / b.nr_samples / 1024 : 0, b.at_peak.objs,
 		 b.at_peak.to_start, b.at_peak.to_end, b.at_peak.to_free, b.at_peak.pages,
 		 b.at_peak.krc.pages_cached, b.at_peak.krc.on_cpus, b.at_peak.krc.in_gp,
-		 b.at_peak.krc.to_free);
+		 b.at_peak.krc.to_free, wh * 1000 / freed, wg * 1000 / freed,
+		 by_call_rcu ? 0 : wf * 1000 / freed, (wh + wg + wf) * 1000 / freed,
+		 by_call_rcu ? 0 : atomic_long_read(&kfree_rcu_stats.batch_max));
 	KTAP_EXPECT_EQ(atomic_read(&b.running), 0);
 }
 

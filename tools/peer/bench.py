@@ -38,8 +38,13 @@ the grace-period runs at 1, 2, 4 and 16 vCPUs (the bench-gp-N sizes;
                 ns per object (15-33 us at 2 vCPUs, 130-530 us at 4, where
                 ours is 1.3-6 us) likely owes more to kmalloc() and
                 kfree() with 100k+ objects live than to kfree_rcu()'s
-                batching; not measured apart (6.1's rcuscale has no
-                allocation-only run, and the peer is not rebuilt here).
+                batching.  When build/peer/bzImage-none-slub is there
+                (MODELS=none-slub tools/peer/build.sh: PREEMPT_NONE with
+                SLUB), the kfree runs boot it too, model=none-slub.  In
+                rounds booting ours and it one after the other (5 a
+                size), SLUB's median was 3.1 us at 2 vCPUs (SLOB's 23.9
+                in the same rounds) and 2.5 us at 4; ours 0.92 and 1.05,
+                0.56x SLUB's per round.
 
 Rows (one line each, in --out, default build/bench-logs/peer.txt):
 
@@ -289,7 +294,12 @@ def main(argv=None):
                     emit(gp_row(model, typ, vcpus, vals))
     if args.only in (None, "kf"):
         model = "preempt" if "preempt" in images else next(iter(images))
-        for vcpus in KFREE_VCPUS:
+        kf_images = {model: images[model]}
+        slub = os.path.join(PEER, "bzImage-none-slub")
+        if os.path.isfile(slub):
+            kf_images["none-slub"] = slub
+        for (model, image), vcpus in [(mi, v) for mi in kf_images.items()
+                                      for v in KFREE_VCPUS]:
             for by_call_rcu in KFREE_BY_CALL_RCU:
                 log = os.path.join(args.log_dir, f"peer-{model}-kfree-{by_call_rcu}-{vcpus}.log")
                 loops = max(1, KFREE_LOOPS // (10 if args.quick else 1))
@@ -297,9 +307,9 @@ def main(argv=None):
                           f"rcuscale.kfree_alloc_num={KFREE_ALLOC_NUM} "
                           f"rcuscale.kfree_loops={loops} rcuscale.kfree_rcu_test_double=1 "
                           f"rcuscale.holdoff=2")
-                res = parse_kfree(boot(images[model], vcpus, append, log, args.timeout))
+                res = parse_kfree(boot(image, vcpus, append, log, args.timeout))
                 if res is None:
-                    res = parse_kfree(boot(images[model], vcpus, append, log, args.timeout))
+                    res = parse_kfree(boot(image, vcpus, append, log, args.timeout))
                 if res is None:
                     print(f"peer: {model} kfree by_call_rcu={by_call_rcu} at {vcpus} vCPUs: no "
                           f"summary in the log ({os.path.relpath(log, ROOT)})", file=sys.stderr)

@@ -1,6 +1,7 @@
 """tools/report/kfree.py: the poor man's garbage collector today: the
 kfree_rcu() rows (paper_gc's `name=gc` pairs and rcuscale's kfree test,
-`name=kfree_rcu`) beside the Linux peer's (`name=linux_kfree_rcu`)."""
+`name=kfree_rcu`, with where an object's time in flight goes,
+`name=kfree_rcu_mem`) beside the Linux peer's (`name=linux_kfree_rcu`)."""
 
 from .common import LINUX_LABEL, fmt, md_table, no_peer
 
@@ -15,13 +16,17 @@ def kfree_table(rows):
     """rcuscale's kfree test, ours and Linux's, then paper_gc's pairs."""
     kf = [r for r in rows if r.get("name") in ("kfree_rcu", "linux_kfree_rcu")]
     gc = [r for r in rows if r.get("name") == "gc" and r.get("collector")]
-    if not kf and not gc:
+    mem = [r for r in rows if r.get("name") == "kfree_rcu_mem" and r.get("us_total")]
+    if not kf and not gc and not mem:
         return []
     out = []
     if kf:
         body = []
         for r in kf:
-            who = LINUX_LABEL if r.get("name") == "linux_kfree_rcu" else "rcukern"
+            who = "rcukern"
+            if r.get("name") == "linux_kfree_rcu":
+                slub = r.get("model", "").endswith("-slub")
+                who = f"{LINUX_LABEL} ({'SLUB' if slub else 'SLOB'})"
             body.append([who, "call_rcu()" if r.get("by_call_rcu") == "1" else "kfree_rcu()",
                          r.get("threads", "-"), r.get("alloc_num", "-"), r.get("loops", "-"),
                          _per_obj_ns(r), r.get("batches", "-"), r.get("footprint_kb", "-")])
@@ -34,11 +39,33 @@ def kfree_table(rows):
                 "pages at their peak; rcuscale reads the system's available "
                 "memory (MB steps) while the peer is still booting, so boot's "
                 "freeing of its init sections (4.3 MB) can make Linux's "
-                "negative. The peer's allocator is SLOB (tinyconfig, one global "
-                "lock): its ns per object likely owes more to kmalloc() and "
-                "kfree() than to kfree_rcu() (not measured apart)."]
+                "negative. The peer's allocator is tinyconfig's SLOB (one global "
+                "lock) unless the row says SLUB (bzImage-none-slub, "
+                "`MODELS=none-slub tools/peer/build.sh`): with SLOB its ns "
+                "per object owes more to kmalloc() and kfree() than to "
+                "kfree_rcu() (SLUB's was 3.1 us at 2 vCPUs where SLOB's "
+                "was 23.9, booted in turn)."]
         if not any(r.get("name") == "linux_kfree_rcu" for r in kf):
             out += ["", no_peer()]
+    if mem:
+        body = [["call_rcu()" if r.get("by_call_rcu") == "1" else "kfree_rcu()",
+                 r.get("peak_kb", "-"), r.get("mean_kb", "-"),
+                 *(("-", "-", "-") if r.get("by_call_rcu") == "1" else
+                   (r.get("us_hand", "-"), r.get("us_gp", "-"), r.get("us_free", "-"))),
+                 r.get("us_total", "-"),
+                 "-" if r.get("by_call_rcu") == "1" else r.get("batch_max", "-")]
+                for r in mem]
+        out += [""] if out else []
+        out += ["Where an object's time in flight goes (the same runs, "
+                "`name=kfree_rcu_mem`): the mean per object, in us of "
+                "jiffies, from queueing to its batch's call_rcu() (hand), "
+                "to that grace period's end (GP) and to its free by a "
+                "kfree_rcu/N worker (free); for call_rcu(), queueing to "
+                "callback (total). Jiffies are the tick's: on a loaded host "
+                "they run late against the clock (4 jiffies for 42 ms of "
+                "ktime in one boot), so compare within a row, not with ns.", ""]
+        out += md_table(["freed by", "peak KB", "mean KB", "hand us", "GP us",
+                         "free us", "total us", "largest batch"], body)
     if gc:
         body = [[r.get("collector"), r.get("cpus", "-"), r.get("ms", "-"),
                  r.get("updates_per_s", "-"), r.get("gps", "-"), r.get("batches", "-"),
