@@ -1,6 +1,7 @@
 /* arch/x86_64/smpboot.c: bringing up the machine's CPUs.  The boot CPU
- * reads the ACPI tables, sets up its interrupt controllers and timers
- * (x86_platform_init), then starts the APs the MADT lists with
+ * reads the ACPI tables (x86_platform_early_init, before rcu_init()),
+ * sets up its interrupt controllers and timers (x86_platform_init), then
+ * starts the APs the MADT lists with
  * INIT-SIPI-SIPI through the real-mode trampoline (trampoline.asm): all
  * of them at once, with the SDM's delays measured on the TSC once for
  * all.  Logical CPU numbers follow the MADT's order; each AP finds its
@@ -147,11 +148,34 @@ static void acpi_setup(void)
 			acpi_info.madt_errors, acpi_info.tables_bad);
 }
 
-/* The CPUs smp_boot_cpus() may number: the MADT's (the boot CPU among
- * them), capped by smp= and NR_CPUS. */
+/*
+ * Whether the MADT's enabled entries hold the boot CPU.  Some firmware
+ * leaves it out (or lists it disabled); smp_boot_cpus() then starts every
+ * entry as an AP, one more CPU than the entries count.  Its LAPIC is not
+ * mapped yet, so its id is CPUID's (leaf 0xb's 32 bits, else leaf 1's 8):
+ * should that differ from the LAPIC's own, the boot CPU counts twice, one
+ * leaf too many, never one too few.
+ */
+static bool boot_cpu_in_madt(void)
+{
+	u32 id = topology_x2apic_id(), a, b, c, d;
+
+	if (id == ~0u) {
+		cpuid(1, &a, &b, &c, &d);
+		id = b >> 24;
+	}
+	for (int i = 0; i < acpi_info.nr_cpus; i++)
+		if (acpi_info.cpus[i].apic_id == id)
+			return true;
+	return false;
+}
+
+/* The CPUs smp_boot_cpus() may number: the MADT's and the boot CPU,
+ * capped by smp= and NR_CPUS. */
 static int possible_cpus(void)
 {
-	unsigned int n = acpi_info.have_madt && acpi_info.nr_cpus > 0 ? (unsigned)acpi_info.nr_cpus : 1;
+	unsigned int n = acpi_info.have_madt && acpi_info.nr_cpus > 0 ?
+		(unsigned)acpi_info.nr_cpus + !boot_cpu_in_madt() : 1;
 
 	if (smp_max_cpus && smp_max_cpus != SMP_UNSET && smp_max_cpus < n)
 		n = smp_max_cpus;
