@@ -114,17 +114,32 @@ static bool jitter_nmi_here(void)
 	return true;
 }
 
-static void jitter_fire(unsigned int site, bool can_sleep)
+/* A draw at site's odds: true (and *r, whose bits 16.. are left for the
+ * caller) one time in 2^jitter_shift[site]. */
+static bool jitter_draw(unsigned int site, u64 *r)
 {
 	u8 shift = jitter_shift[site];
+
+	*r = jitter_next();
+	return !(shift && (*r & ((1ull << shift) - 1)));
+}
+
+/* The delay itself: rdtsc and pause only, no site of its own. */
+static void jitter_spin(u64 t0, u64 cycles)
+{
+	while (rdtsc() - t0 < cycles)
+		cpu_relax();
+}
+
+static void jitter_fire(unsigned int site, bool can_sleep)
+{
 	u64 r, cycles, t0;
 
 	if (in_nmi())
 		return;
 	if (site == JITTER_HOTPLUG)	/* fired or not: a step of cpu_down()/up() */
 		__atomic_add_fetch(&jitter_hotplug_steps, 1, __ATOMIC_RELAXED);
-	r = jitter_next();
-	if (shift && (r & ((1ull << shift) - 1)))
+	if (!jitter_draw(site, &r))
 		return;
 	cycles = (r >> 16) % (jitter_max_cycles[site] + 1);
 	this_cpu_add(jitter_count, 1);
@@ -160,9 +175,7 @@ static void jitter_fire(unsigned int site, bool can_sleep)
 			this_cpu_add(jitter_cross_count, 1);
 		return;
 	}
-	/* The delay itself: rdtsc and pause only, no site of its own. */
-	while (rdtsc() - t0 < cycles)
-		cpu_relax();
+	jitter_spin(t0, cycles);
 }
 
 void __jitter_site(unsigned int site)
@@ -172,25 +185,19 @@ void __jitter_site(unsigned int site)
 
 long __jitter_pass_pick(unsigned int site, long n)
 {
-	u8 shift = jitter_shift[site];
 	u64 r;
 
-	if (in_nmi())
-		return -1;
-	r = jitter_next();
-	if (shift && (r & ((1ull << shift) - 1)))
+	if (in_nmi() || !jitter_draw(site, &r))
 		return -1;
 	return (long)((r >> 16) % (u64)(n - 1));
 }
 
 void __jitter_delay(unsigned int site)
 {
-	u64 cycles = (jitter_next() >> 16) % (jitter_max_cycles[site] + 1), t0;
+	u64 cycles = (jitter_next() >> 16) % (jitter_max_cycles[site] + 1);
 
 	this_cpu_add(jitter_count, 1);
-	t0 = rdtsc();
-	while (rdtsc() - t0 < cycles)
-		cpu_relax();
+	jitter_spin(rdtsc(), cycles);
 }
 
 void __jitter_site_sleep(unsigned int site)
