@@ -19,7 +19,7 @@ struct kfree_rcu_stats {
 	atomic_long_t leaked;		/* ...that could not be queued */
 	/*
 	 * Where a queued object's time in flight goes, summed over the
-	 * objects in ms (jiffies): queued -> its batch handed to a grace
+	 * objects in jiffies (ms at the default hz=1000): queued -> its batch handed to a grace
 	 * period (wait_hand), -> that GP's end, its callback (wait_gp),
 	 * -> freed by a worker (wait_free).  Divided by freed, each is a
 	 * mean per object; together, by Little's law, the mean memory in

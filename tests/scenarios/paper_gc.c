@@ -296,9 +296,9 @@ struct kfree_obj {
 #define KFREE_OBJ_SIZE 32	/* kmalloc's class for struct kfree_obj */
 
 static atomic_long_t kfree_bench_cb_freed;
-/* ms in flight, summed, a line per CPU: no shared line per callback. */
+/* Jiffies in flight, summed, a line per CPU: no shared line per callback. */
 static struct {
-	atomic_long_t ms;
+	atomic_long_t ticks;
 } ____cacheline_aligned kfree_bench_cb_wait[NR_CPUS];
 
 /* call_rcu()'s objects carry the jiffies they were queued at, for the
@@ -309,7 +309,7 @@ static void kfree_obj_cb(struct rcu_head *rh)
 	unsigned long at;
 
 	memcpy(&at, p->kfree_obj, sizeof(at));
-	atomic_long_add((long)(jiffies - at), &kfree_bench_cb_wait[raw_smp_processor_id()].ms);
+	atomic_long_add((long)(jiffies - at), &kfree_bench_cb_wait[raw_smp_processor_id()].ticks);
 	kfree(p);
 	atomic_long_inc(&kfree_bench_cb_freed);
 }
@@ -461,7 +461,7 @@ static void gc_kfree_bench_one(int by_call_rcu)
 		kvfree_rcu_barrier();	/* nobody else's objects in the counters */
 	atomic_long_set(&kfree_bench_cb_freed, 0);
 	for (int i = 0; i < NR_CPUS; i++)
-		atomic_long_set(&kfree_bench_cb_wait[i].ms, 0);
+		atomic_long_set(&kfree_bench_cb_wait[i].ticks, 0);
 	atomic_long_set(&kfree_rcu_stats.batch_max, 0);
 	b.kq0 = kfree_rcu_queued();
 	b.kf0 = atomic_long_read(&kfree_rcu_stats.freed);
@@ -511,7 +511,7 @@ static void gc_kfree_bench_one(int by_call_rcu)
 		freed = atomic_long_read(&kfree_bench_cb_freed);
 		wh = wg = wf = 0;
 		for (int i = 0; i < NR_CPUS; i++)
-			wf += atomic_long_read(&kfree_bench_cb_wait[i].ms);
+			wf += atomic_long_read(&kfree_bench_cb_wait[i].ticks);
 	} else {
 		freed = atomic_long_read(&kfree_rcu_stats.freed) - b.kf0;
 		wh = atomic_long_read(&kfree_rcu_stats.wait_hand) - wh0;
@@ -520,13 +520,15 @@ static void gc_kfree_bench_one(int by_call_rcu)
 	}
 	if (freed <= 0)
 		freed = 1;
+	/* The sums are in jiffies: us per object at any hz= (1 ms at 1000). */
+	freed *= HZ;
 	ktap_log("bench name=kfree_rcu_mem by_call_rcu=%d peak_kb=%ld mean_kb=%ld objs=%ld to_start=%ld to_end=%ld to_free=%ld pages=%ld pages_cached=%ld krc_cpu=%ld krc_gp=%ld krc_free=%ld us_hand=%ld us_gp=%ld us_free=%ld us_total=%ld batch_max=%ld",
 		 by_call_rcu, b.max_bytes / 1024,
 		 b.nr_samples ? b.sum_bytes / b.nr_samples / 1024 : 0, b.at_peak.objs,
 		 b.at_peak.to_start, b.at_peak.to_end, b.at_peak.to_free, b.at_peak.pages,
 		 b.at_peak.krc.pages_cached, b.at_peak.krc.on_cpus, b.at_peak.krc.in_gp,
-		 b.at_peak.krc.to_free, wh * 1000 / freed, wg * 1000 / freed,
-		 by_call_rcu ? 0 : wf * 1000 / freed, (wh + wg + wf) * 1000 / freed,
+		 b.at_peak.krc.to_free, wh * 1000000 / freed, wg * 1000000 / freed,
+		 by_call_rcu ? 0 : wf * 1000000 / freed, (wh + wg + wf) * 1000000 / freed,
 		 by_call_rcu ? 0 : atomic_long_read(&kfree_rcu_stats.batch_max));
 	KTAP_EXPECT_EQ(atomic_read(&b.running), 0);
 }
