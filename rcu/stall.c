@@ -110,7 +110,7 @@ void rcu_stall_window_expire(unsigned long next_gps)
 	smp_store_release(&rcu_stall_window.stage, SW_OPEN);
 }
 
-/* rcu_gp_init(), root lock held, irqs off, gps just stored. */
+/* rcu_gp_init(), irqs off, gps just started, the root lock dropped. */
 void rcu_stall_window_hold(unsigned long gps)
 {
 	u64 end = ktime_get_ns() + 20000ull * 1000000ull;

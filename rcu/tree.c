@@ -907,10 +907,13 @@ static bool rcu_gp_init(void)
 	rcu_seq_start(&rcu_state.gp_seq);
 	gps = rcu_state.gp_seq;
 	trace_rcu_grace_period("rcu_sched", gps, "start");
-	rcu_stall_window_hold(gps);			/* test build only */
+	spin_unlock(&root->lock);
+	/* Test build: irqs still off, but unlocked: another CPU's tick may
+	 * need the root in note_gp_changes(), a leaf in a one-node tree. */
+	rcu_stall_window_hold(gps);
 	if (rcu_inject(RCU_INJECT_STALL_ORDER))
 		rcu_stall_gp_start();
-	spin_unlock_irqrestore(&root->lock, flags);
+	local_irq_restore(flags);
 	smp_mb();	/* order the start before any CPU's view of qsmask below */
 	/* Test build: Linux's gp_preinit_delay, "races with CPU hotplug". */
 	jitter_site(JITTER_GP_PHASE);

@@ -414,8 +414,9 @@ enum rcu_gp_hold_point { RCU_GP_HOLD_FQS, RCU_GP_HOLD_INIT, RCU_GP_HOLD_NR };
  * Test build: hold the start of the next grace period open.  Its
  * rcu_gp_init(), root lock held, first makes the last deadline one that
  * has passed (as it has whenever the last grace period began more than
- * a stall timeout ago), then, once the new gp_seq is out, spins (20 s at
- * most) until another CPU's tick has checked it for a stall.  The result
+ * a stall timeout ago), then, once the new gp_seq is out and the root
+ * lock dropped, spins (20 s at most) until a CPU's tick has checked it
+ * for a stall.  The result
  * of that check: -1 none yet, 0 no stall, 1 a stall was reported.
  */
 void rcu_stall_window_arm(void);
