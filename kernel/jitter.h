@@ -55,7 +55,9 @@ enum jitter_site {
 				 * prev's ->on_cpu just cleared: a wake-up
 				 * elsewhere moves prev and may run it to its
 				 * exit meanwhile (a slow path: its odds, and
-				 * 16 jitter.slow: that takes milliseconds) */
+				 * 16 jitter.slow: that takes milliseconds).
+				 * With prev asleep, the window is held until
+				 * that run has ended (jitter_site_until()) */
 	JITTER_EQS,		/* between the two steps (counter, nesting) of
 				 * rcu_eqs_enter()/exit() and of the outermost
 				 * rcu_nmi_exit() from idle, irqs off: only an
