@@ -77,6 +77,38 @@
  * 1.9-2.4x call_rcu()'s, as the pace alone (10 pairs a size): not
  * taken either.
  *
+ * How far each path is from n/N (the kfree bench's eff_x100, peak x
+ * N / n; 62 runs a size at 2 / 4 CPUs, interleaved, medians):
+ * kfree_rcu() is at 2.6 / 2.3, call_rcu() at 6.4 / 6.9, with 5.4 /
+ * 4.8x fewer GPs and 2.0 / 1.8x the peak (both goals met in 8 / 3 of
+ * the 62).  At kfree_rcu()'s peak 85 / 79% of the objects are the one
+ * batch in its GP, 12 / 18% are on the CPUs and none wait for a
+ * worker: the free phase (a third of the mean time in flight) ends
+ * before the next batch's GP does, since a worker outranks the
+ * queueing task on its CPU, so it costs no peak memory.  The largest
+ * batch is 2.4 / 2.2x the mean one, nearly all of the distance from
+ * 1: the batches are uneven.  gc.timeline shows why: GPs of 200 ms
+ * and more when the host stalls a vCPU (call_rcu() too: 5 GPs in one
+ * 1.26 s run), and after such a wait the pace holds the next batch
+ * three times as long (no batch for 500 ms while 145k objects queued,
+ * in one 4-CPU run).  At these efficiencies exactly 3x fewer GPs would
+ * put kfree_rcu()'s peak at 3 x 2.6 / 6.4 = 1.2 of call_rcu()'s at 2
+ * CPUs and 1.0 at 4: at 4 the pace saves more GPs than the goal asks,
+ * at 2 the batches would have to be nearly even (efficiency under 2).
+ * The closed loop (kfree_rcu() runs at 1.5x call_rcu()'s rate) is not
+ * what hides it: at one offered rate for both (gc.kfree_paced=80, 31
+ * pairs) the peak ratio is 2.2 / 1.9 at 4.9 / 4.8x fewer GPs.  Paces
+ * that do not multiply the GP were tried, interleaved with the
+ * default: a batch every 10 or 15 ms from the last hand-off once its
+ * GP is over, and the default pace capped at 15 ms.  Each moved along
+ * the same trade and never past it: 10 ms gave 4.4 / 2.4x fewer GPs at
+ * 1.2 / 0.84 of call_rcu()'s peak (12-14 pairs), 15 ms 5.9 / 2.8x at
+ * 1.8 / 1.0 (28), the cap 5.8 / 2.7x at 2.3 / 1.3 (22), kfree_rcu()'s
+ * efficiency no better (2.0-3.5: a jiffies pace is as uneven in
+ * objects as the host makes the tick), pairs meeting both goals 0-5
+ * of 12-28: not taken.  Even batches would need a hand-off by count,
+ * which the share bound above approximated.
+ *
  * call_rcu() grace periods wait for every RCU-sched reader and every
  * rcu_read_lock() reader (preemptible RCU's normal grace periods are
  * RCU-sched's, rcu/preempt.c), so one kind of batch serves both; with

@@ -16,7 +16,9 @@
  * gc_kfree_bench is rcuscale's kfree test (kfree_rcu_test=1): threads
  * each allocate alloc_num objects and free them all through kfree_rcu(),
  * loops times; by_call_rcu=1 frees them through call_rcu() instead.  Its
- * `name=kfree_rcu` rows compare with Linux's (tools/peer).
+ * `name=kfree_rcu` rows compare with Linux's (tools/peer).  It is
+ * closed-loop, so each path runs at its own rate; gc.kfree_paced adds a
+ * pair held to one rate, the same load for both.
  */
 #include "tests/scenarios/scenario.h"
 #include "kernel/cmdline.h"
