@@ -21,7 +21,10 @@ default: for each of --types and 1, 2 and 4 readers, every ISO runs
 paper_readside (--loops sections, default 1000000, 10 runs,
 `refscale.irqs_off=2`: irqs off around the whole timed loop, as Linux's
 refscale keeps them; --irqs-off 1 times each batch with irqs off, the
-tick coming between batches; a list runs each ISO once per mode)
+tick coming between batches; a list runs each ISO once per mode;
+readers started as Linux 6.1's refscale starts its own, each on its
+own after one untimed pass, `refscale.linux_start=1`: --start barrier
+starts them together, as paper_readside does by default)
 and, with --peer, the peer runs refscale for the type's Linux
 counterpart (10 runs of as many loops), all at the same time: the host's load swings by 2x within a
 minute, and boots one after the other compared that.  Started at once,
