@@ -45,6 +45,8 @@ core_param(refscale.irqs_off, rs_irqs_off, uint,
  * untimed pass of `loops` sections with irqs on as soon as it is woken,
  * then times a second pass, and exits: readers woken later, or run later
  * by the host, time their pass while the first ones are already gone.
+ * The untimed pass has no time limit (refscale.run_ms= cuts only the
+ * timed one): meant for fixed loop counts, as gpcompare --readside runs.
  */
 static unsigned int rs_linux_start;
 core_param(refscale.linux_start, rs_linux_start, uint,
