@@ -12,7 +12,8 @@ images, normal and expedited) at that size.  An rcukern boot runs
 `./run.sh --no-build -s N -c "test=rcu,rcu_preempt"` (--cmdline to
 change it); its rows are the `name=gp` medians (load=idle and busy;
 the normal one also in ticks, gp_ticks and fewest_cpu_ticks: README.md),
-`call_rcu` ops_per_sec and `call_rcu_flood` peak_stale.  The table gives,
+`call_rcu` ops_per_sec (and chunk_ns_per_call and us_total where the
+ISO prints them) and `call_rcu_flood` peak_stale.  The table gives,
 per row, the median over the boots of each boot's median (the figures of
 each boot in brackets) and the ratio of every ISO to the first.
 
@@ -87,6 +88,12 @@ def figures(rows):
                     out[(f"{k} {typ}", r.get("load", "idle"))] = int(r[k])
         elif name == "call_rcu" and "ops_per_sec" in r:
             out[("call_rcu ops_per_sec", "-")] = int(r["ops_per_sec"])
+            # The call's own cost (median chunk of 100 calls), and the
+            # whole work to the last callback: ISOs before 2026-12-06
+            # print neither (their cells show "-").
+            for k in ("chunk_ns_per_call", "us_total"):
+                if k in r:
+                    out[(f"call_rcu {k}", "-")] = int(r[k])
         elif name == "call_rcu_flood" and "peak_stale" in r:
             out[("call_rcu_flood peak_stale", "-")] = int(r["peak_stale"])
     return out
