@@ -294,6 +294,7 @@ __noreturn void cpuhp_play_dead(void)
 	int cpu = smp_processor_id();
 
 	lockdep_assert_irqs_disabled();
+	jitter_play_dead();		/* test build: its last steps, slow */
 	cpuhp_late_death_hold(cpu);	/* test build only */
 	smp_call_function_drain();	/* senders that saw it online (step 2) */
 	trace_cpuhp("down", "play_dead", cpu, 0);
@@ -464,6 +465,7 @@ int cpu_up(int cpu)
 	trace_cpuhp("up", "begin", cpu, 0);
 	jitter_site(JITTER_HOTPLUG);
 	ret = cpuhp_injected_failure("bringup");
+	jitter_cpu_up(cpu);
 	if (!ret)
 		ret = arch_cpu_up(cpu);
 	trace_cpuhp("up", "arch_cpu_up", cpu, ret);

@@ -46,7 +46,7 @@ static const u8 slow_shifts[] = { 0, 1, 2, 3 };
 static const char *const site_names[JITTER_NR_SITES] = {
 	"unlock", "release", "rmw", "preempt", "irq", "wake",
 	"hotplug", "barrier", "gp_init", "gp_phase", "srcu", "switch", "irq_entry", "srcu_read",
-	"ipi", "switch_dying", "eqs", "cb_invoke",
+	"ipi", "switch_dying", "eqs", "cb_invoke", "play_dead",
 };
 
 /* The task inside cpu_down()/cpu_up(), or NULL (JITTER_WALK_SITES). */
@@ -59,6 +59,7 @@ static DEFINE_PER_CPU(u64, jitter_cross_count);
 static DEFINE_PER_CPU(u64, jitter_end_count);
 static DEFINE_PER_CPU(u64, jitter_hold_count);
 static DEFINE_PER_CPU(u64, jitter_hold_done_count);
+static DEFINE_PER_CPU(bool, jitter_dead);	/* in cpuhp_play_dead() */
 
 /* splitmix64: spreads a small seed over all 64 bits (never returns 0 here
  * for the inputs we give it in practice; xorshift needs a nonzero state). */
@@ -144,6 +145,8 @@ static void jitter_fire(unsigned int site, bool can_sleep, bool (*done)(void *),
 
 	if (in_nmi())
 		return;
+	if ((JITTER_HOT_SITES & (1u << site)) && this_cpu_read(jitter_dead))
+		site = JITTER_PLAY_DEAD;
 	if (site == JITTER_HOTPLUG)	/* fired or not: a step of cpu_down()/up() */
 		__atomic_add_fetch(&jitter_hotplug_steps, 1, __ATOMIC_RELAXED);
 	if (!jitter_draw(site, &r))
@@ -230,6 +233,22 @@ void __jitter_site_sleep(unsigned int site)
 	jitter_fire(site, true, NULL, NULL);
 }
 
+/*
+ * From here to its halt, this CPU's hot sites are JITTER_PLAY_DEAD's
+ * (kernel/jitter.h).  Only the hot sites the seed turned on reach
+ * jitter_fire(): a seed that slows no lock release slows none here.
+ */
+void jitter_play_dead(void)
+{
+	this_cpu_write(jitter_dead, true);
+}
+
+/* cpu_up(), before cpu starts again (it left cpuhp_play_dead() by halting). */
+void jitter_cpu_up(int cpu)
+{
+	*per_cpu_ptr(&jitter_dead, cpu) = false;
+}
+
 void jitter_hotplug_begin(void)
 {
 	WRITE_ONCE(jitter_hotplug_task, current);
@@ -306,7 +325,7 @@ void jitter_init(void)
 		/* A dying CPU's last switches: long enough for a wake-up on
 		 * another CPU, the move of prev and its run elsewhere, to its
 		 * exit, to fit inside (IPIs take milliseconds under TCG). */
-		if (s == JITTER_SWITCH_DYING)
+		if (s == JITTER_SWITCH_DYING || s == JITTER_PLAY_DEAD)
 			jitter_max_cycles[s] *= JITTER_SWITCH_DYING_SCALE;
 		/* A callback's waiter on another CPU: its wake-up's IPI. */
 		if (s == JITTER_CB_INVOKE)

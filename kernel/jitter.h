@@ -55,7 +55,9 @@ enum jitter_site {
 				 * prev's ->on_cpu just cleared: a wake-up
 				 * elsewhere moves prev and may run it to its
 				 * exit meanwhile (a slow path: its odds, and
-				 * 16 jitter.slow: that takes milliseconds) */
+				 * 16 jitter.slow: that takes milliseconds).
+				 * With prev asleep, the window is held until
+				 * that run has ended (jitter_site_until()) */
 	JITTER_EQS,		/* between the two steps (counter, nesting) of
 				 * rcu_eqs_enter()/exit() and of the outermost
 				 * rcu_nmi_exit() from idle, irqs off: only an
@@ -71,9 +73,22 @@ enum jitter_site {
 				 * holds thousands (the slow paths' odds, and
 				 * JITTER_CB_INVOKE_SCALE jitter.slow: a wake-up
 				 * on another CPU takes milliseconds) */
+	JITTER_PLAY_DEAD,	/* any hot site above (unlock .. wake) on a CPU
+				 * in its last steps (cpuhp_play_dead(), irqs
+				 * off): what it publishes there (its last QS,
+				 * its bit leaving the masks) is acted on by
+				 * other CPUs' slow paths while it is slow to
+				 * do the next step, as when the host preempts
+				 * a dying vCPU.  A few dozen per offline: the
+				 * slow paths' odds, and switch_dying's delay */
 	JITTER_NR_SITES
 };
-/* JITTER_SWITCH_DYING's delay, in units of jitter.slow. */
+/* The hot sites, which become JITTER_PLAY_DEAD on a CPU playing dead. */
+#define JITTER_HOT_SITES	((1u << JITTER_LOCK_RELEASE) | (1u << JITTER_RELEASE) |	\
+				 (1u << JITTER_RMW) | (1u << JITTER_PREEMPT_ENABLE) |	\
+				 (1u << JITTER_IRQ_ENABLE) | (1u << JITTER_WAKE))
+/* JITTER_SWITCH_DYING's and JITTER_PLAY_DEAD's delay, in units of
+ * jitter.slow: other CPUs' wake-ups and slow paths must fit inside. */
 #define JITTER_SWITCH_DYING_SCALE	16
 /* JITTER_CB_INVOKE's delay, in units of jitter.slow. */
 #define JITTER_CB_INVOKE_SCALE		4
@@ -82,7 +97,8 @@ enum jitter_site {
 #define JITTER_SLOW_SITES	((1u << JITTER_HOTPLUG) | (1u << JITTER_BARRIER_WALK) |	\
 				 (1u << JITTER_GP_INIT) | (1u << JITTER_GP_PHASE) |	\
 				 (1u << JITTER_SRCU) | (1u << JITTER_IPI) |		\
-				 (1u << JITTER_SWITCH_DYING) | (1u << JITTER_CB_INVOKE))
+				 (1u << JITTER_SWITCH_DYING) | (1u << JITTER_CB_INVOKE) |	\
+				 (1u << JITTER_PLAY_DEAD))
 /* The slow paths' odds, and an NMI sent into the window rather than a
  * delay (jitter='s, when none can be sent): only an NMI lands there, and
  * another CPU's (a few hundred a second) almost never does. */
@@ -136,6 +152,9 @@ u64 jitter_nmis(void);		/* NMIs the eqs site sent itself */
 void __jitter_site_until(unsigned int site, bool (*done)(void *arg), void *arg);
 u64 jitter_holds(void);		/* jitter_site_until()s that fired */
 u64 jitter_holds_done(void);	/* of them, ended by done() */
+/* This CPU begins its last steps (cpuhp_play_dead()); cpu comes back up. */
+void jitter_play_dead(void);
+void jitter_cpu_up(int cpu);
 
 static inline __attribute__((always_inline)) void jitter_site(unsigned int site)
 {
@@ -207,4 +226,6 @@ static inline u64 jitter_walks_held_to_end(void) { return 0; }
 static inline u64 jitter_nmis(void) { return 0; }
 static inline u64 jitter_holds(void) { return 0; }
 static inline u64 jitter_holds_done(void) { return 0; }
+static inline void jitter_play_dead(void) {}
+static inline void jitter_cpu_up(int cpu) { (void)cpu; }
 #endif

@@ -78,7 +78,32 @@ void rcu_stall_report_end(const char *name, unsigned long mask)
 void rcu_stall_gp_start(void)
 {
 	WRITE_ONCE(rcu_state.jiffies_stall, jiffies + rcu_jiffies_till_stall_check());
+#ifdef CONFIG_SANITIZE
+	/* The GP being started (gp_seq's counter, in progress). */
+	WRITE_ONCE(rcu_state.jiffies_stall_gp, (rcu_state.gp_seq & ~RCU_SEQ_STATE_MASK) | 1);
+#endif
 }
+
+#ifdef CONFIG_SANITIZE
+/*
+ * Test build, from the tick's check: the deadline read after gp_seq's
+ * acquire must be that grace period's or a newer one's.  A stale one is
+ * silent while it lies in the future (grace periods come back to back
+ * under stress) and a false stall report once it is past; this says so
+ * at the first CPU that sees the two out of order, whatever the deadline.
+ */
+static void rcu_stall_deadline_check(unsigned long gps)
+{
+	unsigned long sgp = READ_ONCE(rcu_state.jiffies_stall_gp);
+
+	WARN_ONCE(ULONG_CMP_LT(sgp, gps),
+		  "rcu: CPU %d saw grace period %ld begun with the stall deadline of grace "
+		  "period %ld: the deadline must be stored before the new gp_seq\n",
+		  raw_smp_processor_id(), (long)rcu_seq_ctr(gps), (long)rcu_seq_ctr(sgp));
+}
+#else
+static inline void rcu_stall_deadline_check(unsigned long gps) { (void)gps; }
+#endif
 
 #ifdef CONFIG_SANITIZE
 /* Test build: rcu_stall_window_arm() (rcu/tree.h). */
@@ -261,6 +286,7 @@ void rcu_check_cpu_stall(struct rcu_data *rdp)
 		return;
 	j = jiffies;
 	js = READ_ONCE(rcu_state.jiffies_stall);
+	rcu_stall_deadline_check(gps);	/* test build only */
 	/* One reporter per interval; the GP may also have ended meanwhile. */
 	report = time_after_eq(j, js) &&
 		 cmpxchg(&rcu_state.jiffies_stall, js, j + 3 * rcu_jiffies_till_stall_check()) == js &&

@@ -873,8 +873,36 @@ bool rcu_inject_offline_qsmask(int cpu)
 	spin_unlock_irqrestore(&rnp->lock, flags);
 	return done;
 }
+
+/*
+ * Test build, leaf lock held, from the fqs scan: a CPU the grace period
+ * waits for is online for RCU (its bit in qsmaskinitnext).  A departing
+ * CPU reports its QS before its bit goes (rcu_report_dead()), and
+ * rcu_gp_init()'s second pass reports for one gone since the first pass
+ * copied it, each under this lock.  A CPU outside would hold the grace
+ * period for ever (nothing reports a dead CPU: its counter stays odd),
+ * which shows only as a stall many seconds later, if the run lasts.
+ * Linux's rcu_implicit_dynticks_qs() complains the same way and breaks
+ * the grace period loose: true, and the scan reports it.
+ */
+static bool rcu_qs_cpu_offline(struct rcu_node *rnp, struct rcu_data *rdp)
+{
+	if (rnp->qsmaskinitnext & rdp->grpmask)
+		return false;
+	WARN_ONCE(1, "rcu: grace period %ld waits for CPU %d, which is offline for RCU "
+		  "(leaf %d-%d qsmask %#lx qsmaskinitnext %#lx): nothing would report it\n",
+		  (long)rcu_seq_ctr(rnp->gp_seq), rdp->cpu, rnp->grplo, rnp->grphi,
+		  rnp->qsmask, rnp->qsmaskinitnext);
+	return true;
+}
 #else
 static inline void rcu_check_leaf_cpus(struct rcu_node *rnp) { (void)rnp; }
+static inline bool rcu_qs_cpu_offline(struct rcu_node *rnp, struct rcu_data *rdp)
+{
+	(void)rnp;
+	(void)rdp;
+	return false;
+}
 #endif
 
 static bool rcu_gp_init(void)
@@ -908,6 +936,13 @@ static bool rcu_gp_init(void)
 	gps = rcu_state.gp_seq;
 	trace_rcu_grace_period("rcu_sched", gps, "start");
 	spin_unlock(&root->lock);
+	/*
+	 * Test build: Linux's gp_preinit_delay ("races with CPU hotplug"),
+	 * as soon as the new GP is out and irqs still off: every other CPU
+	 * may act on it now, so whatever the start still does after the
+	 * release is seen late.
+	 */
+	jitter_site(JITTER_GP_PHASE);
 	/* Test build: irqs still off, but unlocked: another CPU's tick may
 	 * need the root in note_gp_changes(), a leaf in a one-node tree. */
 	rcu_stall_window_hold(gps);
@@ -915,8 +950,6 @@ static bool rcu_gp_init(void)
 		rcu_stall_gp_start();
 	local_irq_restore(flags);
 	smp_mb();	/* order the start before any CPU's view of qsmask below */
-	/* Test build: Linux's gp_preinit_delay, "races with CPU hotplug". */
-	jitter_site(JITTER_GP_PHASE);
 
 	/*
 	 * First pass, leaves up: each leaf takes the CPUs online now, each
@@ -1042,6 +1075,10 @@ static void force_qs_rnp(bool first)
 
 			if (!(rnp->qsmask & rdp->grpmask))
 				continue;
+			if (rcu_qs_cpu_offline(rnp, rdp)) {	/* test build only */
+				mask |= rdp->grpmask;
+				continue;
+			}
 			snap = rcu_dynticks_snap(rdp);
 			if (rcu_dynticks_in_eqs(snap) ||
 			    (!first && snap != rdp->dynticks_snap))
@@ -1767,6 +1804,10 @@ void rcu_init(void)
 	/* Start near the wrap, as Linux does, so wrap bugs show at once. */
 	rcu_state.gp_seq = RCU_SEQ_INITIAL_VAL;
 	rcu_state.gp_seq_needed = rcu_state.gp_seq;
+#ifdef CONFIG_SANITIZE
+	/* No deadline yet: as if of the grace period before the first. */
+	rcu_state.jiffies_stall_gp = rcu_state.gp_seq - RCU_SEQ_STATE_MASK;
+#endif
 	/* Sized by the CPUs there may ever be, as Linux's by nr_cpu_ids, not
 	 * by NR_CPUS: rcu_gp_init() walks every node twice per grace period,
 	 * and at -smp 4 that is one node rather than 5 (rcu.fanout_leaf=2

@@ -164,6 +164,10 @@ struct rcu_state {
 	u64 last_report_cycles;		/* when the last such report came */
 	u64 sum_report_to_end_ns;	/* from it to rcu_gp_cleanup(), summed */
 	unsigned long jiffies_stall;	/* next stall report due (cmpxchg) */
+#ifdef CONFIG_SANITIZE
+	/* Test build: the GP whose start set jiffies_stall (stall.c's check). */
+	unsigned long jiffies_stall_gp;
+#endif
 	bool scheduler_active;		/* rcu_late_init() done */
 
 	/*
