@@ -70,19 +70,6 @@ static DECLARE_WAIT_QUEUE_HEAD(cpuhp_wq);
 
 /* The atomic RMWs are full barriers: a reader's increment and a writer's
  * flag store are each followed by the other side's check. */
-void cpus_read_lock(void)
-{
-	might_sleep();
-	for (;;) {
-		wait_event(cpuhp_wq, !READ_ONCE(cpuhp_writer));
-		atomic_inc(&cpuhp_readers);
-		if (!READ_ONCE(cpuhp_writer))
-			return;
-		if (atomic_dec_and_test(&cpuhp_readers))
-			wake_up_all(&cpuhp_wq);
-	}
-}
-
 bool cpus_read_trylock(void)
 {
 	if (READ_ONCE(cpuhp_writer))
@@ -93,6 +80,14 @@ bool cpus_read_trylock(void)
 	if (atomic_dec_and_test(&cpuhp_readers))
 		wake_up_all(&cpuhp_wq);
 	return false;
+}
+
+/* A reader that lost to a writer waits for that writer's end, then retries. */
+void cpus_read_lock(void)
+{
+	might_sleep();
+	while (!cpus_read_trylock())
+		wait_event(cpuhp_wq, !READ_ONCE(cpuhp_writer));
 }
 
 void cpus_read_unlock(void)
