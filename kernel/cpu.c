@@ -397,7 +397,11 @@ int cpu_down(int cpu)
 		cpuhp_back_out(cpu, 0, nr);
 		goto out;
 	}
-	jitter_site(JITTER_HOTPLUG);
+	/* Test build: when this step's delay fires, it lasts until cpu runs
+	 * a thread (bounded): an idle CPU going down moves nothing, a busy
+	 * one has its thread switched out under the dying run queue, and a
+	 * wake-up of it from another CPU then races that switch. */
+	jitter_site_until(JITTER_HOTPLUG, sched_cpu_runs_thread, (void *)(long)cpu);
 	timeout_ms = cpuhp_down_timeout_ms(cpu);
 	sched_cpu_dying_begin(cpu);
 	if (!wait_event_timeout(cpuhp_dead_wq, smp_load_acquire(&cpuhp_dead[cpu]),

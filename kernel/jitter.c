@@ -38,6 +38,7 @@ unsigned int jitter_site_mask;
  * gp_*_delay are milliseconds: a window between two slow paths needs a
  * delay as long as the other path's step to line up often). */
 static u64 jitter_max_cycles[JITTER_NR_SITES];
+static u64 jitter_until_cycles;	/* jitter_site_until()'s bound */
 /* One fire in 2^shift calls; the hot sites' choices, then the slow ones'. */
 static u8 jitter_shift[JITTER_NR_SITES];
 static const u8 hot_shifts[] = { 6, 8, 10, 12, 0xff };
@@ -57,6 +58,8 @@ static DEFINE_PER_CPU(u64, jitter_count);
 static DEFINE_PER_CPU(u64, jitter_cross_count);
 static DEFINE_PER_CPU(u64, jitter_end_count);
 static DEFINE_PER_CPU(bool, jitter_dead);	/* in cpuhp_play_dead() */
+static DEFINE_PER_CPU(u64, jitter_hold_count);
+static DEFINE_PER_CPU(u64, jitter_hold_done_count);
 
 /* splitmix64: spreads a small seed over all 64 bits (never returns 0 here
  * for the inputs we give it in practice; xorshift needs a nonzero state). */
@@ -132,7 +135,11 @@ static void jitter_spin(u64 t0, u64 cycles)
 		cpu_relax();
 }
 
-static void jitter_fire(unsigned int site, bool can_sleep)
+/*
+ * done: NULL, or jitter_site_until()'s: the delay is then
+ * JITTER_UNTIL_SCALE jitter.slow, ended as soon as done(arg).
+ */
+static void jitter_fire(unsigned int site, bool can_sleep, bool (*done)(void *), void *arg)
 {
 	u64 r, cycles, t0;
 
@@ -149,6 +156,18 @@ static void jitter_fire(unsigned int site, bool can_sleep)
 	if (site == JITTER_EQS && jitter_nmi_here())
 		return;
 	t0 = rdtsc();
+	if (done) {
+		cycles = jitter_until_cycles;
+		this_cpu_add(jitter_hold_count, 1);
+		while (rdtsc() - t0 < cycles) {
+			if (done(arg)) {
+				this_cpu_add(jitter_hold_done_count, 1);
+				return;
+			}
+			cpu_relax();
+		}
+		return;
+	}
 	if ((JITTER_WALK_SITES & (1u << site)) && READ_ONCE(jitter_hotplug_task) &&
 	    READ_ONCE(jitter_hotplug_task) != current) {
 		/* A walk over the CPUs lets a hotplug operation take its
@@ -183,7 +202,12 @@ static void jitter_fire(unsigned int site, bool can_sleep)
 
 void __jitter_site(unsigned int site)
 {
-	jitter_fire(site, false);
+	jitter_fire(site, false, NULL, NULL);
+}
+
+void __jitter_site_until(unsigned int site, bool (*done)(void *arg), void *arg)
+{
+	jitter_fire(site, false, done, arg);
 }
 
 long __jitter_pass_pick(unsigned int site, long n)
@@ -206,7 +230,7 @@ void __jitter_delay(unsigned int site)
 void __jitter_site_sleep(unsigned int site)
 {
 	might_sleep();
-	jitter_fire(site, true);
+	jitter_fire(site, true, NULL, NULL);
 }
 
 /*
@@ -263,6 +287,17 @@ u64 jitter_delays(void)
 	return jitter_sum(&jitter_count);
 }
 
+/* jitter_site_until()s that fired, and those that done() ended, every CPU. */
+u64 jitter_holds(void)
+{
+	return jitter_sum(&jitter_hold_count);
+}
+
+u64 jitter_holds_done(void)
+{
+	return jitter_sum(&jitter_hold_done_count);
+}
+
 /* NMIs the eqs site sent itself and saw land, every CPU. */
 u64 jitter_nmis(void)
 {
@@ -282,6 +317,7 @@ void jitter_init(void)
 		jitter_seed = (unsigned int)(rdtsc() % 1000000u) + 1;
 	if (!jitter_slow_us)
 		jitter_slow_us = 16 * jitter_max_us;
+	jitter_until_cycles = (u64)JITTER_UNTIL_SCALE * jitter_slow_us * tsc_khz / 1000;
 	r = splitmix64(jitter_seed);
 	for (s = 0; s < JITTER_NR_SITES; s++) {
 		jitter_max_cycles[s] = (u64)(JITTER_LONG_SITES & (1u << s) ? jitter_slow_us :

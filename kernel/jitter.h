@@ -123,6 +123,16 @@ enum jitter_site {
 /* Hot odds, but jitter.slow's delays: a crossing that needs a whole
  * slow path (a wake-up, a task's exit) to fit inside it. */
 #define JITTER_LONG_SITES	(JITTER_SLOW_SITES | (1u << JITTER_SWITCH))
+/*
+ * A window held until the other side has acted (jitter_site_until()): a
+ * random delay lines a crossing up only when it happens to be longer than
+ * the other side's whole path (a wake-up's IPI, a run to a task's exit:
+ * milliseconds under TCG, and as varied).  Such a site, when it fires at
+ * its odds, spins until done(arg) says the crossing has resolved, at most
+ * JITTER_UNTIL_SCALE jitter.slow (41 ms at jitter=40): the eqs site's NMI
+ * wait, made general.
+ */
+#define JITTER_UNTIL_SCALE	64
 
 #ifdef CONFIG_JITTER
 /* Bit s set: site s may fire (0 until jitter_init(), and with jitter=0). */
@@ -140,6 +150,9 @@ u64 jitter_nmis(void);		/* NMIs the eqs site sent itself */
 /* This CPU begins its last steps (cpuhp_play_dead()); cpu comes back up. */
 void jitter_play_dead(void);
 void jitter_cpu_up(int cpu);
+void __jitter_site_until(unsigned int site, bool (*done)(void *arg), void *arg);
+u64 jitter_holds(void);		/* jitter_site_until()s that fired */
+u64 jitter_holds_done(void);	/* of them, ended by done() */
 
 static inline __attribute__((always_inline)) void jitter_site(unsigned int site)
 {
@@ -174,6 +187,20 @@ static inline __attribute__((always_inline)) void jitter_pass_step(struct jitter
 		__jitter_delay(site);
 }
 
+/*
+ * jitter_site() whose delay ends early once done(arg) is true, and is
+ * otherwise JITTER_UNTIL_SCALE jitter.slow (above).  done()
+ * is called with irqs as the caller has them, again and again: it must
+ * only read.
+ */
+static inline __attribute__((always_inline)) void jitter_site_until(unsigned int site,
+								      bool (*done)(void *arg),
+								      void *arg)
+{
+	if (unlikely(__atomic_load_n(&jitter_site_mask, __ATOMIC_RELAXED) & (1u << site)))
+		__jitter_site_until(site, done, arg);
+}
+
 /* jitter_site() where the caller may sleep (a walk: JITTER_WALK_SITES). */
 static inline __attribute__((always_inline)) void jitter_site_sleep(unsigned int site)
 {
@@ -187,6 +214,7 @@ struct jitter_pass { };
 #define jitter_pass_begin(p, site, n) ((void)(p))
 #define jitter_pass_step(p, site) ((void)(p))
 #define jitter_site_sleep(site) do { } while (0)
+#define jitter_site_until(site, done, arg) do { } while (0)
 static inline void jitter_init(void) {}
 static inline u64 jitter_delays(void) { return 0; }
 static inline void jitter_hotplug_begin(void) {}
@@ -196,4 +224,6 @@ static inline u64 jitter_walks_held_to_end(void) { return 0; }
 static inline u64 jitter_nmis(void) { return 0; }
 static inline void jitter_play_dead(void) {}
 static inline void jitter_cpu_up(int cpu) { (void)cpu; }
+static inline u64 jitter_holds(void) { return 0; }
+static inline u64 jitter_holds_done(void) { return 0; }
 #endif

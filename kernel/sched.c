@@ -112,8 +112,10 @@ bool need_resched(void)
  */
 #ifdef CONFIG_SANITIZE
 #define SCHED_WARN_ON(cond)	WARN_ON_ONCE(cond)
+#define SCHED_WARN(cond, ...)	WARN_ONCE(cond, __VA_ARGS__)
 #else
 #define SCHED_WARN_ON(cond)	do { } while (0)
+#define SCHED_WARN(cond, ...)	do { } while (0)
 #endif
 
 static void enqueue(struct rq *rq, struct task *t, bool head)
@@ -251,6 +253,23 @@ void (*sched_inject_hook)(enum sched_inject_point where, struct task *t, int cpu
 #define sched_inject(where, t, cpu) do { } while (0)
 #endif
 
+#ifdef CONFIG_JITTER
+/*
+ * Test build, jitter_site_until()'s done() for a dying CPU's switch away
+ * from a sleeping task t (a reference held): a wake-up on another CPU has
+ * moved t (move_woken_task()), run it and seen it stop again, asleep or
+ * dead.  Until then this CPU's switch is held open.
+ */
+static bool switch_prev_ran_elsewhere(void *arg)
+{
+	struct task *t = arg;
+	long state = READ_ONCE(t->state);
+
+	return READ_ONCE(t->cpu) != raw_smp_processor_id() && !READ_ONCE(t->on_cpu) &&
+	       state != TASK_RUNNING && state != TASK_WAKING;
+}
+#endif
+
 /*
  * Once ->on_cpu is clear prev may run on another CPU (a wake-up that
  * moves it off a CPU going down waits for nothing else), exit there and
@@ -262,22 +281,50 @@ void (*sched_inject_hook)(enum sched_inject_point where, struct task *t, int cpu
 static void finish_task_switch(struct task *prev)
 {
 	long prev_state = READ_ONCE(prev->state);
-
 #ifdef CONFIG_JITTER
-	/* Test build: on a CPU going down, a wake-up elsewhere that moves
-	 * prev must find it still here and wait (move_woken_task()). */
-	if (unlikely(READ_ONCE(this_cpu_rq()->dying)))
+	bool held = false;
+
+	if (unlikely(READ_ONCE(this_cpu_rq()->dying))) {
+		/* Test build: on a CPU going down, a wake-up elsewhere that
+		 * moves prev must find it still here and wait
+		 * (move_woken_task()). */
 		jitter_site(JITTER_SWITCH_DYING);
+		/* And one that comes after the store below may run prev
+		 * elsewhere, even to its exit, while this CPU is still in
+		 * the switch: the window is held until it has (a reference
+		 * keeps prev readable meanwhile; dropped at the end). */
+		held = READ_ONCE(prev->state) & TASK_NORMAL;
+		if (held)
+			get_task_struct(prev);
+	}
 #endif
 	smp_store_release(&prev->on_cpu, 0);
 	/* Test build: a wake-up elsewhere may now run prev, even to its exit
 	 * (on a CPU going down the wake-up moves prev away at once,
 	 * move_woken_task(): the slow paths' odds, and long). */
-	jitter_site(unlikely(READ_ONCE(this_cpu_rq()->dying)) ? JITTER_SWITCH_DYING :
-		    JITTER_SWITCH);
+#ifdef CONFIG_JITTER
+	if (held)
+		jitter_site_until(JITTER_SWITCH_DYING, switch_prev_ran_elsewhere, prev);
+	else
+#endif
+		jitter_site(unlikely(READ_ONCE(this_cpu_rq()->dying)) ? JITTER_SWITCH_DYING :
+			    JITTER_SWITCH);
 	sched_inject(SCHED_INJECT_FINISH, prev, smp_processor_id());
-	if (unlikely(prev_state == TASK_DEAD))
+	if (unlikely(prev_state == TASK_DEAD)) {
+		/* Test build: a task dead when it switched out died here (a
+		 * dead task is never woken, so never moved): a CPU that
+		 * reads a later state than its own switch saw drops a
+		 * reference another CPU owns. */
+		SCHED_WARN(READ_ONCE(prev->cpu) != smp_processor_id(),
+			   "sched: CPU %d drops the running reference of %.16s, which "
+			   "last ran on CPU %d", smp_processor_id(), prev->name,
+			   READ_ONCE(prev->cpu));
 		put_task_struct(prev);	/* the running reference; off its stack now */
+	}
+#ifdef CONFIG_JITTER
+	if (held)
+		put_task_struct(prev);
+#endif
 }
 
 /* A new thread's first code, from ret_from_kthread: the tail of the
@@ -1162,6 +1209,17 @@ void sched_cpu_dying(void)
 	arch_spin_unlock(&rq->lock);
 	cpuhp_play_dead();
 }
+
+#ifdef CONFIG_JITTER
+/* Test build, jitter_site_until()'s done() for cpu_down()'s last step:
+ * CPU (long)arg runs a thread, not its idle task. */
+bool sched_cpu_runs_thread(void *arg)
+{
+	struct rq *rq = cpu_rq((int)(long)arg);
+
+	return READ_ONCE(rq->curr) != rq->idle;
+}
+#endif
 
 #ifdef CONFIG_SANITIZE
 /*

@@ -1545,10 +1545,12 @@ int rcu_torture_run(const char *type, unsigned int duration_ms,
 	if (jitter_delays())	/* jitter= (test build): did it slow anything? */
 		printk(KERN_INFO "rcu-torture: jitter delays: %llu (walks held across "
 		       "a hotplug operation: %llu, to its end: %llu; NMIs sent into an EQS "
-		       "step: %llu)\n",
+		       "step: %llu; windows held until the other side acted: %llu, of them "
+		       "ended by it: %llu)\n",
 		       (unsigned long long)jitter_delays(), (unsigned long long)jitter_crossings(),
 		       (unsigned long long)jitter_walks_held_to_end(),
-		       (unsigned long long)jitter_nmis());
+		       (unsigned long long)jitter_nmis(), (unsigned long long)jitter_holds(),
+		       (unsigned long long)jitter_holds_done());
 	printk(KERN_INFO "rcu-torture:--- End of test: %s: torture_type=%s gps=%lu\n",
 	       res->success ? "SUCCESS" : "FAILURE", cur_ops->name, res->gps);
 	return res->success ? 0 : 1;

@@ -139,12 +139,12 @@ rcu-verify-bench: $(RCU_BUILD)/rcu_gpbench $(RCU_BUILD)/rcu_flood_asan_bin
 	rcu/gpbench.sh $(RCU_BUILD)/rcu_gpbench "2 4 8 16 32 64" 40 2
 	$(RCU_BUILD)/rcu_flood_asan_bin --cpus 16 --calls 10000000
 
-# The spin models of the dynticks protocol and of the wake-up that skips
-# an empty wait queue (tests/model): proved, and each
-# mutant caught.
+# The spin models of the dynticks protocol, of the wake-up that skips
+# an empty wait queue and of the dynticks read's barrier (tests/model):
+# proved, and each mutant caught.
 HOST_TESTS += $(RCU_BUILD)/rcu_model
 $(RCU_BUILD)/rcu_model: $(RCU_ROOT)/tests/model/check.sh $(RCU_ROOT)/tests/model/rcu_dynticks.pml \
-		$(RCU_ROOT)/tests/model/wait_wake.pml
+		$(RCU_ROOT)/tests/model/wait_wake.pml $(RCU_ROOT)/tests/model/dynticks_snap.pml
 	@mkdir -p $(RCU_BUILD)
 	@printf '#!/bin/sh\nexec %s short\n' $(RCU_ROOT)/tests/model/check.sh > $@
 	@chmod +x $@
