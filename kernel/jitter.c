@@ -57,9 +57,9 @@ static DEFINE_PER_CPU(u64, jitter_rng);
 static DEFINE_PER_CPU(u64, jitter_count);
 static DEFINE_PER_CPU(u64, jitter_cross_count);
 static DEFINE_PER_CPU(u64, jitter_end_count);
-static DEFINE_PER_CPU(bool, jitter_dead);	/* in cpuhp_play_dead() */
 static DEFINE_PER_CPU(u64, jitter_hold_count);
 static DEFINE_PER_CPU(u64, jitter_hold_done_count);
+static DEFINE_PER_CPU(bool, jitter_dead);	/* in cpuhp_play_dead() */
 
 /* splitmix64: spreads a small seed over all 64 bits (never returns 0 here
  * for the inputs we give it in practice; xorshift needs a nonzero state). */

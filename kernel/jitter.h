@@ -55,7 +55,9 @@ enum jitter_site {
 				 * prev's ->on_cpu just cleared: a wake-up
 				 * elsewhere moves prev and may run it to its
 				 * exit meanwhile (a slow path: its odds, and
-				 * 16 jitter.slow: that takes milliseconds) */
+				 * 16 jitter.slow: that takes milliseconds).
+				 * With prev asleep, the window is held until
+				 * that run has ended (jitter_site_until()) */
 	JITTER_EQS,		/* between the two steps (counter, nesting) of
 				 * rcu_eqs_enter()/exit() and of the outermost
 				 * rcu_nmi_exit() from idle, irqs off: only an
@@ -147,12 +149,12 @@ u64 jitter_crossings(void);	/* walk sites that waited for one */
 u64 jitter_walks_held_to_end(void);	/* of them, until its end (asleep) */
 void __jitter_site_sleep(unsigned int site);
 u64 jitter_nmis(void);		/* NMIs the eqs site sent itself */
-/* This CPU begins its last steps (cpuhp_play_dead()); cpu comes back up. */
-void jitter_play_dead(void);
-void jitter_cpu_up(int cpu);
 void __jitter_site_until(unsigned int site, bool (*done)(void *arg), void *arg);
 u64 jitter_holds(void);		/* jitter_site_until()s that fired */
 u64 jitter_holds_done(void);	/* of them, ended by done() */
+/* This CPU begins its last steps (cpuhp_play_dead()); cpu comes back up. */
+void jitter_play_dead(void);
+void jitter_cpu_up(int cpu);
 
 static inline __attribute__((always_inline)) void jitter_site(unsigned int site)
 {
@@ -222,8 +224,8 @@ static inline void jitter_hotplug_end(void) {}
 static inline u64 jitter_crossings(void) { return 0; }
 static inline u64 jitter_walks_held_to_end(void) { return 0; }
 static inline u64 jitter_nmis(void) { return 0; }
-static inline void jitter_play_dead(void) {}
-static inline void jitter_cpu_up(int cpu) { (void)cpu; }
 static inline u64 jitter_holds(void) { return 0; }
 static inline u64 jitter_holds_done(void) { return 0; }
+static inline void jitter_play_dead(void) {}
+static inline void jitter_cpu_up(int cpu) { (void)cpu; }
 #endif

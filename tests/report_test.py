@@ -348,12 +348,12 @@ class ReportTest(unittest.TestCase):
         # call_rcu()'s total; rows from before the split are left out.
         from report.kfree import kfree_table
         rows, _ = report.read_log(
-            "# bench name=kfree_rcu_mem by_call_rcu=0 peak_kb=2000 mean_kb=700 objs=9 us_hand=6000 us_gp=2000 us_free=3000 us_total=11000 batch_max=58000\n"
+            "# bench name=kfree_rcu_mem by_call_rcu=0 peak_kb=2000 mean_kb=700 objs=9 us_hand=6000 us_gp=2000 us_free=3000 us_total=11000 batch_max=58000 eff_x100=262\n"
             "# bench name=kfree_rcu_mem by_call_rcu=1 peak_kb=1000 mean_kb=300 objs=9 us_hand=0 us_gp=0 us_free=0 us_total=7000 batch_max=0\n"
             "# bench name=kfree_rcu_mem by_call_rcu=0 peak_kb=5 mean_kb=4 objs=9\n")
         md = "\n".join(kfree_table(rows))
-        self.assertIn("| kfree_rcu() | 2000 | 700 | 6000 | 2000 | 3000 | 11000 | 58000 |", md)
-        self.assertIn("| call_rcu() | 1000 | 300 | - | - | - | 7000 | - |", md)
+        self.assertIn("| kfree_rcu() | 2000 | 700 | 6000 | 2000 | 3000 | 11000 | 58000 | 2.62 |", md)
+        self.assertIn("| call_rcu() | 1000 | 300 | - | - | - | 7000 | - | - |", md)
         self.assertNotIn("| kfree_rcu() | 5 |", md)
 
     def test_kfree_peer_rows_say_their_allocator(self):
@@ -361,8 +361,10 @@ class ReportTest(unittest.TestCase):
         from report.kfree import kfree_table
         rows, _ = report.read_log(
             "# bench name=linux_kfree_rcu kernel=linux-6.1 model=preempt vcpus=2 threads=2 alloc_num=8000 loops=10 total_ns=1600000000 batches=42 footprint_kb=3072 by_call_rcu=0 ns_per_obj=10000\n"
-            "# bench name=linux_kfree_rcu kernel=linux-6.1 model=none-slub vcpus=2 threads=2 alloc_num=8000 loops=10 total_ns=320000000 batches=40 footprint_kb=2048 by_call_rcu=0 ns_per_obj=2000\n")
+            "# bench name=linux_kfree_rcu kernel=linux-6.1 model=none-slub vcpus=2 threads=2 alloc_num=8000 loops=10 total_ns=320000000 batches=40 footprint_kb=2048 by_call_rcu=0 ns_per_obj=2000\n"
+            "# bench name=kfree_rcu threads=2 alloc_num=8000 loops=10 total_ns=2000000000 batches=6 gps_drain=1 footprint_kb=3705 by_call_rcu=0 call_rcus=7 ns_per_obj=12500 paced=80000\n")
         md = "\n".join(kfree_table(rows))
+        self.assertIn("| rcukern | kfree_rcu(), paced at 80000/s | 2 | 8000 | 10 | 12500 |", md)
         self.assertIn("same host (SLOB) | kfree_rcu() | 2 | 8000 | 10 | 10000 |", md)
         self.assertIn("same host (SLUB) | kfree_rcu() | 2 | 8000 | 10 | 2000 |", md)
 

@@ -12,7 +12,8 @@ images, normal and expedited) at that size.  An rcukern boot runs
 `./run.sh --no-build -s N -c "test=rcu,rcu_preempt"` (--cmdline to
 change it); its rows are the `name=gp` medians (load=idle and busy;
 the normal one also in ticks, gp_ticks and fewest_cpu_ticks: README.md),
-`call_rcu` ops_per_sec and `call_rcu_flood` peak_stale.  The table gives,
+`call_rcu` ops_per_sec (and chunk_ns_per_call and us_total where the
+ISO prints them) and `call_rcu_flood` peak_stale.  The table gives,
 per row, the median over the boots of each boot's median (the figures of
 each boot in brackets) and the ratio of every ISO to the first.
 
@@ -21,7 +22,10 @@ default: for each of --types and 1, 2 and 4 readers, every ISO runs
 paper_readside (--loops sections, default 1000000, 10 runs,
 `refscale.irqs_off=2`: irqs off around the whole timed loop, as Linux's
 refscale keeps them; --irqs-off 1 times each batch with irqs off, the
-tick coming between batches; a list runs each ISO once per mode)
+tick coming between batches; a list runs each ISO once per mode;
+readers started as Linux 6.1's refscale starts its own, each on its
+own after one untimed pass, `refscale.linux_start=1`: --start barrier
+starts them together, as paper_readside does by default)
 and, with --peer, the peer runs refscale for the type's Linux
 counterpart (10 runs of as many loops), all at the same time: the host's load swings by 2x within a
 minute, and boots one after the other compared that.  Started at once,
@@ -84,6 +88,12 @@ def figures(rows):
                     out[(f"{k} {typ}", r.get("load", "idle"))] = int(r[k])
         elif name == "call_rcu" and "ops_per_sec" in r:
             out[("call_rcu ops_per_sec", "-")] = int(r["ops_per_sec"])
+            # The call's own cost (median chunk of 100 calls), and the
+            # whole work to the last callback: ISOs before 2026-12-06
+            # print neither (their cells show "-").
+            for k in ("chunk_ns_per_call", "us_total"):
+                if k in r:
+                    out[(f"call_rcu {k}", "-")] = int(r[k])
         elif name == "call_rcu_flood" and "peak_stale" in r:
             out[("call_rcu_flood peak_stale", "-")] = int(r["peak_stale"])
     return out
@@ -98,10 +108,13 @@ RS_READERS = (1, 2, 4)
 RS_LOOPS = 1000000
 
 
-def rs_cmdline(t, n, loops=RS_LOOPS, irqs_off=2):
-    """Ours for reader type t at n readers."""
+def rs_cmdline(t, n, loops=RS_LOOPS, irqs_off=2, start="linux"):
+    """Ours for reader type t at n readers; start "linux": each reader on
+    its own after one untimed pass, as Linux 6.1's refscale in effect
+    (refscale.linux_start=1), "barrier": all at a start barrier."""
+    ls = " refscale.linux_start=1" if start == "linux" else ""
     return (f"test=paper_readside bench=full refscale.cpus={n} refscale.types={t} "
-            f"refscale.loops={loops} refscale.runs=10 refscale.irqs_off={irqs_off}")
+            f"refscale.loops={loops} refscale.runs=10 refscale.irqs_off={irqs_off}{ls}")
 
 
 def rs_figures(rows):
@@ -135,13 +148,13 @@ def peer_rs(t, n, smp, log, loops=RS_LOOPS, timeout=900):
 
 def readside_round(isos, types, smp, k, args, results, names, rows_path):
     """One round of --readside: for each type and reader count, every
-    ISO (NAME, PATH, irqs_off mode) and the peer boot at the same time, so that all of them measure
+    ISO (NAME, PATH, irqs_off mode, start) and the peer boot at the same time, so that all of them measure
     under the same host load (it swings by 2x within a minute where
     this was written; boots one after the other compared the load)."""
     from concurrent.futures import ThreadPoolExecutor
     per = {}
     for t in types:
-        for n in (n for n in RS_READERS if n <= smp):
+        for n in (n for n in args.readers if n <= smp):
             load = loadavg()
             with ThreadPoolExecutor(len(isos) + 1) as ex:
                 lin = (ex.submit(peer_rs, t, n, smp,
@@ -150,12 +163,18 @@ def readside_round(isos, types, smp, k, args, results, names, rows_path):
                        if args.peer else None)
                 if lin:
                     time.sleep(args.peer_lead)	# Linux boots slower: align the runs
-                ours = {name: ex.submit(boot_rcukern, p, smp, rs_cmdline(t, n, args.loops, mode),
+                ours = {name: ex.submit(boot_rcukern, p, smp,
+                                        rs_cmdline(t, n, args.loops, mode, start),
                                         os.path.join(args.log_dir, f"{name}-{smp}-{t}-{n}-{k}.log"),
                                         args.timeout)
-                        for name, p, mode in isos}
+                        for name, p, mode, start in isos}
                 for name, fut in ours.items():
                     rows, _ = fut.result()
+                    start = next(st for nm, _, _, st in isos if nm == name)
+                    if start == "linux" and any("name=readside" in r and "linux_start=1" not in r
+                                                for r in rows):
+                        print(f"gpcompare: {name}: no refscale.linux_start (an older ISO): "
+                              "its readers started at a barrier", file=sys.stderr)
                     per.setdefault(name, {}).update(rs_figures(rows))
                     with open(rows_path, "a") as out:
                         out.writelines(f"{r} iso={name} boot={k} host_load={load}\n"
@@ -303,6 +322,14 @@ def main(argv=None):
     ap.add_argument("--irqs-off", default="2",
                     help="--readside: our refscale.irqs_off (2: around the whole timed loop, "
                     "as Linux's refscale; 1: each batch); a list (1,2) runs every ISO in each")
+    ap.add_argument("--readers", default=",".join(map(str, RS_READERS)),
+                    type=lambda v: [int(x) for x in v.split(",")],
+                    help="--readside: reader counts (default 1,2,4)")
+    ap.add_argument("--start", default="linux",
+                    help="--readside: how our readers start: linux (default; each on its own "
+                    "after one untimed pass, as Linux 6.1's refscale, whose start and warm-up "
+                    "waits are no-ops), barrier (all together, paper_readside's own); a list "
+                    "runs every ISO in each")
     ap.add_argument("--log-dir", default=os.path.join(ROOT, "build", "gpcompare"))
     ap.add_argument("--timeout", type=int, default=900, help="per boot, s")
     args = ap.parse_args(argv)
@@ -313,9 +340,13 @@ def main(argv=None):
             ap.error(f"{n}: {p} not found")
     names = [n for n, _ in isos]
     modes = [int(m) for m in args.irqs_off.split(",")]
-    rs_isos = [(n if len(modes) == 1 else f"{n}-irqs{m}", p, m) for n, p in isos for m in modes]
+    starts = args.start.split(",")
+    if any(st not in ("linux", "barrier") for st in starts):
+        ap.error("--start: linux, barrier or both")
+    rs_isos = [(n + ("" if len(modes) == 1 else f"-irqs{m}") + ("" if len(starts) == 1 else f"-{st}"),
+                p, m, st) for n, p in isos for m in modes for st in starts]
     if args.readside:
-        names = [n for n, _, _ in rs_isos]
+        names = [n for n, _, _, _ in rs_isos]
     sizes = [int(s) for s in (args.smp or ("4" if args.readside else "2,4,16")).split(",")]
     os.makedirs(args.log_dir, exist_ok=True)
     rows_path = os.path.join(args.log_dir, "rows.txt")

@@ -16,7 +16,9 @@
  * gc_kfree_bench is rcuscale's kfree test (kfree_rcu_test=1): threads
  * each allocate alloc_num objects and free them all through kfree_rcu(),
  * loops times; by_call_rcu=1 frees them through call_rcu() instead.  Its
- * `name=kfree_rcu` rows compare with Linux's (tools/peer).
+ * `name=kfree_rcu` rows compare with Linux's (tools/peer).  It is
+ * closed-loop, so each path runs at its own rate; gc.kfree_paced adds a
+ * pair held to one rate, the same load for both.
  */
 #include "tests/scenarios/scenario.h"
 #include "kernel/cmdline.h"
@@ -335,6 +337,7 @@ struct kfree_bench_mem {
 
 struct kfree_bench {
 	int by_call_rcu;
+	u64 rate;			/* objects per second per thread, 0: unpaced */
 	atomic_t running;
 	atomic_long_t queued;		/* objects handed to the collector */
 	long kq0, kf0;			/* kfree_rcu's counters at the start */
@@ -346,8 +349,20 @@ struct kfree_bench {
 		long queued;		/* queued up to the last sample under it */
 	} age[KFREE_AGES];
 	int nr_ages;
+	u64 t0;				/* ktime at the start */
+	unsigned long gps0;		/* rcu_batches_completed() then */
+	struct kfree_bench_tl {		/* gc.timeline=1: every sample */
+		u32 t_us, gps;
+		s32 objs, on_cpus, in_gp, to_free;
+	} *tl;
+	int nr_tl;
 	spinlock_t lock;
 };
+
+#define KFREE_TL_MAX	2048
+static bool kfree_timeline;
+core_param(gc.timeline, kfree_timeline, bool,
+	   "gc_kfree_bench: print every memory sample (time, objects, where)");
 
 /* b->lock held: the age split of m->objs, q objects queued so far. */
 static void kfree_bench_ages(struct kfree_bench *b, long q, struct kfree_bench_mem *m)
@@ -403,6 +418,12 @@ static void kfree_bench_sample(struct kfree_bench *b)
 	kfree_bench_ages(b, q, &m);
 	b->sum_bytes += m.bytes;
 	b->nr_samples++;
+	if (b->tl && b->nr_tl < KFREE_TL_MAX)
+		b->tl[b->nr_tl++] = (struct kfree_bench_tl){
+			.t_us = (u32)((ktime_get_ns() - b->t0) / 1000),
+			.gps = (u32)(rcu_batches_completed() - b->gps0),
+			.objs = (s32)m.objs, .on_cpus = (s32)m.krc.on_cpus,
+			.in_gp = (s32)m.krc.in_gp, .to_free = (s32)m.krc.to_free };
 	if (m.bytes > b->max_bytes) {
 		b->max_bytes = m.bytes;
 		b->at_peak = m;
@@ -413,10 +434,17 @@ static void kfree_bench_sample(struct kfree_bench *b)
 static int kfree_bench_thread(void *arg)
 {
 	struct kfree_bench *b = arg;
+	u64 done = 0;
 
 	for (unsigned int l = 0; l < kfree_loops; l++) {
-		for (unsigned int i = 0; i < kfree_alloc_num; i++) {
-			struct kfree_obj *p = kmalloc(sizeof(*p), GFP_KERNEL);
+		for (unsigned int i = 0; i < kfree_alloc_num; i++, done++) {
+			struct kfree_obj *p;
+
+			/* Paced: busy, as unpaced, but never ahead of the rate. */
+			while (b->rate && !(done % 16) &&
+			       done * 1000000000ull > (ktime_get_ns() - b->t0) * b->rate)
+				cpu_relax();
+			p = kmalloc(sizeof(*p), GFP_KERNEL);
 
 			if (!p) {
 				msleep(1);	/* the collector catches up */
@@ -441,10 +469,16 @@ static int kfree_bench_thread(void *arg)
 	return 0;
 }
 
-static void gc_kfree_bench_one(int by_call_rcu)
+/* The objects per second of the last unpaced run of each path. */
+static u64 kfree_bench_rate[2];
+static unsigned int kfree_paced_pct;
+core_param(gc.kfree_paced, kfree_paced_pct, uint,
+	   "gc_kfree_bench: one more pair, both paced at this % of the slower path's unpaced rate (0: none)");
+
+static void gc_kfree_bench_one(int by_call_rcu, u64 rate)
 {
 	int n = kfree_threads ? (int)kfree_threads : num_online_cpus(), k = 0, cpu;
-	struct kfree_bench b = { .by_call_rcu = by_call_rcu };
+	struct kfree_bench b = { .by_call_rcu = by_call_rcu, .rate = rate };
 	unsigned long gps0;
 	long batches0 = atomic_long_read(&kfree_rcu_stats.batches);
 	long wh0 = atomic_long_read(&kfree_rcu_stats.wait_hand);
@@ -455,6 +489,8 @@ static void gc_kfree_bench_one(int by_call_rcu)
 	u64 t0, ns;
 
 	spin_lock_init(&b.lock);
+	if (kfree_timeline)
+		b.tl = kmalloc(sizeof(*b.tl) * KFREE_TL_MAX, GFP_KERNEL);
 	if (by_call_rcu)
 		rcu_barrier();
 	else
@@ -468,6 +504,8 @@ static void gc_kfree_bench_one(int by_call_rcu)
 	atomic_set(&b.running, n);
 	gps0 = rcu_batches_completed();
 	t0 = ktime_get_ns();
+	b.t0 = t0;
+	b.gps0 = gps0;
 	for (int i = 0; i < n; i++) {
 		do
 			cpu = k++ % NR_CPUS;
@@ -487,6 +525,9 @@ static void gc_kfree_bench_one(int by_call_rcu)
 	ns = ktime_get_ns() - t0;
 	u64 nobj = (u64)n * kfree_alloc_num * kfree_loops;
 
+	if (!rate && ns)
+		kfree_bench_rate[by_call_rcu] = nobj * 1000000000ull / ns / (u64)n;
+
 	unsigned long gps = rcu_batches_completed() - gps0;
 
 	kfree_bench_sample(&b);
@@ -494,12 +535,12 @@ static void gc_kfree_bench_one(int by_call_rcu)
 		rcu_barrier();
 	else
 		kvfree_rcu_barrier();
-	ktap_log("bench name=kfree_rcu threads=%d alloc_num=%u loops=%u total_ns=%llu batches=%lu gps_drain=%lu footprint_kb=%lu by_call_rcu=%d call_rcus=%ld ns_per_obj=%llu",
+	ktap_log("bench name=kfree_rcu threads=%d alloc_num=%u loops=%u total_ns=%llu batches=%lu gps_drain=%lu footprint_kb=%lu by_call_rcu=%d call_rcus=%ld ns_per_obj=%llu paced=%llu",
 		 n, kfree_alloc_num, kfree_loops, (unsigned long long)ns, gps,
 		 rcu_batches_completed() - gps0 - gps, b.max_bytes / 1024, by_call_rcu,
 		 by_call_rcu ? (long)nobj :
 		 atomic_long_read(&kfree_rcu_stats.batches) - batches0,
-		 (unsigned long long)(nobj ? ns / nobj : 0));
+		 (unsigned long long)(nobj ? ns / nobj : 0), (unsigned long long)rate * (u64)n);
 	/*
 	 * Where the peak's objects waited (objects; kb: the whole peak),
 	 * and where an object's time in flight went on the mean, in us
@@ -522,14 +563,22 @@ static void gc_kfree_bench_one(int by_call_rcu)
 		freed = 1;
 	/* The sums are in jiffies: us per object at any hz= (1 ms at 1000). */
 	freed *= HZ;
-	ktap_log("bench name=kfree_rcu_mem by_call_rcu=%d peak_kb=%ld mean_kb=%ld objs=%ld to_start=%ld to_end=%ld to_free=%ld pages=%ld pages_cached=%ld krc_cpu=%ld krc_gp=%ld krc_free=%ld us_hand=%ld us_gp=%ld us_free=%ld us_total=%ld batch_max=%ld",
+	ktap_log("bench name=kfree_rcu_mem by_call_rcu=%d peak_kb=%ld mean_kb=%ld objs=%ld to_start=%ld to_end=%ld to_free=%ld pages=%ld pages_cached=%ld krc_cpu=%ld krc_gp=%ld krc_free=%ld us_hand=%ld us_gp=%ld us_free=%ld us_total=%ld batch_max=%ld eff_x100=%lld",
 		 by_call_rcu, b.max_bytes / 1024,
 		 b.nr_samples ? b.sum_bytes / b.nr_samples / 1024 : 0, b.at_peak.objs,
 		 b.at_peak.to_start, b.at_peak.to_end, b.at_peak.to_free, b.at_peak.pages,
 		 b.at_peak.krc.pages_cached, b.at_peak.krc.on_cpus, b.at_peak.krc.in_gp,
 		 b.at_peak.krc.to_free, wh * 1000000 / freed, wg * 1000000 / freed,
 		 by_call_rcu ? 0 : wf * 1000000 / freed, (wh + wg + wf) * 1000000 / freed,
-		 by_call_rcu ? 0 : atomic_long_read(&kfree_rcu_stats.batch_max));
+		 by_call_rcu ? 0 : atomic_long_read(&kfree_rcu_stats.batch_max),
+		 nobj ? (long long)((u64)b.at_peak.objs * gps * 100 / nobj) : 0);
+	if (b.tl) {
+		for (int i = 0; i < b.nr_tl; i++)
+			ktap_log("tl %d t_us=%u gps=%u objs=%d cpus=%d gp=%d free=%d", by_call_rcu,
+				 b.tl[i].t_us, b.tl[i].gps, b.tl[i].objs, b.tl[i].on_cpus,
+				 b.tl[i].in_gp, b.tl[i].to_free);
+		kfree(b.tl);
+	}
 	KTAP_EXPECT_EQ(atomic_read(&b.running), 0);
 }
 
@@ -547,11 +596,17 @@ static void gc_kfree_bench(void)
 		kfree_alloc_num = scen_full() ? 8000 : 2000;
 	if (!kfree_loops)
 		kfree_loops = scen_full() ? 10 : 1;
-	gc_kfree_bench_one(0);
-	gc_kfree_bench_one(1);
+	gc_kfree_bench_one(0, 0);
+	gc_kfree_bench_one(1, 0);
 	if (scen_full()) {
-		gc_kfree_bench_one(0);
-		gc_kfree_bench_one(1);
+		gc_kfree_bench_one(0, 0);
+		gc_kfree_bench_one(1, 0);
+	}
+	if (kfree_paced_pct) {
+		u64 r = MIN(kfree_bench_rate[0], kfree_bench_rate[1]) * kfree_paced_pct / 100;
+
+		gc_kfree_bench_one(0, r ? r : 1);
+		gc_kfree_bench_one(1, r ? r : 1);
 	}
 }
 

@@ -36,6 +36,24 @@ core_param(refscale.run_ms, rs_run_ms_param, uint,
 static unsigned int rs_irqs_off;
 core_param(refscale.irqs_off, rs_irqs_off, uint,
 	   "0: irqs on (default); 1: each timed batch with irqs off; 2: the whole timed loop with irqs off, as Linux's refscale");
+/*
+ * How the readers of a run start.  0: together, at a start barrier (each
+ * reader's loop overlaps all the others').  1: as Linux 6.1's refscale
+ * does in effect: its start and warm-up waits are no-ops (each is
+ * `if (!atomic_dec_return(&n)) while (atomic_read(&n)) ...`, so only the
+ * last reader waits, for a count already at zero), so a reader runs one
+ * untimed pass of `loops` sections with irqs on as soon as it is woken,
+ * then times a second pass, and exits: readers woken later, or run later
+ * by the host, time their pass while the first ones are already gone.
+ * The untimed pass has no time limit (refscale.run_ms= cuts only the
+ * timed one): meant for fixed loop counts, as gpcompare --readside runs.
+ */
+static unsigned int rs_linux_start;
+core_param(refscale.linux_start, rs_linux_start, uint,
+	   "0: readers start together at a barrier (default); 1: as Linux 6.1's refscale, each on its own after one untimed pass");
+static unsigned int rs_verbose;
+core_param(refscale.verbose, rs_verbose, uint,
+	   "1: print each run's readers (start, after the first reader's, and time taken), as Linux's refscale prints its experiments");
 static unsigned int rs_run_timeout_s = 300;
 core_param(refscale.run_timeout, rs_run_timeout_s, uint,
 	   "seconds one run may take before it is reported as hung");
@@ -43,6 +61,7 @@ core_param(refscale.run_timeout, rs_run_timeout_s, uint,
 #define RS_MAX_BATCHES 512
 
 struct rs_reader {
+	u64 start;		/* TSC at the timed loop's start */
 	u64 cycles;		/* the timed loop, whole */
 	long sections;		/* critical sections done */
 	unsigned long gaps;
@@ -97,9 +116,17 @@ static void rs_reader_fn(struct scen_worker *w)
 	long left = run->loops;
 
 	r->pc_before = preempt_count();
-	if (!scen_start_barrier(w))
+	if (rs_linux_start) {
+		if (run->cs_ns)
+			ops->read_delay(run->loops, run->cs_ns);
+		else
+			ops->read(run->loops);
+	} else if (!scen_start_barrier(w)) {
 		return;
+	}
 	u64 start = get_cycles_ordered();
+
+	r->start = start;
 	/* The time limit in TSC cycles, checked between batches against the
 	 * batch's own end time: no clock read besides the batch's two. */
 	u64 stop = start + scen_ns_to_cycles(run->limit_ns);
@@ -247,10 +274,25 @@ static int rs_one_run(const struct rs_ops *ops, const int *online, int cpus,
 		sections += r->sections;
 		unsigned long gaps = rs_count_gaps(r);
 
+		r->gaps = gaps;
+
 		*gap_cycles += MIN(r->gap_cycles, r->cycles);
 		if (res)
 			res->host_gaps += gaps;
 		meds[c] = scen_cycles_to_ps(r->median_batch) / 16;
+	}
+	if (rs_verbose) {
+		u64 first = run->r[0].start;
+
+		for (int c = 1; c < cpus; c++)
+			first = MIN(first, run->r[c].start);
+		for (int c = 0; c < cpus; c++)
+			ktap_log("refscale: %s x%d reader %d on CPU %d: start +%llu us, %llu us for %ld sections, %lu gaps, median batch %llu ps a section",
+				 ops->type, cpus, c, online[c],
+				 (unsigned long long)(scen_cycles_to_ps(run->r[c].start - first) / 1000000),
+				 (unsigned long long)(scen_cycles_to_ps(run->r[c].cycles) / 1000000),
+				 run->r[c].sections, run->r[c].gaps,
+				 (unsigned long long)(scen_cycles_to_ps(run->r[c].median_batch) / 16));
 	}
 	/* The readers' median batches, per section: what a section costs
 	 * when the host lets the vCPU run (a mean over the run also counts
@@ -420,7 +462,7 @@ void refscale_print_row(const char *name, const struct rs_ops *ops,
 			 scen_fmt_ps(b, sizeof(b), (s64)r->ps.mean - (s64)empty->ps.mean));
 	}
 	/* millicycles print like picoseconds: three decimals. */
-	ktap_log("bench name=%s type=%s cpus=%d vcpus=%d cs_ns=%u ns_per_op=%s stddev=%s runs=%d median_ns=%s cycles_per_op=%s host_gaps=%lu loops=%ld cut_runs=%d batch_ns=%s less_gaps_ns=%s%s%s",
+	ktap_log("bench name=%s type=%s cpus=%d vcpus=%d cs_ns=%u ns_per_op=%s stddev=%s runs=%d median_ns=%s cycles_per_op=%s host_gaps=%lu loops=%ld cut_runs=%d batch_ns=%s less_gaps_ns=%s%s%s%s",
 		 name, ops->type, r->cpus, num_online_cpus(), r->cs_ns,
 		 scen_fmt_ps(mean, sizeof(mean), (s64)r->ps.mean),
 		 scen_fmt_ps(sd, sizeof(sd), (s64)r->ps.stddev), r->runs,
@@ -429,7 +471,8 @@ void refscale_print_row(const char *name, const struct rs_ops *ops,
 		 r->host_gaps, r->loops, r->cut_runs,
 		 scen_fmt_ps(bat, sizeof(bat), (s64)r->batch_ps),
 		 scen_fmt_ps(lgap, sizeof(lgap), (s64)r->less_gaps_ps), net,
-		 rs_irqs_off == 1 ? " irqs_off=1" : rs_irqs_off ? " irqs_off=2" : "");
+		 rs_irqs_off == 1 ? " irqs_off=1" : rs_irqs_off ? " irqs_off=2" : "",
+		 rs_linux_start ? " linux_start=1" : "");
 	if (r->cut_runs)
 		ktap_log("%s cpus=%d cs_ns=%u: %d of %d runs cut short at their time limit (a lock convoy on the host): figures from the sections done",
 			 ops->type, r->cpus, r->cs_ns, r->cut_runs, r->runs);

@@ -3,8 +3,10 @@
  * paper_cslen suites and every scenario that reports a per-section cost.
  *
  * One measurement = R runs.  In a run, N reader threads bound one per
- * CPU meet at a start barrier, then each times (TSC) `loops` read-side
- * critical sections of one reader type.  A run's figure is the readers'
+ * CPU meet at a start barrier (or, with refscale.linux_start=1, each
+ * runs one untimed pass on its own first, as Linux 6.1's readers do in
+ * effect), then each times (TSC) `loops` read-side critical sections of
+ * one reader type.  A run's figure is the readers'
  * summed time over N * loops: the gross cost of one critical section,
  * loop included.  Over the R runs: mean, standard deviation, median, in
  * ns and cycles.  The timed loop is cut into batches so that host gaps

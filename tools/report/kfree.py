@@ -12,6 +12,12 @@ def _per_obj_ns(r):
     return fmt(t / n) if n and t is not None else "-"
 
 
+def _eff(r):
+    """peak x N / n of a kfree_rcu_mem row (eff_x100), as a ratio."""
+    e = r.num("eff_x100")
+    return f"{e / 100:.2f}" if e is not None else "-"
+
+
 def kfree_table(rows):
     """rcuscale's kfree test, ours and Linux's, then paper_gc's pairs."""
     kf = [r for r in rows if r.get("name") in ("kfree_rcu", "linux_kfree_rcu")]
@@ -27,7 +33,10 @@ def kfree_table(rows):
             if r.get("name") == "linux_kfree_rcu":
                 slub = r.get("model", "").endswith("-slub")
                 who = f"{LINUX_LABEL} ({'SLUB' if slub else 'SLOB'})"
-            body.append([who, "call_rcu()" if r.get("by_call_rcu") == "1" else "kfree_rcu()",
+            how = "call_rcu()" if r.get("by_call_rcu") == "1" else "kfree_rcu()"
+            if r.num("paced"):
+                how += f", paced at {r.get('paced')}/s"
+            body.append([who, how,
                          r.get("threads", "-"), r.get("alloc_num", "-"), r.get("loops", "-"),
                          _per_obj_ns(r), r.get("batches", "-"), r.get("footprint_kb", "-")])
         out += md_table(["kernel", "freed by", "threads", "alloc_num", "loops",
@@ -35,6 +44,9 @@ def kfree_table(rows):
         out += ["", "rcuscale's kfree test (`kfree_rcu_test=1`): each thread "
                 "allocates alloc_num objects and frees them, loops times. Grace "
                 "periods: completed during the run (rcuscale's `batches`). "
+                "A paced row (`gc.kfree_paced=PCT`) offers both paths the "
+                "same rate, PCT% of the slower one's unpaced rate, where "
+                "the unpaced rows each run as fast as they can. "
                 "Footprint: rcukern counts the objects in flight and kfree_rcu's "
                 "pages at their peak; rcuscale reads the system's available "
                 "memory (MB steps) while the peer is still booting, so boot's "
@@ -53,7 +65,8 @@ def kfree_table(rows):
                  *(("-", "-", "-") if r.get("by_call_rcu") == "1" else
                    (r.get("us_hand", "-"), r.get("us_gp", "-"), r.get("us_free", "-"))),
                  r.get("us_total", "-"),
-                 "-" if r.get("by_call_rcu") == "1" else r.get("batch_max", "-")]
+                 "-" if r.get("by_call_rcu") == "1" else r.get("batch_max", "-"),
+                 _eff(r)]
                 for r in mem]
         out += [""] if out else []
         out += ["Where an object's time in flight goes (the same runs, "
@@ -63,9 +76,12 @@ def kfree_table(rows):
                 "kfree_rcu/N worker (free); for call_rcu(), queueing to "
                 "callback (total). Jiffies are the tick's: on a loaded host "
                 "they run late against the clock (4 jiffies for 42 ms of "
-                "ktime in one boot), so compare within a row, not with ns.", ""]
+                "ktime in one boot), so compare within a row, not with ns. "
+                "Efficiency: peak objects x grace periods / objects; with N "
+                "grace periods over n objects no collector can peak below "
+                "n/N, so 1 is the floor (rcu/kvfree.c).", ""]
         out += md_table(["freed by", "peak KB", "mean KB", "hand us", "GP us",
-                         "free us", "total us", "largest batch"], body)
+                         "free us", "total us", "largest batch", "efficiency"], body)
     if gc:
         body = [[r.get("collector"), r.get("cpus", "-"), r.get("ms", "-"),
                  r.get("updates_per_s", "-"), r.get("gps", "-"), r.get("batches", "-"),
