@@ -83,6 +83,18 @@ void cpus_read_lock(void)
 	}
 }
 
+bool cpus_read_trylock(void)
+{
+	if (READ_ONCE(cpuhp_writer))
+		return false;
+	atomic_inc(&cpuhp_readers);
+	if (!READ_ONCE(cpuhp_writer))
+		return true;
+	if (atomic_dec_and_test(&cpuhp_readers))
+		wake_up_all(&cpuhp_wq);
+	return false;
+}
+
 void cpus_read_unlock(void)
 {
 	if (atomic_dec_and_test(&cpuhp_readers))

@@ -52,6 +52,8 @@ bool cpu_present(int cpu);
  * expedited grace periods, whose CPU masks must not change under them. */
 void cpus_read_lock(void);
 void cpus_read_unlock(void);
+/* cpus_read_lock() if no hotplug operation is under way: true if taken. */
+bool cpus_read_trylock(void);
 
 /*
  * Per-CPU work for the CPUs that come and go (Linux's cpuhp states,

@@ -1,9 +1,17 @@
 /*
  * rcu/torture_cb.c - rcutorture's callback stressors (Linux's names):
  *
- *  - n_barrier_cbs=N: N threads, one per CPU in turn, each queue one to
- *    four callbacks per phase (callbacks that take 20-220 us, as real ones
- *    may, so a batch takes a while to invoke); then one thread calls the
+ *  - n_barrier_cbs=N: N threads, one bound to each CPU in turn from the
+ *    last (CPU 0 last, as torture.nreaders places readers), each queue one
+ *    to four callbacks per phase on its CPU (callbacks that take 20-220 us,
+ *    as real ones may, so a batch takes a while to invoke), as Linux's
+ *    rcu_torture_barrier1cb() queues each on CPU i.  Hotplug moving one
+ *    off its CPU ends it; the barrier thread starts another there once the
+ *    CPU is back, so a CPU going down still queues until it stops running
+ *    threads.  With fewer threads than CPUs, as Linux's default of 4 on
+ *    8-16 CPUs, the first CPUs get none: the CPU running cpu_down() there
+ *    has an empty list when a barrier's walk passes it while a dying CPU's
+ *    callbacks move to it.  Then one thread calls the
  *    flavour's barrier at once, after a grace period, after a tick or
  *    three, or (half the time) the moment the first callback starts to
  *    run, and checks that every callback queued before the call has run.
@@ -24,6 +32,7 @@
  */
 #include "rcu/torture_internal.h"
 #include "rcu/debug_head.h"
+#include "kernel/cpu.h"
 #include "kernel/slab.h"
 #include "kernel/wait.h"
 
@@ -60,6 +69,10 @@ struct barrier_cb {
 
 static struct task *barrier_task, *barrier_cbs_tasks[MAX_BARRIER_CBS];
 static struct barrier_cb barrier_cbs[MAX_BARRIER_CBS][BARRIER_CBS_PER_PHASE];
+static int barrier_cbs_cpu[MAX_BARRIER_CBS];	/* each thread's CPU */
+/* The phase a thread starts after, and set (release) once it has ended. */
+static unsigned long barrier_cbs_phase0[MAX_BARRIER_CBS];
+static bool barrier_cbs_gone[MAX_BARRIER_CBS];
 static DECLARE_WAIT_QUEUE_HEAD(barrier_cbs_wq);
 static DECLARE_WAIT_QUEUE_HEAD(barrier_wq);
 static unsigned long barrier_phase;		/* READ_ONCE/WRITE_ONCE */
@@ -81,11 +94,12 @@ static void rcu_torture_barrier_cbf(struct rcu_head *rh)
 static int rcu_torture_barrier_cbs(void *arg)
 {
 	long me = (long)arg;
-	unsigned long phase = 0;
+	unsigned long phase = barrier_cbs_phase0[me];
 	struct torture_random r;
 
-	torture_random_init(&r, me + 300);
+	torture_random_init(&r, me + 300 + phase);
 	while (!torture_must_stop()) {
+		bool moved;
 		int i, n;
 
 		wait_event_timeout(barrier_cbs_wq, READ_ONCE(barrier_phase) != phase ||
@@ -94,15 +108,70 @@ static int rcu_torture_barrier_cbs(void *arg)
 			continue;
 		phase = READ_ONCE(barrier_phase);
 		n = 1 + torture_random(&r) % BARRIER_CBS_PER_PHASE;
-		atomic_long_add(n, &barrier_cbs_queued);
+		/* Bound, it runs on its CPU until hotplug moves it off. */
+		preempt_disable();
+		moved = raw_smp_processor_id() != barrier_cbs_cpu[me];
+		if (moved)
+			n = 0;
 		for (i = 0; i < n; i++) {
 			barrier_cbs[me][i].work_us = 20 + torture_random(&r) % 200;
 			torture_call(&barrier_cbs[me][i].rh, rcu_torture_barrier_cbf);
 		}
+		preempt_enable();
+		/* Gone before it counts: the next phase must not wait for it. */
+		if (moved)
+			smp_store_release(&barrier_cbs_gone[me], true);
+		atomic_long_add(n, &barrier_cbs_queued);
 		atomic_inc(&barrier_cbs_done);
 		wake_up(&barrier_wq);
+		if (moved)
+			return 0;	/* the barrier thread starts another */
 	}
+	smp_store_release(&barrier_cbs_gone[me], true);
 	return 0;
+}
+
+/* A producer bound to its CPU (online, cpus_read_lock() held or at start). */
+static struct task *barrier_cbs_spawn(long i)
+{
+	struct task *t = kthread_create(rcu_torture_barrier_cbs, (void *)i,
+					"rcu_torture_barrier_cbs");
+
+	if (!t)
+		return NULL;
+	barrier_cbs_phase0[i] = READ_ONCE(barrier_phase);
+	barrier_cbs_gone[i] = false;
+	kthread_bind(t, barrier_cbs_cpu[i]);
+	wake_up_process(t);
+	return t;
+}
+
+/*
+ * Before a phase: join the producers hotplug moved, restart those whose
+ * CPU is back.  Not while a hotplug operation is under way: the phases
+ * must go on meanwhile (a barrier that straddles one is what they are
+ * for), so those wait for a later phase.  Returns how many will queue.
+ */
+static unsigned int barrier_cbs_respawn(unsigned int nthreads)
+{
+	bool locked = cpus_read_trylock();
+	unsigned int i, live = 0;
+
+	for (i = 0; i < nthreads; i++) {
+		struct task *t = barrier_cbs_tasks[i];
+
+		if (t && smp_load_acquire(&barrier_cbs_gone[i])) {
+			kthread_join(t);
+			t = NULL;
+		}
+		if (!t && locked && cpu_online(barrier_cbs_cpu[i]))
+			t = barrier_cbs_spawn(i);
+		barrier_cbs_tasks[i] = t;
+		live += !!t;
+	}
+	if (locked)
+		cpus_read_unlock();
+	return live;
 }
 
 static int rcu_torture_barrier(void *arg)
@@ -113,6 +182,7 @@ static int rcu_torture_barrier(void *arg)
 	torture_random_init(&r, 299);
 	while (!torture_must_stop()) {
 		long queued, invoked, missed;
+		unsigned int live;
 		u32 x;
 
 		stutter_wait();
@@ -120,12 +190,13 @@ static int rcu_torture_barrier(void *arg)
 		atomic_long_set(&barrier_cbs_queued, 0);
 		atomic_long_set(&barrier_cbs_started, 0);
 		atomic_long_set(&barrier_cbs_invoked, 0);
+		live = barrier_cbs_respawn(nthreads);
 		WRITE_ONCE(barrier_phase, barrier_phase + 1);
 		wake_up_all(&barrier_cbs_wq);
-		while (atomic_read(&barrier_cbs_done) < (int)nthreads && !torture_must_stop())
+		while (atomic_read(&barrier_cbs_done) < (int)live && !torture_must_stop())
 			wait_event_timeout(barrier_wq, atomic_read(&barrier_cbs_done) >=
-					   (int)nthreads || torture_must_stop(), HZ);
-		if (atomic_read(&barrier_cbs_done) < (int)nthreads)
+					   (int)live || torture_must_stop(), HZ);
+		if (atomic_read(&barrier_cbs_done) < (int)live)
 			break;		/* stopping */
 		/*
 		 * Now; after a grace period; after a tick or three; or the
@@ -140,7 +211,9 @@ static int rcu_torture_barrier(void *arg)
 		} else if (x >= 3) {
 			unsigned long until = jiffies + 10 * HZ;
 
-			while (!atomic_long_read(&barrier_cbs_started) && time_before(jiffies, until))
+			/* None queued (every thread moved by hotplug): no wait. */
+			while (atomic_long_read(&barrier_cbs_queued) &&
+			       !atomic_long_read(&barrier_cbs_started) && time_before(jiffies, until))
 				cond_resched();
 		}
 		queued = atomic_long_read(&barrier_cbs_queued);
@@ -495,13 +568,12 @@ int rcu_torture_cb_start(void)
 	}
 	if (nb) {
 		for (i = 0; i < nb; i++) {
-			struct task *t = kthread_create(rcu_torture_barrier_cbs, (void *)(long)i,
-							"rcu_torture_barrier_cbs");
-			if (!t)
+			/* The last CPUs first: CPU 0 keeps the test's main loop. */
+			barrier_cbs_cpu[i] = torture_nth_online_cpu(num_online_cpus() - 1 -
+								    i % num_online_cpus());
+			barrier_cbs_tasks[i] = barrier_cbs_spawn(i);
+			if (!barrier_cbs_tasks[i])
 				return -ENOMEM;
-			kthread_bind(t, torture_nth_online_cpu(i));
-			wake_up_process(t);
-			barrier_cbs_tasks[i] = t;
 		}
 		barrier_task = kthread_create(rcu_torture_barrier, (void *)(unsigned long)nb,
 					      "rcu_torture_barrier");
