@@ -761,8 +761,16 @@ static unsigned long rcu_torture_gp_seq(void)
  * reader, and only the tick's check of the interrupted task
  * (rcu_preempt_tick_in_reader(), the preempt count for RCU-sched) keeps
  * it from ending; a tick that credited a quiescent state here fails the
- * reader's cookie check.  Readers with irqs off do not: this CPU's ticks
- * could not come.  Counts ticks (jiffies); 200 ms at most in all.
+ * reader's cookie check.  Counts ticks (jiffies); 200 ms at most in all.
+ * Readers with irqs off stay by the clock instead, since no tick can come
+ * here: until a grace period (for RCU-sched, normal or expedited) begun
+ * after the section is under way, 5 ms at most, then 2-10 ms more (a
+ * waiter's wake-up on another vCPU takes milliseconds), so that one which
+ * took a step of the section for a quiescent state ends meanwhile and
+ * fails the check.  Extendable readers do it in 1 in 2 of their states
+ * protected by irqs off alone (no preempt count): a deferred expedited
+ * QS reported as the count dropped to zero with irqs still off, a
+ * cond_resched() there, are such steps.
  * Extendable readers do it too in each state they pass through, 1 in
  * 64 of those with a single protection (a tick inside
  * local_bh_disable() alone is no QS either).  Half of the
@@ -771,6 +779,17 @@ static unsigned long rcu_torture_gp_seq(void)
  * QS: the grace period must find them on the blocked list (->gp_tasks)
  * and wait for the whole sleep.
  */
+/* A grace period begun after the section did is under way (or over). */
+static bool rcu_torture_gp_begun(const struct torture_read_state *rs)
+{
+	/* The full grace period's first state is the cookie's value minus 3. */
+	if (ULONG_CMP_GE(rcu_torture_gp_seq(), rs->gp_cookie - RCU_SEQ_STATE_MASK))
+		return true;
+	return cur_ops->flavor == TF_SCHED &&
+	       ULONG_CMP_GE(READ_ONCE(rcu_sched_exp.expedited_sequence),
+			    rs->exp_cookie - RCU_SEQ_STATE_MASK);
+}
+
 static void rcu_read_long_delay(struct torture_random *r, const struct torture_read_state *rs,
 				u32 one_in)
 {
@@ -778,9 +797,16 @@ static void rcu_read_long_delay(struct torture_random *r, const struct torture_r
 	unsigned long j0, ticks;
 	u64 end;
 
-	if (x % one_in || irqs_disabled())
+	if (x % one_in)
 		return;
 	atomic_long_inc(&n_rcu_torture_long_reads);
+	if (irqs_disabled()) {
+		end = ktime_get_ns() + 5ull * 1000000ull;
+		while (!rcu_torture_gp_begun(rs) && ktime_get_ns() < end)
+			udelay(10);
+		udelay(2000 + (x >> 16) % 8000);
+		return;
+	}
 	end = ktime_get_ns() + 200ull * 1000000ull;
 	/* The full grace period's first state is the cookie's value minus 3. */
 	while (!ULONG_CMP_GE(rcu_torture_gp_seq(), rs->gp_cookie - RCU_SEQ_STATE_MASK) &&
@@ -1023,8 +1049,10 @@ static void rcu_torture_one_read_extended(struct torture_random *r)
 			rcutorture_one_extend(&rs, rcutorture_extend_mask(r), r);
 			rcu_read_delay(r);
 			/* Ticks inside whatever protects it now; more often
-			 * inside a single protection (BH alone, say). */
-			rcu_read_long_delay(r, &st, !(rs.state & (rs.state - 1)) ? 64 : 16384);
+			 * inside a single protection (BH alone, say), and
+			 * by the clock in 1 of 2 states of irqs off alone. */
+			rcu_read_long_delay(r, &st, irqs_disabled() && !preempt_count() ? 2 :
+					    !(rs.state & (rs.state - 1)) ? 64 : 16384);
 			if (cur_ops->flavor != TF_SCHED && preemptible())
 				rcu_read_preempt_delay(r);
 		}

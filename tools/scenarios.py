@@ -20,6 +20,11 @@ configurations, in a generated block of each configuration file:
                                           (the shim has no jitter, preempt=
                                           or nohz=), hotplug every 5 ms
 
+A `refind` line runs a scenario with a known bug put back by rcu.inject=
+(test build) and expects it to fail with its message (docs/stress.md,
+"Re-finding known bugs"): scn-SCENARIO-inject-BUG, in the quick block (or
+the long one with verify-only), expect=fail, require= the message.
+
 Defaults, as kvm.sh adds them: more than one CPU brings CPU hotplug
 (torture.onoff_interval=50 torture.onoff_min=10), and every scenario
 runs torture.n_barrier_cbs=4, unless the line sets the option itself.
@@ -101,7 +106,43 @@ class Scenario:
                             3 * self.long + 600) for s in self.seeds]
 
 
-def parse(path=SCENARIOS):
+class Refind:
+    """refind SCENARIO BUG seed=S secs=S [verify-only] require=REGEX"""
+
+    def __init__(self, words, scns, where):
+        if len(words) < 3:
+            raise ValueError(f"{where}: refind needs SCENARIO BUG and options")
+        self.scn = next((s for s in scns if s.name == words[1]), None)
+        if not self.scn:
+            raise ValueError(f"{where}: refind of an unknown scenario {words[1]}")
+        self.bug = words[2]
+        opts = {}
+        for w in words[3:]:
+            k, _, v = w.partition("=")
+            opts[k] = v
+        try:
+            self.seed = int(opts.pop("seed"))
+            self.secs = int(opts.pop("secs"))
+            self.require = opts.pop("require")
+        except KeyError as e:
+            raise ValueError(f"{where}: refind needs {e.args[0]}=")
+        self.verify_only = opts.pop("verify-only", None) is not None
+        if opts:
+            raise ValueError(f"{where}: unknown option(s) {', '.join(opts)}")
+
+    def line(self):
+        s = self.scn
+        name = f"scn-{s.name}-inject-{self.bug.replace('_', '-')}"
+        mem = 512 if s.cpus > 4 else 256
+        # As the scenario's quick or long form: the run goes on after the report.
+        timeout = 3 * self.secs + 600 if self.verify_only else 300 + 20 * s.cpus
+        return (f"{name} cpus={s.cpus} mem={mem} timeout={timeout} expect=fail "
+                f"require={shlex.quote(self.require)} -- "
+                f"{s.cmdline(self.seed, self.secs)} rcu.inject={self.bug}")
+
+
+def parse(path=SCENARIOS, refinds=None):
+    """The scenarios; the refind lines go to the list refinds if given."""
     out = []
     with open(path) as f:
         for n, raw in enumerate(f, 1):
@@ -109,6 +150,10 @@ def parse(path=SCENARIOS):
             if not line or line.startswith("#"):
                 continue
             where = f"{os.path.relpath(path, ROOT)}:{n}"
+            if line.startswith("refind "):
+                if refinds is not None:
+                    refinds.append(Refind(shlex.split(line), out, where))
+                continue
             if " -- " not in line:
                 raise ValueError(f"{where}: no ' -- ' before the command line")
             head, cmd = line.split(" -- ", 1)
@@ -144,10 +189,12 @@ def splice(path, new_block):
     return "\n".join(text) if text[-1] == "" else "\n".join(text) + "\n"
 
 
-def expected(scns):
-    q = block([s.quick_line() for s in scns if not s.verify_only],
+def expected(scns, refinds=()):
+    q = block([s.quick_line() for s in scns if not s.verify_only] +
+              [r.line() for r in refinds if not r.verify_only],
               "quick forms (tens of seconds each)")
-    v = block([x for s in scns for x in s.long_lines()],
+    v = block([x for s in scns for x in s.long_lines()] +
+              [r.line() for r in refinds if r.verify_only],
               "long forms, every seed")
     return {QUICK: splice(QUICK, q), VERIFY: splice(VERIFY, v)}
 
@@ -164,8 +211,9 @@ def main(argv=None):
     ap.add_argument("--secs", type=int)
     ap.add_argument("--file", default=SCENARIOS)
     a = ap.parse_args(argv)
+    refinds = []
     try:
-        scns = parse(a.file)
+        scns = parse(a.file, refinds)
     except ValueError as e:
         print(f"scenarios: {e}", file=sys.stderr)
         return 2
@@ -187,7 +235,7 @@ def main(argv=None):
         print(s.cmdline(a.seed if a.seed is not None else s.seeds[0],
                         a.secs if a.secs is not None else s.quick))
         return 0
-    want = expected(scns)
+    want = expected(scns, refinds)
     stale = []
     for path, text in want.items():
         with open(path) as f:
