@@ -101,46 +101,36 @@ for name in $configs; do
 		fi
 	done
 done
-# wait_wake.pml (both modes, < 1 s): the empty-queue skip of __wake_up()
-# loses no sleeper under x86's store buffers; without the waker's barrier
-# (mutant 1) or the sleeper's (mutant 2) it does (an invalid end state:
-# the sleeper asleep for good).
-for m in 0 1 2; do
-	pan_run wait_wake.pml "-DMUTANT=$m" "" ""
-	echo "# model mode=$mode config=wait_wake mutant=$m errors=${errors:-?} stored=${stored:-?}"
-	if [ $m -eq 0 ]; then
-		if [ "$errors" != 0 ] || grep -q 'Search not completed' pan.log; then
-			echo "not ok: a wake-up that skips an empty queue loses a sleeper"
-			cat pan.log; [ -f wait_wake.pml.trail ] && spin -t -p -g wait_wake.pml | tail -60
-			fail=1
+# The store-buffer models (both modes, < 1 s each).
+# tso_model NAME OK BAD CAUGHT: NAME.pml must verify (else "not ok: BAD"),
+# and its mutants 1 and 2 must each end in pan's CAUGHT error.
+tso_model() {
+	for m in 0 1 2; do
+		pan_run "$1.pml" "-DMUTANT=$m" "" ""
+		echo "# model mode=$mode config=$1 mutant=$m errors=${errors:-?} stored=${stored:-?}"
+		if [ $m -eq 0 ]; then
+			if [ "$errors" != 0 ] || grep -q 'Search not completed' pan.log; then
+				echo "not ok: $3"
+				cat pan.log; [ -f "$1.pml.trail" ] && spin -t -p -g "$1.pml" | tail -60
+				fail=1
+			else
+				echo "ok: $2 ($1)"
+			fi
+		elif [ -n "$errors" ] && [ "$errors" -gt 0 ] && grep -q "$4" pan.log; then
+			echo "ok: mutant $m caught in $1: $(grep -m1 "$4" pan.log)"
 		else
-			echo "ok: no wake-up lost (wait_wake)"
+			echo "not ok: mutant $m not caught in $1: the check cannot fail"; cat pan.log; fail=1
 		fi
-	elif [ -n "$errors" ] && [ "$errors" -gt 0 ] && grep -q 'invalid end state' pan.log; then
-		echo "ok: mutant $m caught in wait_wake: $(grep -m1 'invalid end state' pan.log)"
-	else
-		echo "not ok: mutant $m not caught in wait_wake: the check cannot fail"; cat pan.log; fail=1
-	fi
-done
-# dynticks_snap.pml (both modes, < 1 s): the scan's locked read credits
-# an idle CPU safely under x86's store buffers; as a plain load (mutant
-# 1), or with idle exit's increment plain (mutant 2), a reader finds its
-# object freed.
-for m in 0 1 2; do
-	pan_run dynticks_snap.pml "-DMUTANT=$m" "" ""
-	echo "# model mode=$mode config=dynticks_snap mutant=$m errors=${errors:-?} stored=${stored:-?}"
-	if [ $m -eq 0 ]; then
-		if [ "$errors" != 0 ] || grep -q 'Search not completed' pan.log; then
-			echo "not ok: an idle CPU credited by the dynticks read hides a reader"
-			cat pan.log; [ -f dynticks_snap.pml.trail ] && spin -t -p -g dynticks_snap.pml | tail -60
-			fail=1
-		else
-			echo "ok: no reader finds its object freed (dynticks_snap)"
-		fi
-	elif [ -n "$errors" ] && [ "$errors" -gt 0 ] && grep -q 'assertion violated' pan.log; then
-		echo "ok: mutant $m caught in dynticks_snap: $(grep -m1 'assertion violated' pan.log)"
-	else
-		echo "not ok: mutant $m not caught in dynticks_snap: the check cannot fail"; cat pan.log; fail=1
-	fi
-done
+	done
+}
+# wait_wake.pml: the empty-queue skip of __wake_up() loses no sleeper;
+# without the waker's barrier (mutant 1) or the sleeper's (mutant 2) it
+# does (an invalid end state: the sleeper asleep for good).
+tso_model wait_wake "no wake-up lost" \
+	"a wake-up that skips an empty queue loses a sleeper" 'invalid end state'
+# dynticks_snap.pml: the scan's locked read credits an idle CPU safely; as
+# a plain load (mutant 1), or with idle exit's increment plain (mutant 2),
+# a reader finds its object freed.
+tso_model dynticks_snap "no reader finds its object freed" \
+	"an idle CPU credited by the dynticks read hides a reader" 'assertion violated'
 exit $fail
