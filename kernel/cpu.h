@@ -76,7 +76,9 @@ void cpuhp_get_stats(struct cpuhp_stats *s);
 /* The scheduler's and the arch's parts (kernel/sched.c, arch/x86_64). */
 void sched_cpu_dying_begin(int cpu);	/* controller: mark the rq, kick it */
 void sched_cpu_dying(void);		/* dying CPU's idle, irqs off: move threads */
+#ifdef CONFIG_JITTER
 bool sched_cpu_runs_thread(void *cpu);	/* test build (jitter): (long)cpu not idle */
+#endif
 #ifdef CONFIG_SANITIZE
 void sched_cpu_dead_check(int cpu);	/* test build: the dead rq owns no thread */
 #else
