@@ -221,19 +221,63 @@ void x86_platform_init(void)
 	local_irq_enable();
 }
 
-static void *alloc_percpu_area(void)
+static size_t percpu_area_pages(void)
 {
 	size_t pages = (percpu_area_size() + PAGE_SIZE - 1) / PAGE_SIZE;
-	u64 phys = pmm_alloc_pages(pages ? pages : 1);
 
+	return pages ? pages : 1;
+}
+
+/*
+ * The APs' per-CPU areas, CPU n's at slot n - 1 of one run of pages
+ * (Linux's first chunk, embedded the same way), taken before any AP's
+ * stacks.  A scan of every CPU's per-CPU data (the expedited grace
+ * period's dynticks reads, the fqs scan) then touches consecutive pages.
+ * QEMU's TCG TLB is direct-mapped by virtual page number (256 entries
+ * by default), and areas allocated one by one between each CPU's stacks
+ * and page tables lay 17 or 18 pages apart: at 64 CPUs they fell in 37
+ * slots, so each remote read in such a scan was a TLB miss and a page
+ * walk.  NULL if no run was free: each area is then allocated alone.
+ */
+static void *percpu_block;
+static int percpu_block_cpus;	/* CPUs 1..percpu_block_cpus have a slot */
+
+static void percpu_block_init(int possible)
+{
+	u64 phys;
+
+	if (possible < 2)
+		return;
+	phys = pmm_alloc_pages(percpu_area_pages() * (size_t)(possible - 1));
+	if (!phys) {
+		pr_warn("smp: no run of pages for %d per-CPU areas: allocated one by one\n",
+			possible - 1);
+		return;
+	}
+	percpu_block = phys_to_virt(phys);
+	percpu_block_cpus = possible - 1;
+}
+
+static bool in_percpu_block(int cpu)
+{
+	return percpu_block && cpu >= 1 && cpu <= percpu_block_cpus;
+}
+
+static void *alloc_percpu_area(int cpu)
+{
+	u64 phys;
+
+	if (in_percpu_block(cpu))
+		return (char *)percpu_block + (size_t)(cpu - 1) * percpu_area_pages() * PAGE_SIZE;
+	phys = pmm_alloc_pages(percpu_area_pages());
 	return phys ? phys_to_virt(phys) : NULL;
 }
 
-static void free_percpu_area(void *area)
+/* A slot of the run stays cpu's: the number goes to the next CPU tried. */
+static void free_percpu_area(int cpu, void *area)
 {
-	size_t pages = (percpu_area_size() + PAGE_SIZE - 1) / PAGE_SIZE;
-
-	pmm_free_pages(virt_to_phys(area), pages ? pages : 1);
+	if (!in_percpu_block(cpu))
+		pmm_free_pages(virt_to_phys(area), percpu_area_pages());
 }
 
 /* Each AP's boot stack: its idle task's too, and again after cpu_up(). */
@@ -383,12 +427,12 @@ static int prepare_cpu(int cpu, u32 apic, u32 uid)
 		pr_err("smp: no IST stacks for CPU %d (APIC id %u)\n", cpu, apic);
 		return -ENOMEM;
 	}
-	area = alloc_percpu_area();
+	area = alloc_percpu_area(cpu);
 	stack = alloc_kernel_stack(AP_STACK_SIZE);
 	if (!area || !stack) {
 		pr_err("smp: no memory for CPU %d (APIC id %u)\n", cpu, apic);
 		if (area)
-			free_percpu_area(area);
+			free_percpu_area(cpu, area);
 		if (stack)
 			free_kernel_stack(stack, AP_STACK_SIZE);
 		return -ENOMEM;
@@ -517,6 +561,7 @@ void smp_boot_cpus(void)
 		pr_warn("smp: no local APIC: running on the boot CPU only\n");
 		goto done;
 	}
+	percpu_block_init(limit);
 	for (int i = 0; i < acpi_info.nr_cpus; i++) {
 		const struct acpi_cpu *c = &acpi_info.cpus[i];
 
