@@ -60,6 +60,10 @@ static DEFINE_PER_CPU(u64, jitter_end_count);
 static DEFINE_PER_CPU(u64, jitter_hold_count);
 static DEFINE_PER_CPU(u64, jitter_hold_done_count);
 static DEFINE_PER_CPU(bool, jitter_dead);	/* in cpuhp_play_dead() */
+/* JITTER_PLAY_DEAD's holds: gp_init walk sites passed, walks ended (a
+ * gp_phase site after one), and dying CPUs holding now. */
+static unsigned long jitter_walk_steps, jitter_walk_steps_seen, jitter_walks_ended;
+static int jitter_dead_holding;
 
 /* splitmix64: spreads a small seed over all 64 bits (never returns 0 here
  * for the inputs we give it in practice; xorshift needs a nonzero state). */
@@ -136,11 +140,55 @@ static void jitter_spin(u64 t0, u64 cycles)
 }
 
 /*
+ * Fired or not, the grace-period kthread's steps (one thread: plain
+ * increments): each gp_init site is a step of a walk, and the first
+ * gp_phase site after one ends that walk (rcu_gp_init() has returned).
+ */
+static void jitter_count_walks(unsigned int site)
+{
+	unsigned long steps;
+
+	if (site == JITTER_GP_INIT) {
+		WRITE_ONCE(jitter_walk_steps, jitter_walk_steps + 1);
+	} else if (site == JITTER_GP_PHASE) {
+		steps = READ_ONCE(jitter_walk_steps);
+		if (steps != jitter_walk_steps_seen) {
+			jitter_walk_steps_seen = steps;
+			__atomic_store_n(&jitter_walks_ended, jitter_walks_ended + 1,
+					 __ATOMIC_RELEASE);
+		}
+	}
+}
+
+/*
+ * JITTER_PLAY_DEAD fired at a lock release: the dying CPU holds its next
+ * step until a whole rcu_gp_init() walk has passed on another CPU, at most
+ * cycles (kernel/jitter.h).  While it holds, walk sites do not wait for
+ * the hotplug operation's next step, which is this CPU's.
+ */
+static void jitter_play_dead_hold(u64 t0, u64 cycles)
+{
+	unsigned long walks = smp_load_acquire(&jitter_walks_ended);
+
+	__atomic_add_fetch(&jitter_dead_holding, 1, __ATOMIC_SEQ_CST);
+	this_cpu_add(jitter_hold_count, 1);
+	while (rdtsc() - t0 < cycles) {
+		if (smp_load_acquire(&jitter_walks_ended) != walks) {
+			this_cpu_add(jitter_hold_done_count, 1);
+			break;
+		}
+		cpu_relax();
+	}
+	__atomic_sub_fetch(&jitter_dead_holding, 1, __ATOMIC_SEQ_CST);
+}
+
+/*
  * done: NULL, or jitter_site_until()'s: the delay is then
  * JITTER_UNTIL_SCALE jitter.slow, ended as soon as done(arg).
  */
 static void jitter_fire(unsigned int site, bool can_sleep, bool (*done)(void *), void *arg)
 {
+	bool unlock = site == JITTER_LOCK_RELEASE;
 	u64 r, cycles, t0;
 
 	if (in_nmi())
@@ -149,6 +197,7 @@ static void jitter_fire(unsigned int site, bool can_sleep, bool (*done)(void *),
 		site = JITTER_PLAY_DEAD;
 	if (site == JITTER_HOTPLUG)	/* fired or not: a step of cpu_down()/up() */
 		__atomic_add_fetch(&jitter_hotplug_steps, 1, __ATOMIC_RELAXED);
+	jitter_count_walks(site);
 	if (!jitter_draw(site, &r))
 		return;
 	cycles = (r >> 16) % (jitter_max_cycles[site] + 1);
@@ -156,6 +205,10 @@ static void jitter_fire(unsigned int site, bool can_sleep, bool (*done)(void *),
 	if (site == JITTER_EQS && jitter_nmi_here())
 		return;
 	t0 = rdtsc();
+	if (site == JITTER_PLAY_DEAD && unlock) {
+		jitter_play_dead_hold(t0, JITTER_DEAD_HOLD_SCALE * jitter_until_cycles);
+		return;
+	}
 	if (done) {
 		cycles = jitter_until_cycles;
 		this_cpu_add(jitter_hold_count, 1);
@@ -183,7 +236,8 @@ static void jitter_fire(unsigned int site, bool can_sleep, bool (*done)(void *),
 		else if (site == JITTER_BARRIER_WALK)
 			cycles *= 160;	/* 100 ms at the default: a hotplug step's length */
 		while (READ_ONCE(jitter_hotplug_task) &&
-		       (to_end || READ_ONCE(jitter_hotplug_steps) == steps) &&
+		       (to_end || (READ_ONCE(jitter_hotplug_steps) == steps &&
+				   !READ_ONCE(jitter_dead_holding))) &&
 		       rdtsc() - t0 < cycles) {
 			if (to_end)	/* jitter_hotplug_end() wakes it */
 				wait_event_timeout(jitter_hotplug_wq,

@@ -80,7 +80,18 @@ enum jitter_site {
 				 * other CPUs' slow paths while it is slow to
 				 * do the next step, as when the host preempts
 				 * a dying vCPU.  A few dozen per offline: the
-				 * slow paths' odds, and switch_dying's delay */
+				 * slow paths' odds, and switch_dying's delay.
+				 * At a lock release it holds instead, until a
+				 * whole rcu_gp_init() walk has passed on
+				 * another CPU (the first gp_phase site after a
+				 * gp_init one), at most JITTER_DEAD_HOLD_SCALE
+				 * x JITTER_UNTIL_SCALE jitter.slow (164 ms at
+				 * jitter=40): walk sites wait for hotplug's
+				 * steps, and this is the reverse, the dying
+				 * CPU's next step waiting for a walk (a grace
+				 * period's end and the next one's start).
+				 * Walk sites do not wait for a hotplug step
+				 * while a dying CPU holds one */
 	JITTER_NR_SITES
 };
 /* The hot sites, which become JITTER_PLAY_DEAD on a CPU playing dead. */
@@ -135,6 +146,8 @@ enum jitter_site {
  * wait, made general.
  */
 #define JITTER_UNTIL_SCALE	64
+/* JITTER_PLAY_DEAD's hold at a lock release, in JITTER_UNTIL_SCALEs. */
+#define JITTER_DEAD_HOLD_SCALE	4
 
 #ifdef CONFIG_JITTER
 /* Bit s set: site s may fire (0 until jitter_init(), and with jitter=0). */

@@ -767,7 +767,11 @@ static unsigned long rcu_torture_gp_seq(void)
  * after the section is under way, 5 ms at most, then 2-10 ms more (a
  * waiter's wake-up on another vCPU takes milliseconds), so that one which
  * took a step of the section for a quiescent state ends meanwhile and
- * fails the check.  Extendable readers do it in 1 in 2 of their states
+ * fails the check.  10-40 ms if one was under way already as the state
+ * began: it may have looked at the section in an earlier state, and an
+ * expedited grace period takes tens of milliseconds under TCG with
+ * readers on every CPU (2-12 a second in TREE05).  Extendable readers do
+ * it in 1 in 2 of their states
  * protected by irqs off alone (no preempt count): a deferred expedited
  * QS reported as the count dropped to zero with irqs still off, a
  * cond_resched() there, are such steps.
@@ -801,10 +805,15 @@ static void rcu_read_long_delay(struct torture_random *r, const struct torture_r
 		return;
 	atomic_long_inc(&n_rcu_torture_long_reads);
 	if (irqs_disabled()) {
+		/* One under way already may have seen the section in an
+		 * earlier state (its IPI deferred to a reader's end): it has
+		 * its whole length to end in this one. */
+		bool begun = rcu_torture_gp_begun(rs);
+
 		end = ktime_get_ns() + 5ull * 1000000ull;
 		while (!rcu_torture_gp_begun(rs) && ktime_get_ns() < end)
 			udelay(10);
-		udelay(2000 + (x >> 16) % 8000);
+		udelay(begun ? 10000 + (x >> 16) % 30000 : 2000 + (x >> 16) % 8000);
 		return;
 	}
 	end = ktime_get_ns() + 200ull * 1000000ull;
