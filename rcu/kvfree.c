@@ -141,6 +141,8 @@
 #include "asm/page.h"
 
 #define KFREE_CACHE_MAX		5	/* pages each CPU keeps for later batches */
+#define KFREE_ARRIVED		5	/* GPs' arrivals the target is the median of */
+#define KFREE_COUNT_EVERY	64	/* a CPU's objects between target checks */
 
 struct kvfree_rcu_bulk_data {
 	struct list_head list;
@@ -217,6 +219,10 @@ static struct {
 	bool forced;				/* by kvfree_rcu_barrier() */
 	unsigned long handed_at;		/* jiffies of its call_rcu() */
 	unsigned long next;			/* no batch before (jiffies) */
+	long target;				/* ...but one at this many queued */
+	bool by_count;				/* target above a page's worth */
+	long arrived[KFREE_ARRIVED];		/* queued during recent GPs */
+	unsigned int nr_arrived;		/* samples so far */
 	struct timer_list monitor;
 	bool ready;				/* kfree_rcu_init_late() ran */
 } kfree_rcu_gp;
@@ -261,6 +267,12 @@ core_param(kfree_rcu.drain_ms, kfree_rcu_drain_ms, uint,
 unsigned int kfree_rcu_gp_gap = 3;
 core_param(kfree_rcu.gp_gap, kfree_rcu_gp_gap, uint,
 	   "kfree_rcu(): idle time between its grace periods, in units of the last one's wait");
+
+/* The count: a batch goes once this % of the median GP's arrivals is
+ * queued (a page's worth at least). */
+unsigned int kfree_rcu_batch_pct = 350;
+core_param(kfree_rcu.batch_pct, kfree_rcu_batch_pct, uint,
+	   "kfree_rcu(): objects a batch takes, in % of those queued during a median GP");
 
 struct kfree_rcu_stats kfree_rcu_stats;
 
@@ -353,6 +365,42 @@ static bool kfree_rcu_anything_queued(void)
 		if (READ_ONCE(per_cpu_ptr(&krc, cpu)->count))
 			return true;
 	return false;
+}
+
+/* Objects queued on the CPUs, not yet in a batch (a racy sum). */
+static long kfree_rcu_pending(void)
+{
+	long n = 0;
+	int cpu;
+
+	for_each_online_cpu(cpu)
+		n += (long)READ_ONCE(per_cpu_ptr(&krc, cpu)->count);
+	return n;
+}
+
+/*
+ * kfree_rcu_gp_lock held, at a batch's GP end: nr objects were queued
+ * while it was in flight (all of them since it was handed over), the
+ * queueing rate times that GP's length.  The target is batch_pct % of
+ * the median of the last KFREE_ARRIVED such counts, a page's worth at
+ * least: a GP stalled by the host is one sample of five, not the pace.
+ */
+static void kfree_rcu_note_arrived_locked(long nr)
+{
+	long v[KFREE_ARRIVED], t;
+	unsigned int n, i, j;
+
+	kfree_rcu_gp.arrived[kfree_rcu_gp.nr_arrived++ % KFREE_ARRIVED] = nr;
+	n = MIN(kfree_rcu_gp.nr_arrived, KFREE_ARRIVED);
+	for (i = 0; i < n; i++) {
+		t = kfree_rcu_gp.arrived[i];
+		for (j = i; j > 0 && v[j - 1] > t; j--)
+			v[j] = v[j - 1];
+		v[j] = t;
+	}
+	t = v[n / 2] * (long)READ_ONCE(kfree_rcu_batch_pct) / 100;
+	kfree_rcu_gp.by_count = t > (long)KVFREE_BULK_MAX;
+	kfree_rcu_gp.target = MAX(t, (long)KVFREE_BULK_MAX);
 }
 
 /* A chain past its grace period, freed; may_resched: from a worker, a
@@ -515,6 +563,24 @@ static void kfree_rcu_deal_locked(void)
 			WRITE_ONCE(kfree_workers[i].nr_handed, kfree_workers[i].nr_handed + 1);
 }
 
+static void kfree_rcu_work(struct rcu_head *rh);
+static void kfree_rcu_drain_locked(bool forced, bool *nogp);
+
+/* kfree_rcu_gp_lock held, the target reached: the batch goes if none
+ * is in flight.  True: the test build's KFREE_INJECT_NO_GP, the caller
+ * calls kfree_rcu_batch_done(true) unlocked. */
+static bool kfree_rcu_hand_by_count_locked(void)
+{
+	bool nogp = false;
+
+	if (kfree_rcu_gp.busy)
+		return false;
+	kfree_rcu_drain_locked(false, &nogp);
+	if (kfree_rcu_gp.busy)
+		stat_add(&kfree_rcu_stats.by_count, 1);
+	return nogp;
+}
+
 /*
  * The batch's grace period has ended: hand it to the workers (or, for
  * the test build's KFREE_INJECT_NO_GP, free it here and now, as fast as
@@ -525,6 +591,7 @@ static void kfree_rcu_batch_done(bool now)
 	struct kfree_chain chain = { 0 };
 	struct kfree_ends ends = { 0 };
 	unsigned long flags, waited;
+	long pending;
 	LIST_HEAD(pages);
 
 	spin_lock_irqsave(&kfree_rcu_gp_lock, flags);
@@ -546,13 +613,28 @@ static void kfree_rcu_batch_done(bool now)
 	 */
 	waited = jiffies - kfree_rcu_gp.handed_at;
 	stat_add(&kfree_rcu_stats.wait_gp, kfree_rcu_gp.nr * (long)waited);
-	if (!kfree_rcu_gp.forced)
-		kfree_rcu_gp.next = jiffies + MIN(READ_ONCE(kfree_rcu_gp_gap) * waited,
-						  (unsigned long)HZ);
+	pending = kfree_rcu_pending();
+	if (!kfree_rcu_gp.forced) {
+		unsigned long pace = READ_ONCE(kfree_rcu_gp_gap) * waited;
+
+		kfree_rcu_note_arrived_locked(pending);
+		/* Under a flood the count hands batches over; the clock
+		 * is only the fallback when the stream thins. */
+		if (kfree_rcu_gp.by_count)
+			pace = 2 * pace + kfree_rcu_drain_jiffies();
+		kfree_rcu_gp.next = jiffies + MIN(pace, (unsigned long)HZ);
+	}
 	WRITE_ONCE(kfree_rcu_gp.busy, false);
 	WRITE_ONCE(kfree_rcu_gp.nr, 0);
-	/* Objects queued while it was busy: the monitor takes them. */
-	if (kfree_rcu_anything_queued())
+	/*
+	 * Objects queued while it was busy: the next batch at once if
+	 * they reach the target (a long GP: holding them for the pace
+	 * would only grow the batch), else the monitor takes them.
+	 */
+	if (pending >= kfree_rcu_gp.target && !now &&
+	    !kfree_inject(KFREE_INJECT_NO_GP | KFREE_INJECT_NO_COUNT))
+		kfree_rcu_hand_by_count_locked();
+	else if (kfree_rcu_anything_queued())
 		kfree_rcu_arm_monitor_locked();
 	spin_unlock_irqrestore(&kfree_rcu_gp_lock, flags);
 	if (!now) {
@@ -570,8 +652,6 @@ static void kfree_rcu_batch_done(bool now)
 	}
 	kfree_rcu_free_chain(chain.head, false, &ends);
 }
-
-static void kfree_rcu_work(struct rcu_head *rh);
 
 #ifdef CONFIG_SANITIZE
 /* Test build: kvfree_rcu_barrier_window_arm() (rcu/kvfree.h). */
@@ -794,7 +874,7 @@ void kvfree_call_rcu(struct rcu_head *head, void *ptr)
 	struct kvfree_rcu_bulk_data *fresh = NULL;
 	struct kfree_rcu_cpu *krcp;
 	unsigned long flags;
-	bool queued, might_sleep_ok = true, ask = false;
+	bool queued, might_sleep_ok = true, ask = false, count = false, nogp = false;
 
 	if (!ptr)
 		return;
@@ -867,11 +947,23 @@ queued:
 		 * drain that takes this object clears it. */
 		ask = !krcp->monitor_asked;
 		krcp->monitor_asked = true;
+		/* Every KFREE_COUNT_EVERY objects here, a look at the
+		 * count of all CPUs against the target. */
+		count = !(krcp->count % KFREE_COUNT_EVERY) &&
+			!kfree_inject(KFREE_INJECT_NO_COUNT);
 	}
 	spin_unlock(&krcp->lock);
 	if (ask)
 		kfree_rcu_schedule_monitor();
+	if (count && !READ_ONCE(kfree_rcu_gp.busy) &&
+	    kfree_rcu_pending() >= READ_ONCE(kfree_rcu_gp.target)) {
+		spin_lock(&kfree_rcu_gp_lock);
+		nogp = kfree_rcu_hand_by_count_locked();
+		spin_unlock(&kfree_rcu_gp_lock);
+	}
 	local_irq_restore(flags);
+	if (nogp)
+		kfree_rcu_batch_done(true);
 	if (queued)
 		return;
 	/* kvfree_rcu_mightsleep() with no page to be had: wait here. */
@@ -1074,6 +1166,7 @@ void kfree_rcu_init_late(void)
 	int cpu;
 
 	INIT_LIST_HEAD(&kfree_rcu_gp.pages);
+	kfree_rcu_gp.target = KVFREE_BULK_MAX;
 	timer_setup(&kfree_rcu_gp.monitor, kfree_rcu_monitor, 0);
 	/* Workers on the CPUs up now (one at least: this one); a CPU that
 	 * comes up later frees through them, and a worker whose CPU goes
