@@ -21,20 +21,34 @@
  * later and moves every CPU's queued pages and chains into the batch
  * (kfree_rcu_gp), which it hands to one grace period with one
  * call_rcu().  There is one batch: while it waits for its grace period
- * objects keep collecting, and its callback arms the monitor for them.
+ * objects keep collecting, and its callback hands them over at once if
+ * they reach the count below, else arms the monitor for them.
  * The callback deals the batch's pages and chains out among the kfree_rcu/N
  * kthreads (one per CPU online at boot, PRIO_HIGH as rcuc/N), which
  * free them a page or 256 chained objects at a time, yielding between
  * (Linux's kfree_rcu_work() in a workqueue), and keep up to
  * KFREE_CACHE_MAX pages for later.
  *
- * The pace: the next batch goes kfree_rcu.gp_gap times as long after a
- * batch's grace period ended as that batch waited for it (by default
- * three times: kfree_rcu() keeps grace periods busy a quarter of the
- * time at most).  Handing a batch over as soon as the last one's grace
- * period ends would run grace periods back to back under a steady
- * stream of kfree_rcu(), as many as a call_rcu() per object does.
- * kvfree_rcu_barrier() does not wait for the pace.
+ * The count: a batch also goes as soon as the objects queued on the
+ * CPUs reach a target, kfree_rcu.batch_pct (350) % of the median, over
+ * the last five batches, of the objects queued while a batch was in
+ * its grace period (the queueing rate times a GP's length, counted in
+ * objects), a page's worth at least.  It is checked at each batch's GP
+ * end and every KFREE_COUNT_EVERY objects a CPU queues while no batch
+ * is in flight.  Objects, not jiffies: a vCPU the host stalls stops
+ * its queueing as well as its tick, and a GP the stall stretches is
+ * one sample of five; after such a GP whatever queued meanwhile goes
+ * at once, where the pace alone held it back three times the stall.
+ *
+ * The pace, for a thin stream (a target of a page's worth) and as the
+ * fallback when a stream thins: the next batch goes kfree_rcu.gp_gap
+ * times as long after a batch's grace period ended as that batch
+ * waited for it (three times: grace periods busy a quarter of the time
+ * at most; twice that plus drain_ms while the count governs).  Handing
+ * a batch over as soon as the last one's grace period ends would run
+ * grace periods back to back under a steady stream of kfree_rcu(), as
+ * many as a call_rcu() per object does.  kvfree_rcu_barrier() waits
+ * for neither.
  *
  * The grace periods saved are paid in memory, whatever the batching:
  * an object queued after a grace period ended is freed at the end of a
@@ -108,6 +122,27 @@
  * objects as the host makes the tick), pairs meeting both goals 0-5
  * of 12-28: not taken.  Even batches would need a hand-off by count,
  * which the share bound above approximated.
+ *
+ * The count (the target above) is that hand-off.  Against the pace
+ * alone, interleaved in the same boots, medians, on a host at load
+ * 25-40 (2 CPUs: 68-70 pairs, one rate: 34-35; 4 CPUs: 28, one rate:
+ * 14): kfree_rcu()'s peak went from 1.96 to 1.68x call_rcu()'s at 2
+ * CPUs (GPs 5.2 -> 4.3x fewer) and from 1.91 to 1.60x at 4 (5.8 ->
+ * 7.7x); at one rate from 1.72 to 1.25x (4.0 -> 3.9x) and from 2.74
+ * to 1.30x (6.9 -> 4.1x).  The largest batch is 2.05 / 1.87 times the
+ * mean (2.34 / 2.14 before).  Both goals in one pair: 7 of 68, 3 of
+ * 28, at one rate 5 of 34, 4 of 14 (7, 0, 1, 0 before): not met.
+ * What is left is the floor for one batch in flight and the host.
+ * Batches handed over every P, GPs of length G: the peak is what
+ * queued from a hand-off to the next batch's GP end, r(P + G), for
+ * T/P GPs, so efficiency 1 + G/P at best, about 1.3 at the default;
+ * a second batch in flight would not lower it (its objects wait for
+ * the same next GP).  And a GP the host stretches to S holds r S in
+ * either path (what queued during it waits for the next one); in the
+ * closed loop kfree_rcu() queues 1.4x as fast, so such a GP costs it
+ * more: in one run a batch of 74k objects in its GP was 94% of the
+ * peak, 3.6 times the mean batch.  batch_pct 250 gave 3.1 / 2.7x
+ * fewer GPs at 1.67 / 1.22x the peak (34 / 16 pairs): no better.
  *
  * call_rcu() grace periods wait for every RCU-sched reader and every
  * rcu_read_lock() reader (preemptible RCU's normal grace periods are
