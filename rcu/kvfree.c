@@ -435,7 +435,7 @@ static void kfree_rcu_note_arrived_locked(long nr)
 	}
 	t = v[n / 2] * (long)READ_ONCE(kfree_rcu_batch_pct) / 100;
 	kfree_rcu_gp.by_count = t > (long)KVFREE_BULK_MAX;
-	kfree_rcu_gp.target = MAX(t, (long)KVFREE_BULK_MAX);
+	WRITE_ONCE(kfree_rcu_gp.target, MAX(t, (long)KVFREE_BULK_MAX));	/* read unlocked */
 }
 
 /* A chain past its grace period, freed; may_resched: from a worker, a
