@@ -125,13 +125,15 @@
  *
  * The count (the target above) is that hand-off.  Against the pace
  * alone, interleaved in the same boots, medians, on a host at load
- * 25-40 (2 CPUs: 68-70 pairs, one rate: 34-35; 4 CPUs: 28, one rate:
- * 14): kfree_rcu()'s peak went from 1.96 to 1.68x call_rcu()'s at 2
- * CPUs (GPs 5.2 -> 4.3x fewer) and from 1.91 to 1.60x at 4 (5.8 ->
- * 7.7x); at one rate from 1.72 to 1.25x (4.0 -> 3.9x) and from 2.74
- * to 1.30x (6.9 -> 4.1x).  The largest batch is 2.05 / 1.87 times the
- * mean (2.34 / 2.14 before).  Both goals in one pair: 7 of 68, 3 of
- * 28, at one rate 5 of 34, 4 of 14 (7, 0, 1, 0 before): not met.
+ * 5-40 (94-96 pairs a size, and 47-48 at one rate): kfree_rcu()'s
+ * peak went from 1.99 to 1.76x call_rcu()'s at 2 CPUs (GPs 5.0 ->
+ * 4.6x fewer) and from 1.81 to 1.55x at 4 (4.4 -> 4.5x); at one rate
+ * from 1.81 to 1.28x (4.0 -> 3.8x) and from 2.25 to 1.27x (4.8 ->
+ * 3.5x).  The largest batch is 1.99 / 1.93 times the mean (2.30 /
+ * 2.18 before).  Both goals in one pair: 7 of 94, 9 of 94, at one
+ * rate 6 of 47, 6 of 47 (7, 7, 1, 3 before): not met.  ns per object
+ * unchanged against call_rcu()'s in the same boots (0.67 -> 0.66 of
+ * it at 2 CPUs, 0.69 -> 0.68 at 4).
  * What is left is the floor for one batch in flight and the host.
  * Batches handed over every P, GPs of length G: the peak is what
  * queued from a hand-off to the next batch's GP end, r(P + G), for
@@ -142,7 +144,8 @@
  * closed loop kfree_rcu() queues 1.4x as fast, so such a GP costs it
  * more: in one run a batch of 74k objects in its GP was 94% of the
  * peak, 3.6 times the mean batch.  batch_pct 250 gave 3.1 / 2.7x
- * fewer GPs at 1.67 / 1.22x the peak (34 / 16 pairs): no better.
+ * fewer GPs at 1.67 / 1.22x the peak (34 / 16 pairs): no better, and
+ * short of 3x.
  *
  * call_rcu() grace periods wait for every RCU-sched reader and every
  * rcu_read_lock() reader (preemptible RCU's normal grace periods are
