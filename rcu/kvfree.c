@@ -21,34 +21,20 @@
  * later and moves every CPU's queued pages and chains into the batch
  * (kfree_rcu_gp), which it hands to one grace period with one
  * call_rcu().  There is one batch: while it waits for its grace period
- * objects keep collecting, and its callback hands them over at once if
- * they reach the count below, else arms the monitor for them.
+ * objects keep collecting, and its callback arms the monitor for them.
  * The callback deals the batch's pages and chains out among the kfree_rcu/N
  * kthreads (one per CPU online at boot, PRIO_HIGH as rcuc/N), which
  * free them a page or 256 chained objects at a time, yielding between
  * (Linux's kfree_rcu_work() in a workqueue), and keep up to
  * KFREE_CACHE_MAX pages for later.
  *
- * The count: a batch also goes as soon as the objects queued on the
- * CPUs reach a target, kfree_rcu.batch_pct (350) % of the median, over
- * the last five batches, of the objects queued while a batch was in
- * its grace period (the queueing rate times a GP's length, counted in
- * objects), a page's worth at least.  It is checked at each batch's GP
- * end and every KFREE_COUNT_EVERY objects a CPU queues while no batch
- * is in flight.  Objects, not jiffies: a vCPU the host stalls stops
- * its queueing as well as its tick, and a GP the stall stretches is
- * one sample of five; after such a GP whatever queued meanwhile goes
- * at once, where the pace alone held it back three times the stall.
- *
- * The pace, for a thin stream (a target of a page's worth) and as the
- * fallback when a stream thins: the next batch goes kfree_rcu.gp_gap
- * times as long after a batch's grace period ended as that batch
- * waited for it (three times: grace periods busy a quarter of the time
- * at most; twice that plus drain_ms while the count governs).  Handing
- * a batch over as soon as the last one's grace period ends would run
- * grace periods back to back under a steady stream of kfree_rcu(), as
- * many as a call_rcu() per object does.  kvfree_rcu_barrier() waits
- * for neither.
+ * The pace: the next batch goes kfree_rcu.gp_gap times as long after a
+ * batch's grace period ended as that batch waited for it (by default
+ * three times: kfree_rcu() keeps grace periods busy a quarter of the
+ * time at most).  Handing a batch over as soon as the last one's grace
+ * period ends would run grace periods back to back under a steady
+ * stream of kfree_rcu(), as many as a call_rcu() per object does.
+ * kvfree_rcu_barrier() does not wait for the pace.
  *
  * The grace periods saved are paid in memory, whatever the batching:
  * an object queued after a grace period ended is freed at the end of a
@@ -123,29 +109,14 @@
  * of 12-28: not taken.  Even batches would need a hand-off by count,
  * which the share bound above approximated.
  *
- * The count (the target above) is that hand-off.  Against the pace
- * alone, interleaved in the same boots, medians, on a host at load
- * 5-40 (94-96 pairs a size, and 47-48 at one rate): kfree_rcu()'s
- * peak went from 1.99 to 1.76x call_rcu()'s at 2 CPUs (GPs 5.0 ->
- * 4.6x fewer) and from 1.81 to 1.55x at 4 (4.4 -> 4.5x); at one rate
- * from 1.81 to 1.28x (4.0 -> 3.8x) and from 2.25 to 1.27x (4.8 ->
- * 3.5x).  The largest batch is 1.99 / 1.93 times the mean (2.30 /
- * 2.18 before).  Both goals in one pair: 7 of 94, 9 of 94, at one
- * rate 6 of 47, 6 of 47 (7, 7, 1, 3 before): not met.  ns per object
- * unchanged against call_rcu()'s in the same boots (0.67 -> 0.66 of
- * it at 2 CPUs, 0.69 -> 0.68 at 4).
- * What is left is the floor for one batch in flight and the host.
- * Batches handed over every P, GPs of length G: the peak is what
- * queued from a hand-off to the next batch's GP end, r(P + G), for
- * T/P GPs, so efficiency 1 + G/P at best, about 1.3 at the default;
- * a second batch in flight would not lower it (its objects wait for
- * the same next GP).  And a GP the host stretches to S holds r S in
- * either path (what queued during it waits for the next one); in the
- * closed loop kfree_rcu() queues 1.4x as fast, so such a GP costs it
- * more: in one run a batch of 74k objects in its GP was 94% of the
- * peak, 3.6 times the mean batch.  batch_pct 250 gave 3.1 / 2.7x
- * fewer GPs at 1.67 / 1.22x the peak (34 / 16 pairs): no better, and
- * short of 3x.
+ * A hand-off by count was tried (a batch goes once the objects queued
+ * reach 350% of the median queued during the last five GPs): the peak
+ * went from 1.99 to 1.76x call_rcu()'s at 2 CPUs and from 1.81 to
+ * 1.55x at 4, still above it, at 4.6 / 4.5x fewer GPs; but the
+ * rcuscale-style row (bench-kfree-2) then took 1.2-1.5x as long per
+ * object against call_rcu()'s in the same boots.  Not taken.  With one
+ * batch in flight, handed over every P, GPs of length G, the peak is
+ * r(P + G) for T/P GPs: efficiency 1 + G/P at best.
  *
  * call_rcu() grace periods wait for every RCU-sched reader and every
  * rcu_read_lock() reader (preemptible RCU's normal grace periods are
@@ -179,8 +150,6 @@
 #include "asm/page.h"
 
 #define KFREE_CACHE_MAX		5	/* pages each CPU keeps for later batches */
-#define KFREE_ARRIVED		5	/* GPs' arrivals the target is the median of */
-#define KFREE_COUNT_EVERY	64	/* a CPU's objects between target checks */
 
 struct kvfree_rcu_bulk_data {
 	struct list_head list;
@@ -257,10 +226,6 @@ static struct {
 	bool forced;				/* by kvfree_rcu_barrier() */
 	unsigned long handed_at;		/* jiffies of its call_rcu() */
 	unsigned long next;			/* no batch before (jiffies) */
-	long target;				/* ...but one at this many queued */
-	bool by_count;				/* target above a page's worth */
-	long arrived[KFREE_ARRIVED];		/* queued during recent GPs */
-	unsigned int nr_arrived;		/* samples so far */
 	struct timer_list monitor;
 	bool ready;				/* kfree_rcu_init_late() ran */
 } kfree_rcu_gp;
@@ -305,12 +270,6 @@ core_param(kfree_rcu.drain_ms, kfree_rcu_drain_ms, uint,
 unsigned int kfree_rcu_gp_gap = 3;
 core_param(kfree_rcu.gp_gap, kfree_rcu_gp_gap, uint,
 	   "kfree_rcu(): idle time between its grace periods, in units of the last one's wait");
-
-/* The count: a batch goes once this % of the median GP's arrivals is
- * queued (a page's worth at least). */
-unsigned int kfree_rcu_batch_pct = 350;
-core_param(kfree_rcu.batch_pct, kfree_rcu_batch_pct, uint,
-	   "kfree_rcu(): objects a batch takes, in % of those queued during a median GP");
 
 struct kfree_rcu_stats kfree_rcu_stats;
 
@@ -403,42 +362,6 @@ static bool kfree_rcu_anything_queued(void)
 		if (READ_ONCE(per_cpu_ptr(&krc, cpu)->count))
 			return true;
 	return false;
-}
-
-/* Objects queued on the CPUs, not yet in a batch (a racy sum). */
-static long kfree_rcu_pending(void)
-{
-	long n = 0;
-	int cpu;
-
-	for_each_online_cpu(cpu)
-		n += (long)READ_ONCE(per_cpu_ptr(&krc, cpu)->count);
-	return n;
-}
-
-/*
- * kfree_rcu_gp_lock held, at a batch's GP end: nr objects were queued
- * while it was in flight (all of them since it was handed over), the
- * queueing rate times that GP's length.  The target is batch_pct % of
- * the median of the last KFREE_ARRIVED such counts, a page's worth at
- * least: a GP stalled by the host is one sample of five, not the pace.
- */
-static void kfree_rcu_note_arrived_locked(long nr)
-{
-	long v[KFREE_ARRIVED], t;
-	unsigned int n, i, j;
-
-	kfree_rcu_gp.arrived[kfree_rcu_gp.nr_arrived++ % KFREE_ARRIVED] = nr;
-	n = MIN(kfree_rcu_gp.nr_arrived, KFREE_ARRIVED);
-	for (i = 0; i < n; i++) {
-		t = kfree_rcu_gp.arrived[i];
-		for (j = i; j > 0 && v[j - 1] > t; j--)
-			v[j] = v[j - 1];
-		v[j] = t;
-	}
-	t = v[n / 2] * (long)READ_ONCE(kfree_rcu_batch_pct) / 100;
-	kfree_rcu_gp.by_count = t > (long)KVFREE_BULK_MAX;
-	WRITE_ONCE(kfree_rcu_gp.target, MAX(t, (long)KVFREE_BULK_MAX));	/* read unlocked */
 }
 
 /* A chain past its grace period, freed; may_resched: from a worker, a
@@ -601,24 +524,6 @@ static void kfree_rcu_deal_locked(void)
 			WRITE_ONCE(kfree_workers[i].nr_handed, kfree_workers[i].nr_handed + 1);
 }
 
-static void kfree_rcu_work(struct rcu_head *rh);
-static void kfree_rcu_drain_locked(bool forced, bool *nogp);
-
-/* kfree_rcu_gp_lock held, the target reached: the batch goes if none
- * is in flight.  True: the test build's KFREE_INJECT_NO_GP, the caller
- * calls kfree_rcu_batch_done(true) unlocked. */
-static bool kfree_rcu_hand_by_count_locked(void)
-{
-	bool nogp = false;
-
-	if (kfree_rcu_gp.busy)
-		return false;
-	kfree_rcu_drain_locked(false, &nogp);
-	if (kfree_rcu_gp.busy)
-		stat_add(&kfree_rcu_stats.by_count, 1);
-	return nogp;
-}
-
 /*
  * The batch's grace period has ended: hand it to the workers (or, for
  * the test build's KFREE_INJECT_NO_GP, free it here and now, as fast as
@@ -629,7 +534,6 @@ static void kfree_rcu_batch_done(bool now)
 	struct kfree_chain chain = { 0 };
 	struct kfree_ends ends = { 0 };
 	unsigned long flags, waited;
-	long pending;
 	LIST_HEAD(pages);
 
 	spin_lock_irqsave(&kfree_rcu_gp_lock, flags);
@@ -651,28 +555,13 @@ static void kfree_rcu_batch_done(bool now)
 	 */
 	waited = jiffies - kfree_rcu_gp.handed_at;
 	stat_add(&kfree_rcu_stats.wait_gp, kfree_rcu_gp.nr * (long)waited);
-	pending = kfree_rcu_pending();
-	if (!kfree_rcu_gp.forced) {
-		unsigned long pace = READ_ONCE(kfree_rcu_gp_gap) * waited;
-
-		kfree_rcu_note_arrived_locked(pending);
-		/* Under a flood the count hands batches over; the clock
-		 * is only the fallback when the stream thins. */
-		if (kfree_rcu_gp.by_count)
-			pace = 2 * pace + kfree_rcu_drain_jiffies();
-		kfree_rcu_gp.next = jiffies + MIN(pace, (unsigned long)HZ);
-	}
+	if (!kfree_rcu_gp.forced)
+		kfree_rcu_gp.next = jiffies + MIN(READ_ONCE(kfree_rcu_gp_gap) * waited,
+						  (unsigned long)HZ);
 	WRITE_ONCE(kfree_rcu_gp.busy, false);
 	WRITE_ONCE(kfree_rcu_gp.nr, 0);
-	/*
-	 * Objects queued while it was busy: the next batch at once if
-	 * they reach the target (a long GP: holding them for the pace
-	 * would only grow the batch), else the monitor takes them.
-	 */
-	if (pending >= kfree_rcu_gp.target && !now &&
-	    !kfree_inject(KFREE_INJECT_NO_GP | KFREE_INJECT_NO_COUNT))
-		kfree_rcu_hand_by_count_locked();
-	else if (kfree_rcu_anything_queued())
+	/* Objects queued while it was busy: the monitor takes them. */
+	if (kfree_rcu_anything_queued())
 		kfree_rcu_arm_monitor_locked();
 	spin_unlock_irqrestore(&kfree_rcu_gp_lock, flags);
 	if (!now) {
@@ -690,6 +579,8 @@ static void kfree_rcu_batch_done(bool now)
 	}
 	kfree_rcu_free_chain(chain.head, false, &ends);
 }
+
+static void kfree_rcu_work(struct rcu_head *rh);
 
 #ifdef CONFIG_SANITIZE
 /* Test build: kvfree_rcu_barrier_window_arm() (rcu/kvfree.h). */
@@ -912,7 +803,7 @@ void kvfree_call_rcu(struct rcu_head *head, void *ptr)
 	struct kvfree_rcu_bulk_data *fresh = NULL;
 	struct kfree_rcu_cpu *krcp;
 	unsigned long flags;
-	bool queued, might_sleep_ok = true, ask = false, count = false, nogp = false;
+	bool queued, might_sleep_ok = true, ask = false;
 
 	if (!ptr)
 		return;
@@ -985,23 +876,11 @@ queued:
 		 * drain that takes this object clears it. */
 		ask = !krcp->monitor_asked;
 		krcp->monitor_asked = true;
-		/* Every KFREE_COUNT_EVERY objects here, a look at the
-		 * count of all CPUs against the target. */
-		count = !(krcp->count % KFREE_COUNT_EVERY) &&
-			!kfree_inject(KFREE_INJECT_NO_COUNT);
 	}
 	spin_unlock(&krcp->lock);
 	if (ask)
 		kfree_rcu_schedule_monitor();
-	if (count && !READ_ONCE(kfree_rcu_gp.busy) &&
-	    kfree_rcu_pending() >= READ_ONCE(kfree_rcu_gp.target)) {
-		spin_lock(&kfree_rcu_gp_lock);
-		nogp = kfree_rcu_hand_by_count_locked();
-		spin_unlock(&kfree_rcu_gp_lock);
-	}
 	local_irq_restore(flags);
-	if (nogp)
-		kfree_rcu_batch_done(true);
 	if (queued)
 		return;
 	/* kvfree_rcu_mightsleep() with no page to be had: wait here. */
@@ -1204,7 +1083,6 @@ void kfree_rcu_init_late(void)
 	int cpu;
 
 	INIT_LIST_HEAD(&kfree_rcu_gp.pages);
-	kfree_rcu_gp.target = KVFREE_BULK_MAX;
 	timer_setup(&kfree_rcu_gp.monitor, kfree_rcu_monitor, 0);
 	/* Workers on the CPUs up now (one at least: this one); a CPU that
 	 * comes up later frees through them, and a worker whose CPU goes

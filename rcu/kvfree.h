@@ -27,7 +27,6 @@ struct kfree_rcu_stats {
 	 */
 	atomic_long_t wait_hand, wait_gp, wait_free;
 	atomic_long_t batch_max;	/* objects in the largest batch */
-	atomic_long_t by_count;		/* batches handed over at the target */
 };
 extern struct kfree_rcu_stats kfree_rcu_stats;
 /* Objects handed in and queued so far (summed over the CPUs, whose own
@@ -58,8 +57,6 @@ unsigned long kfree_rcu_shrink(void);
 extern unsigned int kfree_rcu_drain_ms;
 /* kfree_rcu.gp_gap: the pace, in units of the last batch's GP wait. */
 extern unsigned int kfree_rcu_gp_gap;
-/* kfree_rcu.batch_pct: the count, in % of a median GP's arrivals. */
-extern unsigned int kfree_rcu_batch_pct;
 
 #ifdef CONFIG_SANITIZE
 /* Test build: no page of pointers can be had while set (the fallbacks). */
@@ -70,7 +67,6 @@ extern bool kfree_rcu_inject_nopage;
 #define KFREE_INJECT_ODEBUG	0x4	/* no double-queue check: freed twice */
 #define KFREE_INJECT_ATOMIC	0x8	/* mightsleep's atomic check is off */
 #define KFREE_INJECT_HANDOVER	0x10	/* a CPU going down keeps its queue */
-#define KFREE_INJECT_NO_COUNT	0x20	/* no batch handed over by count */
 extern unsigned int kfree_rcu_inject;
 /*
  * Test build: kvfree_rcu_barrier_window_arm() holds the batch in flight

@@ -366,10 +366,8 @@ static inline void start_poll_synchronize_rcu_expedited_full(struct rcu_gp_oldst
  * own rcu_head (no allocation, no byte beyond the object), the
  * one-argument form's into pages of pointers; every CPU's go
  * together to one grace period (one call_rcu() per batch, not per object
- * or per CPU) once they reach a few median grace periods' arrivals
- * (kfree_rcu.batch_pct) or, for a thin stream, paced so that kfree_rcu()
- * keeps grace periods busy a quarter of the time at most
- * (kfree_rcu.gp_gap), and are freed in bulk by the
+ * or per CPU), paced so that kfree_rcu() keeps grace periods busy a quarter
+ * of the time at most (kfree_rcu.gp_gap), and are freed in bulk by the
  * kfree_rcu/N kthreads.  Handing an object in twice while it is still queued
  * is a bug: the test build reports it (ODEBUG, rcu/debug_head.c) and
  * frees the object once.

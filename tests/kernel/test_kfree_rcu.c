@@ -8,9 +8,6 @@
  *                               rcu_read_lock() in the preemptible
  *                               build), and is freed after it;
  *   kfree_rcu_batches           thousands of objects, a few call_rcu()s;
- *   kfree_rcu_by_count          with the monitor's clock off, a stream
- *                               of objects is still handed to a grace
- *                               period, by count;
  *   kfree_rcu_null              kfree_rcu(NULL, rhf) does nothing;
  *   kfree_rcu_double            a second kfree_rcu() of a queued object
  *                               is an ODEBUG warning, freed once;
@@ -173,37 +170,6 @@ static void kfree_rcu_batches(void)
 	KTAP_EXPECT(batches >= 1);
 	if (batches * 20 > n)
 		ktap_fail("%ld batches for %ld objects: not batched", batches, n);
-}
-
-/*
- * The count alone hands a batch over: with drain_ms at a minute the
- * monitor never fires within the case, so only the target (a page's
- * worth at least, a few median GPs' arrivals) can start a batch.
- */
-#define KT_COUNT_MAX 200000
-
-static void kfree_rcu_by_count(void)
-{
-	unsigned int drain0 = kfree_rcu_drain_ms;
-	long c0, n = 0;
-
-	kvfree_rcu_barrier();
-	WRITE_ONCE(kfree_rcu_drain_ms, 60000);
-	c0 = atomic_long_read(&kfree_rcu_stats.by_count);
-	while (n < KT_COUNT_MAX && atomic_long_read(&kfree_rcu_stats.by_count) == c0) {
-		struct kt_obj *p = kt_alloc();
-
-		if (!p)
-			break;
-		kfree_rcu(p, rh);
-		n++;
-	}
-	WRITE_ONCE(kfree_rcu_drain_ms, drain0);
-	ktap_log("%ld objects queued before the count handed a batch over", n);
-	if (atomic_long_read(&kfree_rcu_stats.by_count) == c0)
-		ktap_fail("no batch handed over by count after %ld objects (monitor off)", n);
-	kvfree_rcu_barrier();
-	KTAP_EXPECT_EQ(kt_outstanding(), 0);
 }
 
 static void kfree_rcu_null(void)
@@ -489,7 +455,6 @@ static void kfree_rcu_barrier_hotplug(void)
 KTAP_SUITE(kfree_rcu,
 	   KTAP_CASE(kfree_rcu_waits_for_reader),
 	   KTAP_CASE(kfree_rcu_batches),
-	   KTAP_CASE(kfree_rcu_by_count),
 	   KTAP_CASE(kfree_rcu_null),
 	   KTAP_CASE(kfree_rcu_double),
 	   KTAP_CASE(kfree_rcu_mightsleep_atomic),

@@ -484,7 +484,6 @@ static void gc_kfree_bench_one(int by_call_rcu, u64 rate)
 	long wh0 = atomic_long_read(&kfree_rcu_stats.wait_hand);
 	long wg0 = atomic_long_read(&kfree_rcu_stats.wait_gp);
 	long wf0 = atomic_long_read(&kfree_rcu_stats.wait_free);
-	long bc0 = atomic_long_read(&kfree_rcu_stats.by_count);
 	long freed, wh, wg, wf;
 	struct task *t[NR_CPUS];
 	u64 t0, ns;
@@ -564,7 +563,7 @@ static void gc_kfree_bench_one(int by_call_rcu, u64 rate)
 		freed = 1;
 	/* The sums are in jiffies: us per object at any hz= (1 ms at 1000). */
 	freed *= HZ;
-	ktap_log("bench name=kfree_rcu_mem by_call_rcu=%d peak_kb=%ld mean_kb=%ld objs=%ld to_start=%ld to_end=%ld to_free=%ld pages=%ld pages_cached=%ld krc_cpu=%ld krc_gp=%ld krc_free=%ld us_hand=%ld us_gp=%ld us_free=%ld us_total=%ld batch_max=%ld eff_x100=%lld by_count=%ld",
+	ktap_log("bench name=kfree_rcu_mem by_call_rcu=%d peak_kb=%ld mean_kb=%ld objs=%ld to_start=%ld to_end=%ld to_free=%ld pages=%ld pages_cached=%ld krc_cpu=%ld krc_gp=%ld krc_free=%ld us_hand=%ld us_gp=%ld us_free=%ld us_total=%ld batch_max=%ld eff_x100=%lld",
 		 by_call_rcu, b.max_bytes / 1024,
 		 b.nr_samples ? b.sum_bytes / b.nr_samples / 1024 : 0, b.at_peak.objs,
 		 b.at_peak.to_start, b.at_peak.to_end, b.at_peak.to_free, b.at_peak.pages,
@@ -572,8 +571,7 @@ static void gc_kfree_bench_one(int by_call_rcu, u64 rate)
 		 b.at_peak.krc.to_free, wh * 1000000 / freed, wg * 1000000 / freed,
 		 by_call_rcu ? 0 : wf * 1000000 / freed, (wh + wg + wf) * 1000000 / freed,
 		 by_call_rcu ? 0 : atomic_long_read(&kfree_rcu_stats.batch_max),
-		 nobj ? (long long)((u64)b.at_peak.objs * gps * 100 / nobj) : 0,
-		 by_call_rcu ? 0 : atomic_long_read(&kfree_rcu_stats.by_count) - bc0);
+		 nobj ? (long long)((u64)b.at_peak.objs * gps * 100 / nobj) : 0);
 	if (b.tl) {
 		for (int i = 0; i < b.nr_tl; i++)
 			ktap_log("tl %d t_us=%u gps=%u objs=%d cpus=%d gp=%d free=%d", by_call_rcu,
