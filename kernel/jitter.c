@@ -162,7 +162,8 @@ static void jitter_count_walks(unsigned int site)
 
 /*
  * JITTER_PLAY_DEAD fired at a lock release: the dying CPU holds its next
- * step until a whole rcu_gp_init() walk has passed on another CPU, at most
+ * step until an rcu_gp_init() walk ends on another CPU (one under way as
+ * the hold begins counts: walks are counted at their end), at most
  * cycles (kernel/jitter.h).  While it holds, walk sites do not wait for
  * the hotplug operation's next step, which is this CPU's.
  */

@@ -81,10 +81,11 @@ enum jitter_site {
 				 * do the next step, as when the host preempts
 				 * a dying vCPU.  A few dozen per offline: the
 				 * slow paths' odds, and switch_dying's delay.
-				 * At a lock release it holds instead, until a
-				 * whole rcu_gp_init() walk has passed on
-				 * another CPU (the first gp_phase site after a
-				 * gp_init one), at most JITTER_DEAD_HOLD_SCALE
+				 * At a lock release it holds instead, until an
+				 * rcu_gp_init() walk ends on another CPU (the
+				 * first gp_phase site after a gp_init one; a
+				 * walk under way as it begins counts), at
+				 * most JITTER_DEAD_HOLD_SCALE
 				 * x JITTER_UNTIL_SCALE jitter.slow (164 ms at
 				 * jitter=40): walk sites wait for hotplug's
 				 * steps, and this is the reverse, the dying
