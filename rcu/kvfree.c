@@ -113,7 +113,7 @@
  * reach 350% of the median queued during the last five GPs): the peak
  * went from 1.99 to 1.76x call_rcu()'s at 2 CPUs and from 1.81 to
  * 1.55x at 4, still above it, at 4.6 / 4.5x fewer GPs; but the
- * rcuscale-style row (bench-kfree-2) then took 1.2-1.5x as long per
+ * rcuscale-style row (bench-kfree-2) then took 1.5-1.7x as long per
  * object against call_rcu()'s in the same boots.  Not taken.  With one
  * batch in flight, handed over every P, GPs of length G, the peak is
  * r(P + G) for T/P GPs: efficiency 1 + G/P at best.
