@@ -751,6 +751,24 @@ static unsigned long rcu_torture_gp_seq(void)
 	       READ_ONCE(rcu_state.gp_seq);
 }
 
+/* A normal grace period begun after the section did is under way (or
+ * over): the full grace period's first state is the cookie's value
+ * minus 3. */
+static bool rcu_torture_normal_gp_begun(const struct torture_read_state *rs)
+{
+	return ULONG_CMP_GE(rcu_torture_gp_seq(), rs->gp_cookie - RCU_SEQ_STATE_MASK);
+}
+
+/* ...or, for RCU-sched, an expedited one. */
+static bool rcu_torture_gp_begun(const struct torture_read_state *rs)
+{
+	if (rcu_torture_normal_gp_begun(rs))
+		return true;
+	return cur_ops->flavor == TF_SCHED &&
+	       ULONG_CMP_GE(READ_ONCE(rcu_sched_exp.expedited_sequence),
+			    rs->exp_cookie - RCU_SEQ_STATE_MASK);
+}
+
 /*
  * Now and then (1 section in one_in; at 16384 some ten a second per
  * reader) stay in the section, running: irqs on and, in the preemptible
@@ -771,10 +789,9 @@ static unsigned long rcu_torture_gp_seq(void)
  * began: it may have looked at the section in an earlier state, and an
  * expedited grace period takes tens of milliseconds under TCG with
  * readers on every CPU (2-12 a second in TREE05).  Extendable readers do
- * it in 1 in 2 of their states
- * protected by irqs off alone (no preempt count): a deferred expedited
- * QS reported as the count dropped to zero with irqs still off, a
- * cond_resched() there, are such steps.
+ * it in 1 in 2 of their states protected by irqs off alone (no preempt
+ * count): a deferred expedited QS reported as the count dropped to zero
+ * with irqs still off, a cond_resched() there, are such steps.
  * Extendable readers do it too in each state they pass through, 1 in
  * 64 of those with a single protection (a tick inside
  * local_bh_disable() alone is no QS either).  Half of the
@@ -783,17 +800,6 @@ static unsigned long rcu_torture_gp_seq(void)
  * QS: the grace period must find them on the blocked list (->gp_tasks)
  * and wait for the whole sleep.
  */
-/* A grace period begun after the section did is under way (or over). */
-static bool rcu_torture_gp_begun(const struct torture_read_state *rs)
-{
-	/* The full grace period's first state is the cookie's value minus 3. */
-	if (ULONG_CMP_GE(rcu_torture_gp_seq(), rs->gp_cookie - RCU_SEQ_STATE_MASK))
-		return true;
-	return cur_ops->flavor == TF_SCHED &&
-	       ULONG_CMP_GE(READ_ONCE(rcu_sched_exp.expedited_sequence),
-			    rs->exp_cookie - RCU_SEQ_STATE_MASK);
-}
-
 static void rcu_read_long_delay(struct torture_random *r, const struct torture_read_state *rs,
 				u32 one_in)
 {
@@ -817,9 +823,7 @@ static void rcu_read_long_delay(struct torture_random *r, const struct torture_r
 		return;
 	}
 	end = ktime_get_ns() + 200ull * 1000000ull;
-	/* The full grace period's first state is the cookie's value minus 3. */
-	while (!ULONG_CMP_GE(rcu_torture_gp_seq(), rs->gp_cookie - RCU_SEQ_STATE_MASK) &&
-	       ktime_get_ns() < end)
+	while (!rcu_torture_normal_gp_begun(rs) && ktime_get_ns() < end)
 		udelay(10);
 	j0 = jiffies;
 	ticks = 4 + (x >> 16) % 8;
