@@ -116,7 +116,11 @@
  * rcuscale-style row (bench-kfree-2) then took 1.5-1.7x as long per
  * object against call_rcu()'s in the same boots.  Not taken.  With one
  * batch in flight, handed over every P, GPs of length G, the peak is
- * r(P + G) for T/P GPs: efficiency 1 + G/P at best.
+ * r(P + G) for T/P GPs: efficiency 1 + G/P at best.  docs/design.md
+ * ("kfree_rcu()'s memory against call_rcu()'s") shows any batching
+ * with k times fewer GPs peaks at (k + W/G)/2 times call_rcu()'s at
+ * least, with even GPs, and measures where both goals held: only in
+ * pairs whose call_rcu() run drew a long stall (docs/kfree-model).
  *
  * call_rcu() grace periods wait for every RCU-sched reader and every
  * rcu_read_lock() reader (preemptible RCU's normal grace periods are
