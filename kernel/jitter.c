@@ -46,7 +46,7 @@ static const u8 slow_shifts[] = { 0, 1, 2, 3 };
 static const char *const site_names[JITTER_NR_SITES] = {
 	"unlock", "release", "rmw", "preempt", "irq", "wake",
 	"hotplug", "barrier", "gp_init", "gp_phase", "srcu", "switch", "irq_entry", "srcu_read",
-	"ipi", "switch_dying", "eqs", "cb_invoke", "play_dead",
+	"ipi", "switch_dying", "eqs", "cb_invoke", "play_dead", "cb_hold",
 };
 
 /* The task inside cpu_down()/cpu_up(), or NULL (JITTER_WALK_SITES). */
@@ -60,10 +60,15 @@ static DEFINE_PER_CPU(u64, jitter_end_count);
 static DEFINE_PER_CPU(u64, jitter_hold_count);
 static DEFINE_PER_CPU(u64, jitter_hold_done_count);
 static DEFINE_PER_CPU(bool, jitter_dead);	/* in cpuhp_play_dead() */
-/* JITTER_PLAY_DEAD's holds: gp_init walk sites passed, walks ended (a
- * gp_phase site after one), and dying CPUs holding now. */
-static unsigned long jitter_walk_steps, jitter_walk_steps_seen, jitter_walks_ended;
-static int jitter_dead_holding;
+/*
+ * The walks holds wait for (jitter_walk_begin()/end()), begun and ended,
+ * per kind.  One task at a time runs a kind of walk (the GP kthread;
+ * rcu_barrier_sched() under its mutex): plain increments, released.
+ */
+static unsigned long jitter_walks_begun[JITTER_NR_WALKS];
+static unsigned long jitter_walks_ended[JITTER_NR_WALKS];
+static int jitter_walk_holding[JITTER_NR_WALKS];	/* holds waiting for one now */
+static DECLARE_WAIT_QUEUE_HEAD(jitter_walk_wq);	/* sleeping holds */
 
 /* splitmix64: spreads a small seed over all 64 bits (never returns 0 here
  * for the inputs we give it in practice; xorshift needs a nonzero state). */
@@ -139,48 +144,56 @@ static void jitter_spin(u64 t0, u64 cycles)
 		cpu_relax();
 }
 
-/*
- * Fired or not, the grace-period kthread's steps (one thread: plain
- * increments): each gp_init site is a step of a walk, and the first
- * gp_phase site after one ends that walk (rcu_gp_init() has returned).
- */
-static void jitter_count_walks(unsigned int site)
+void __jitter_walk_begin(unsigned int walk)
 {
-	unsigned long steps;
+	__atomic_store_n(&jitter_walks_begun[walk], jitter_walks_begun[walk] + 1,
+			 __ATOMIC_RELEASE);
+}
 
-	if (site == JITTER_GP_INIT) {
-		WRITE_ONCE(jitter_walk_steps, jitter_walk_steps + 1);
-	} else if (site == JITTER_GP_PHASE) {
-		steps = READ_ONCE(jitter_walk_steps);
-		if (steps != jitter_walk_steps_seen) {
-			jitter_walk_steps_seen = steps;
-			__atomic_store_n(&jitter_walks_ended, jitter_walks_ended + 1,
-					 __ATOMIC_RELEASE);
-		}
-	}
+void __jitter_walk_end(unsigned int walk)
+{
+	__atomic_store_n(&jitter_walks_ended[walk], jitter_walks_ended[walk] + 1,
+			 __ATOMIC_RELEASE);
+	wake_up_all(&jitter_walk_wq);
+}
+
+static bool jitter_walk_ended_since(unsigned int walk, unsigned long ended)
+{
+	return smp_load_acquire(&jitter_walks_ended[walk]) != ended;
 }
 
 /*
- * JITTER_PLAY_DEAD fired at a lock release: the dying CPU holds its next
- * step until an rcu_gp_init() walk ends on another CPU (one under way as
- * the hold begins counts: walks are counted at their end), at most
- * cycles (kernel/jitter.h).  While it holds, walk sites do not wait for
- * the hotplug operation's next step, which is this CPU's.
+ * The holds (kernel/jitter.h, JITTER_WALK_HOLD_SCALE): from t0, until a
+ * walk of this kind ends (its ended count moves from ended, read before
+ * the hold began, so a walk under way then counts), at most cycles.
+ * Spinning, or where the caller may sleep asleep, woken by the walk's
+ * end; a kthread asked to park or stop meanwhile stops holding (its
+ * caller looks at that before going on: rcuc then parks with its
+ * callbacks still queued, as a dying CPU's are to move).  While it
+ * holds, that kind's walk sites wait for no hotplug step (a sleep to an
+ * operation's end already begun goes on): the hold and the walk must
+ * not wait for each other, nor the walk for the next operations.
  */
-static void jitter_play_dead_hold(u64 t0, u64 cycles)
+static void jitter_walk_hold(unsigned int walk, unsigned long ended, u64 t0, u64 cycles,
+			     bool can_sleep)
 {
-	unsigned long walks = smp_load_acquire(&jitter_walks_ended);
-
-	__atomic_add_fetch(&jitter_dead_holding, 1, __ATOMIC_SEQ_CST);
+	__atomic_add_fetch(&jitter_walk_holding[walk], 1, __ATOMIC_SEQ_CST);
 	this_cpu_add(jitter_hold_count, 1);
 	while (rdtsc() - t0 < cycles) {
-		if (smp_load_acquire(&jitter_walks_ended) != walks) {
+		if (jitter_walk_ended_since(walk, ended)) {
 			this_cpu_add(jitter_hold_done_count, 1);
 			break;
 		}
-		cpu_relax();
+		if (!can_sleep) {
+			cpu_relax();
+			continue;
+		}
+		if (kthread_should_park() || kthread_should_stop())
+			break;
+		wait_event_timeout(jitter_walk_wq, jitter_walk_ended_since(walk, ended) ||
+				   kthread_should_park() || kthread_should_stop(), 1);
 	}
-	__atomic_sub_fetch(&jitter_dead_holding, 1, __ATOMIC_SEQ_CST);
+	__atomic_sub_fetch(&jitter_walk_holding[walk], 1, __ATOMIC_SEQ_CST);
 }
 
 /*
@@ -190,6 +203,8 @@ static void jitter_play_dead_hold(u64 t0, u64 cycles)
 static void jitter_fire(unsigned int site, bool can_sleep, bool (*done)(void *), void *arg)
 {
 	bool unlock = site == JITTER_LOCK_RELEASE;
+	unsigned long walk_ended = 0;
+	unsigned int walk;
 	u64 r, cycles, t0;
 
 	if (in_nmi())
@@ -198,7 +213,11 @@ static void jitter_fire(unsigned int site, bool can_sleep, bool (*done)(void *),
 		site = JITTER_PLAY_DEAD;
 	if (site == JITTER_HOTPLUG)	/* fired or not: a step of cpu_down()/up() */
 		__atomic_add_fetch(&jitter_hotplug_steps, 1, __ATOMIC_RELAXED);
-	jitter_count_walks(site);
+	if (site == JITTER_CB_HOLD) {	/* only while a barrier walks */
+		walk_ended = smp_load_acquire(&jitter_walks_ended[JITTER_WALK_BARRIER]);
+		if (smp_load_acquire(&jitter_walks_begun[JITTER_WALK_BARRIER]) == walk_ended)
+			return;
+	}
 	if (!jitter_draw(site, &r))
 		return;
 	cycles = (r >> 16) % (jitter_max_cycles[site] + 1);
@@ -207,7 +226,15 @@ static void jitter_fire(unsigned int site, bool can_sleep, bool (*done)(void *),
 		return;
 	t0 = rdtsc();
 	if (site == JITTER_PLAY_DEAD && unlock) {
-		jitter_play_dead_hold(t0, JITTER_DEAD_HOLD_SCALE * jitter_until_cycles);
+		/* The dying CPU's next step waits for an rcu_gp_init() walk. */
+		jitter_walk_hold(JITTER_WALK_GP_INIT,
+				 smp_load_acquire(&jitter_walks_ended[JITTER_WALK_GP_INIT]), t0,
+				 JITTER_WALK_HOLD_SCALE * jitter_until_cycles, false);
+		return;
+	}
+	if (site == JITTER_CB_HOLD) {
+		jitter_walk_hold(JITTER_WALK_BARRIER, walk_ended, t0,
+				 JITTER_WALK_HOLD_SCALE * jitter_until_cycles, can_sleep);
 		return;
 	}
 	if (done) {
@@ -222,10 +249,13 @@ static void jitter_fire(unsigned int site, bool can_sleep, bool (*done)(void *),
 		}
 		return;
 	}
+	walk = site == JITTER_BARRIER_WALK ? JITTER_WALK_BARRIER : JITTER_WALK_GP_INIT;
 	if ((JITTER_WALK_SITES & (1u << site)) && READ_ONCE(jitter_hotplug_task) &&
-	    READ_ONCE(jitter_hotplug_task) != current) {
+	    READ_ONCE(jitter_hotplug_task) != current &&
+	    !__atomic_load_n(&jitter_walk_holding[walk], __ATOMIC_SEQ_CST)) {
 		/* A walk over the CPUs lets a hotplug operation take its
-		 * next step inside it (kernel/jitter.h). */
+		 * next step inside it (kernel/jitter.h), unless a hold
+		 * waits for this walk's end. */
 		unsigned long steps = READ_ONCE(jitter_hotplug_steps);
 		/* One time in two where it may sleep: the whole operation
 		 * (jitter_site_sleep()). */
@@ -238,7 +268,7 @@ static void jitter_fire(unsigned int site, bool can_sleep, bool (*done)(void *),
 			cycles *= 160;	/* 100 ms at the default: a hotplug step's length */
 		while (READ_ONCE(jitter_hotplug_task) &&
 		       (to_end || (READ_ONCE(jitter_hotplug_steps) == steps &&
-				   !READ_ONCE(jitter_dead_holding))) &&
+				   !READ_ONCE(jitter_walk_holding[walk]))) &&
 		       rdtsc() - t0 < cycles) {
 			if (to_end)	/* jitter_hotplug_end() wakes it */
 				wait_event_timeout(jitter_hotplug_wq,

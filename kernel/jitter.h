@@ -82,17 +82,29 @@ enum jitter_site {
 				 * a dying vCPU.  A few dozen per offline: the
 				 * slow paths' odds, and switch_dying's delay.
 				 * At a lock release it holds instead, until an
-				 * rcu_gp_init() walk ends on another CPU (the
-				 * first gp_phase site after a gp_init one; a
+				 * rcu_gp_init() walk ends on another CPU (a
 				 * walk under way as it begins counts), at
-				 * most JITTER_DEAD_HOLD_SCALE
+				 * most JITTER_WALK_HOLD_SCALE
 				 * x JITTER_UNTIL_SCALE jitter.slow (164 ms at
 				 * jitter=40): walk sites wait for hotplug's
 				 * steps, and this is the reverse, the dying
 				 * CPU's next step waiting for a walk (a grace
 				 * period's end and the next one's start).
-				 * Walk sites do not wait for a hotplug step
-				 * while a dying CPU holds one */
+				 * gp_init sites do not wait for a hotplug
+				 * step while a dying CPU holds one */
+	JITTER_CB_HOLD,		/* rcuc woken, before it invokes: while an
+				 * rcu_barrier_sched() walk is under way, held
+				 * (asleep) until that walk has ended, as
+				 * play_dead holds until a gp_init walk's end,
+				 * and bounded the same.  Callbacks that
+				 * reach a list the walk has passed (moved
+				 * there from a dead CPU) are then still
+				 * queued when the barrier decides what it
+				 * waits for, and a dying CPU's rcuc, asked
+				 * to park meanwhile, parks without running
+				 * its own (they move).  The slow paths'
+				 * odds: a walk is under way for microseconds
+				 * unless it waits for hotplug */
 	JITTER_NR_SITES
 };
 /* The hot sites, which become JITTER_PLAY_DEAD on a CPU playing dead. */
@@ -110,7 +122,7 @@ enum jitter_site {
 				 (1u << JITTER_GP_INIT) | (1u << JITTER_GP_PHASE) |	\
 				 (1u << JITTER_SRCU) | (1u << JITTER_IPI) |		\
 				 (1u << JITTER_SWITCH_DYING) | (1u << JITTER_CB_INVOKE) |	\
-				 (1u << JITTER_PLAY_DEAD))
+				 (1u << JITTER_PLAY_DEAD) | (1u << JITTER_CB_HOLD))
 /* The slow paths' odds, and an NMI sent into the window rather than a
  * delay (jitter='s, when none can be sent): only an NMI lands there, and
  * another CPU's (a few hundred a second) almost never does. */
@@ -147,8 +159,20 @@ enum jitter_site {
  * wait, made general.
  */
 #define JITTER_UNTIL_SCALE	64
-/* JITTER_PLAY_DEAD's hold at a lock release, in JITTER_UNTIL_SCALEs. */
-#define JITTER_DEAD_HOLD_SCALE	4
+/*
+ * Holds until a walk over the CPUs has ended (JITTER_PLAY_DEAD's at a
+ * lock release, JITTER_CB_HOLD's), in JITTER_UNTIL_SCALEs.  The walks
+ * are marked by jitter_walk_begin()/end() around them, whether or not
+ * their own sites fire (a walk under way as a hold begins counts).
+ * While one holds, the walk's sites start no wait for a hotplug step
+ * (JITTER_WALK_SITES), so that it ends.
+ */
+#define JITTER_WALK_HOLD_SCALE	4
+enum jitter_walk {
+	JITTER_WALK_GP_INIT,	/* rcu_gp_init()'s two passes */
+	JITTER_WALK_BARRIER,	/* rcu_barrier_sched()'s walk over the CPUs */
+	JITTER_NR_WALKS
+};
 
 #ifdef CONFIG_JITTER
 /* Bit s set: site s may fire (0 until jitter_init(), and with jitter=0). */
@@ -169,6 +193,21 @@ u64 jitter_holds_done(void);	/* of them, ended by done() */
 /* This CPU begins its last steps (cpuhp_play_dead()); cpu comes back up. */
 void jitter_play_dead(void);
 void jitter_cpu_up(int cpu);
+void __jitter_walk_begin(unsigned int walk);
+void __jitter_walk_end(unsigned int walk);
+
+/* A walk of the kind (enum jitter_walk) begins, ends: holds wait for it. */
+static inline __attribute__((always_inline)) void jitter_walk_begin(unsigned int walk)
+{
+	if (unlikely(__atomic_load_n(&jitter_site_mask, __ATOMIC_RELAXED)))
+		__jitter_walk_begin(walk);
+}
+
+static inline __attribute__((always_inline)) void jitter_walk_end(unsigned int walk)
+{
+	if (unlikely(__atomic_load_n(&jitter_site_mask, __ATOMIC_RELAXED)))
+		__jitter_walk_end(walk);
+}
 
 static inline __attribute__((always_inline)) void jitter_site(unsigned int site)
 {
@@ -231,6 +270,8 @@ struct jitter_pass { };
 #define jitter_pass_step(p, site) ((void)(p))
 #define jitter_site_sleep(site) do { } while (0)
 #define jitter_site_until(site, done, arg) do { } while (0)
+#define jitter_walk_begin(walk) do { } while (0)
+#define jitter_walk_end(walk) do { } while (0)
 static inline void jitter_init(void) {}
 static inline u64 jitter_delays(void) { return 0; }
 static inline void jitter_hotplug_begin(void) {}

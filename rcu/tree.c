@@ -950,6 +950,7 @@ static bool rcu_gp_init(void)
 		rcu_stall_gp_start();
 	local_irq_restore(flags);
 	smp_mb();	/* order the start before any CPU's view of qsmask below */
+	jitter_walk_begin(JITTER_WALK_GP_INIT);	/* test build: holds wait for its end */
 
 	/*
 	 * First pass, leaves up: each leaf takes the CPUs online now, each
@@ -1040,6 +1041,7 @@ static bool rcu_gp_init(void)
 			spin_unlock_irqrestore(&rnp->lock, flags);
 		}
 	}
+	jitter_walk_end(JITTER_WALK_GP_INIT);
 	rcu_ofl_window_gp_inited(gps);
 	trace_rcu_grace_period("rcu_sched", gps, "init");
 	return true;
@@ -1365,6 +1367,8 @@ static int rcu_cpu_kthread(void *arg)
 		}
 		wait_event_timeout(rdp->cb_wq, rcu_cbs_ready_lockless(rdp) ||
 				   kthread_should_stop() || kthread_should_park(), HZ);
+		/* Test build: held while a barrier walks (kernel/jitter.h). */
+		jitter_site_sleep(JITTER_CB_HOLD);
 		if (!kthread_should_park())
 			rcu_do_batch(rdp);
 	}
@@ -1487,6 +1491,7 @@ void rcu_barrier_sched(void)
 	init_completion(&rcu_state.barrier_completion);
 	atomic_set(&rcu_state.barrier_cpu_count, 1);
 	spin_unlock_irqrestore(&rcu_state.barrier_lock, flags);
+	jitter_walk_begin(JITTER_WALK_BARRIER);	/* test build: holds wait for its end */
 	for (cpu = 0; cpu < rcu_state.ncpus; cpu++) {
 		struct rcu_data *rdp = per_cpu_ptr(&rcu_data, cpu);
 
@@ -1499,6 +1504,7 @@ void rcu_barrier_sched(void)
 		rcu_barrier_entrain(rdp);
 		spin_unlock_irqrestore(&rcu_state.barrier_lock, flags);
 	}
+	jitter_walk_end(JITTER_WALK_BARRIER);
 	rcu_barrier_window_loop_done(atomic_read(&rcu_state.barrier_cpu_count) > 1);
 	if (atomic_dec_and_test(&rcu_state.barrier_cpu_count))
 		complete(&rcu_state.barrier_completion);
