@@ -21,9 +21,12 @@ and share a slot evict each other on every pass (docs/design.md,
 last --tail MB (default 50) of the log are counted, blocks run at least
 --hot (default 0.5) times as often as the hottest are kept, and every
 slot holding two or more is printed, each block marked `lookup` when
-the ELF says it is reached that way (a function's entry, a return
-address, the instruction after sti, popf or sti's shadow) and `chained`
-otherwise (a branch target in its own page: no lookup, no conflict).
+the ELF says it is reached that way (a direct call or jump from
+another page, a function only called through a pointer, a return
+address, the instruction after sti, popf or sti's shadow) and
+`chained` otherwise (reached only from its own page: no lookup, no
+conflict).  The block's own predecessor is not known from the log, so
+a block reached both ways is counted as a lookup.
 Exit status 1 if a slot holds two lookup blocks, else 0.
 """
 
@@ -52,16 +55,23 @@ def lookup_pcs(elf):
                          capture_output=True, text=True, check=True).stdout
     ins = []
     for line in out.splitlines():
-        m = re.match(r'\s*([0-9a-f]+):\s+(\S+)', line)
+        m = re.match(r'\s*([0-9a-f]+):\s+(\S+)\s*([0-9a-f]*)', line)
         if m:
-            ins.append((int(m.group(1), 16), m.group(2)))
-    look = set(syms)
-    for i in range(len(ins) - 1):
-        op = ins[i][1]
-        if op.startswith('call') or op in ('sti', 'popf', 'popfq'):
+            ins.append((int(m.group(1), 16), m.group(2),
+                        int(m.group(3), 16) if m.group(3) else None))
+    look = set()
+    direct = set()	# targets of some direct call or jump
+    for i, (pc, op, target) in enumerate(ins):
+        if target is not None and (op.startswith('call') or op.startswith('j')):
+            direct.add(target)
+            if (pc ^ target) >> 12:
+                look.add(target)	# from another page: no chaining
+        if i + 1 < len(ins) and (op.startswith('call') or op in ('sti', 'popf', 'popfq')):
             look.add(ins[i + 1][0])
         if op == 'sti' and i + 2 < len(ins):
             look.add(ins[i + 2][0])
+    # A function no direct call reaches is called through a pointer.
+    look |= set(syms) - direct
     return look, syms
 
 
