@@ -1,6 +1,7 @@
 /*
- * kernel/jitter.c - the delays of kernel/jitter.h (test build only):
- * jitter=N, jitter.seed=S, a per-CPU xorshift generator and a TSC spin.
+ * kernel/jitter.c - the delays and holds of kernel/jitter.h (test build
+ * only): jitter=N, jitter.seed=S, a per-CPU xorshift generator and a TSC
+ * spin, and the holds until a walk over the CPUs ends (jitter_walk_hold()).
  *
  * Each site class gets a probability from the seed once, at boot, the
  * same on every CPU: a seed that slows gp_init and the barrier walk but
@@ -166,10 +167,11 @@ static bool jitter_walk_ended_since(unsigned int walk, unsigned long ended)
  * The holds (kernel/jitter.h, JITTER_WALK_HOLD_SCALE): from t0, until a
  * walk of this kind ends (its ended count moves from ended, read before
  * the hold began, so a walk under way then counts), at most cycles.
- * Spinning, or where the caller may sleep asleep, woken by the walk's
- * end; a kthread asked to park or stop meanwhile stops holding (its
- * caller looks at that before going on: rcuc then parks with its
- * callbacks still queued, as a dying CPU's are to move).  While it
+ * It spins; where the caller may sleep (can_sleep) it sleeps
+ * instead, woken by the walk's end.  A kthread asked to park or stop
+ * meanwhile stops holding (its caller looks at that before going on:
+ * rcuc then parks with its callbacks still queued, as a dying CPU's
+ * are to move).  While it
  * holds, that kind's walk sites wait for no hotplug step (a sleep to an
  * operation's end already begun goes on): the hold and the walk must
  * not wait for each other, nor the walk for the next operations.
@@ -372,7 +374,8 @@ u64 jitter_delays(void)
 	return jitter_sum(&jitter_count);
 }
 
-/* jitter_site_until()s that fired, and those that done() ended, every CPU. */
+/* Holds that fired (jitter_site_until()'s, the walk holds), and those
+ * that ended early (done(), the walk's end), every CPU. */
 u64 jitter_holds(void)
 {
 	return jitter_sum(&jitter_hold_count);

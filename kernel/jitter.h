@@ -188,8 +188,8 @@ u64 jitter_walks_held_to_end(void);	/* of them, until its end (asleep) */
 void __jitter_site_sleep(unsigned int site);
 u64 jitter_nmis(void);		/* NMIs the eqs site sent itself */
 void __jitter_site_until(unsigned int site, bool (*done)(void *arg), void *arg);
-u64 jitter_holds(void);		/* jitter_site_until()s that fired */
-u64 jitter_holds_done(void);	/* of them, ended by done() */
+u64 jitter_holds(void);		/* jitter_site_until()s and walk holds fired */
+u64 jitter_holds_done(void);	/* of them, ended by done() or the walk's end */
 /* This CPU begins its last steps (cpuhp_play_dead()); cpu comes back up. */
 void jitter_play_dead(void);
 void jitter_cpu_up(int cpu);
