@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 
 
 CONFIG_KEYS = ("cpus", "mem", "timeout", "idle", "machine", "gfx", "expect", "require",
-               "forbid", "allow", "qemu", "during", "ready", "check")
+               "forbid", "allow", "qemu", "during", "ready", "check", "seeds")
 
 
 class ConfigError(Exception):
@@ -45,7 +45,13 @@ class Config:
     during: str = ""                              # a command run beside QEMU
     ready: "re.Pattern" = None                    # ... once the log matches
     check: str = ""                               # a command run afterwards
+    seeds: list = field(default_factory=list)     # jitter seeds to try (expect=fail)
     source: str = ""                              # file:line, for messages
+
+    def seeded(self, seed):
+        """The command line with jitter.seed=seed in place of its own."""
+        words = [w for w in self.cmdline.split() if not w.startswith("jitter.seed=")]
+        return " ".join(words + [f"jitter.seed={seed}"])
 
 
 # The idle= limit of a configuration that sets none: a hang with every CPU
@@ -134,6 +140,13 @@ def parse_config_line(line, where="<line>"):
             if not val.strip():
                 raise ConfigError(f"{where}: {key}= needs a command")
             setattr(cfg, key, val)
+        elif key == "seeds":
+            try:
+                cfg.seeds = [int(x) for x in val.split(",")]
+            except ValueError:
+                raise ConfigError(f"{where}: seeds= is a list of numbers: {val!r}")
+            if len(set(cfg.seeds)) != len(cfg.seeds):
+                raise ConfigError(f"{where}: seeds= names a seed twice")
         elif key in ("require", "forbid", "allow"):
             getattr(cfg, key).append(_regex(val, where))
     if not cfg.idle:
@@ -141,6 +154,11 @@ def parse_config_line(line, where="<line>"):
     if cfg.require and not cfg.expect_fail:
         raise ConfigError(f"{where}: require= is for expect=fail "
                           "configurations (a passing run is judged by KTAP)")
+    if cfg.seeds and not cfg.expect_fail:
+        raise ConfigError(f"{where}: seeds= is for expect=fail configurations "
+                          "(a run that must pass is never retried)")
+    if cfg.seeds and "jitter=" not in cfg.cmdline:
+        raise ConfigError(f"{where}: seeds= needs jitter= on the command line")
     if cfg.ready and not cfg.during:
         raise ConfigError(f"{where}: ready= says when to start during=; "
                           "there is no during=")

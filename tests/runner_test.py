@@ -97,7 +97,11 @@ class ConfigTest(unittest.TestCase):
                "x require=RIP: -- test=all",     # require without expect=fail
                "x expect=fail require='(' -- t",  # bad regex
                "bad/name cpus=1", "x -- it's quoted", "x 'unterminated",
-               "x ready=foo", "x during=", "x check=' '"]
+               "x ready=foo", "x during=", "x check=' '",
+               "x seeds=1,2 -- jitter=40",         # seeds= without expect=fail
+               "x expect=fail require=y seeds=1,x -- jitter=40",
+               "x expect=fail require=y seeds=1,1 -- jitter=40",
+               "x expect=fail require=y seeds=1,2 -- test=all"]  # no jitter=
         for line in bad:
             with self.assertRaises(qemu_configs.ConfigError, msg=line):
                 qemu_configs.parse_config_line(line)
@@ -612,6 +616,7 @@ case $cmd in
 good*)  cat "{fixtures}/good.log"; exit 0 ;;
 slow*)  echo "[c0] waiting for the screen"; sleep 2; cat "{fixtures}/good.log"; exit 0 ;;
 crash*) cat "{fixtures}/panic.log"; exit 1 ;;
+seeded*) echo "caught with seed ${{cmd##*jitter.seed=}}"; cat "{fixtures}/panic.log"; exit 1 ;;
 reset*) echo "KTAP version 1"; echo "1..1"
         echo "run.sh: QEMU stopped without an exit from the kernel" >&2; exit 2 ;;
 qemufail*) echo "qemu-system-x86_64: Invalid SMP CPUs 300. The max CPUs supported by machine 'pc-i440fx-8.2' is 255" >&2
@@ -648,6 +653,8 @@ class RunnerProcessTest(unittest.TestCase):
                 not-ready cpus=1 timeout=60 during=true ready=never-printed -- good
                 qemufail cpus=1 timeout=60 -- qemufail
                 qemufail-x cpus=1 timeout=60 expect=fail require=x -- qemufail
+                seeded   cpus=1 timeout=60 expect=fail seeds=1,2,3 require='caught with seed 2$' -- seeded jitter=40 jitter.seed=1
+                unseeded cpus=1 timeout=60 expect=fail seeds=1,2 require='caught with seed 9' -- seeded jitter=40 jitter.seed=1
                 """))
         self.logs = os.path.join(d, "logs")
         self.env = dict(os.environ, HANG_PID=os.path.join(d, "hang.pid"))
@@ -675,6 +682,24 @@ class RunnerProcessTest(unittest.TestCase):
         self.assertIn("# bench name=readside type=spinlock cpus=2 cs_ns=0 "
                       "ns_per_op=41.5 stddev=2.1 runs=5 config=good", bench)
         self.assertIn("# platform: qemu tcg cpus=2 config=good", bench)
+
+    def test_seeds_tried_until_one_fails_as_required(self):
+        # Seed 1's run fails, but not as required: seed 2 is tried, and
+        # catches it; seed 3 is not run.
+        p = self.run_runner("--only", "seeded")
+        self.assertEqual(p.returncode, 0, p.stdout + p.stderr)
+        self.assertIn("PASS seeded/expected-failure", p.stdout)
+        self.assertIn("# seeded: not caught", p.stdout)
+        self.assertRegex(p.stdout, r"# seeded: ok, caught by seed 2 \(try 2 of 3\)")
+        self.assertNotIn("seeded-s3", p.stdout)
+        with open(os.path.join(self.logs, "seeded-s2.stderr")) as f:
+            self.assertIn("-c seeded jitter=40 jitter.seed=2", f.read())
+        # No seed catches it: every seed was tried, and the verdict says so.
+        p = self.run_runner("--only", "unseeded")
+        self.assertEqual(p.returncode, 1, p.stdout + p.stderr)
+        self.assertIn("FAIL unseeded/expected-failure", p.stdout)
+        self.assertIn("# run unseeded-s2:", p.stdout)
+        self.assertIn("not caught by seeds 1,2", p.stdout)
 
     def test_reset_fails(self):
         p = self.run_runner("--only", "reset")

@@ -24,6 +24,9 @@ A `refind` line runs a scenario with a known bug put back by rcu.inject=
 (test build) and expects it to fail with its message (docs/stress.md,
 "Re-finding known bugs"): scn-SCENARIO-inject-BUG, in the quick block (or
 the long one with verify-only), expect=fail, require= the message.
+With seeds=S1,S2,... instead of seed=S (a bug caught in only some runs)
+the line carries seeds= and tests/runner.py tries each seed in turn
+until a run fails as required.
 
 Defaults, as kvm.sh adds them: more than one CPU brings CPU hotplug
 (torture.onoff_interval=50 torture.onoff_min=10), and every scenario
@@ -107,7 +110,7 @@ class Scenario:
 
 
 class Refind:
-    """refind SCENARIO BUG seed=S secs=S [verify-only] require=REGEX"""
+    """refind SCENARIO BUG seed=S|seeds=S1,S2,.. secs=S [verify-only] require=REGEX"""
 
     def __init__(self, words, scns, where):
         if len(words) < 3:
@@ -121,14 +124,19 @@ class Refind:
             k, _, v = w.partition("=")
             opts[k] = v
         try:
-            self.seed = int(opts.pop("seed"))
+            seeds = opts.pop("seeds", None) or opts.pop("seed")
+            self.seeds = [int(x) for x in seeds.split(",")]
             self.secs = int(opts.pop("secs"))
             self.require = opts.pop("require")
         except KeyError as e:
             raise ValueError(f"{where}: refind needs {e.args[0]}=")
+        except ValueError:
+            raise ValueError(f"{where}: seed(s)= and secs= are numbers")
         self.verify_only = opts.pop("verify-only", None) is not None
         if opts:
             raise ValueError(f"{where}: unknown option(s) {', '.join(opts)}")
+        if len(self.seeds) > 1 and not self.scn.jitter:
+            raise ValueError(f"{where}: seeds= for {self.scn.name}, which has no jitter")
 
     def line(self):
         s = self.scn
@@ -136,9 +144,11 @@ class Refind:
         mem = 512 if s.cpus > 4 else 256
         # As the scenario's quick or long form: the run goes on after the report.
         timeout = 3 * self.secs + 600 if self.verify_only else 300 + 20 * s.cpus
+        # Several seeds: the runner tries each until one fails as required.
+        seeds = f"seeds={','.join(map(str, self.seeds))} " if len(self.seeds) > 1 else ""
         return (f"{name} cpus={s.cpus} mem={mem} timeout={timeout} expect=fail "
-                f"require={shlex.quote(self.require)} -- "
-                f"{s.cmdline(self.seed, self.secs)} rcu.inject={self.bug}")
+                f"{seeds}require={shlex.quote(self.require)} -- "
+                f"{s.cmdline(self.seeds[0], self.secs)} rcu.inject={self.bug}")
 
 
 def parse(path=SCENARIOS, refinds=None):
