@@ -167,14 +167,14 @@ static bool jitter_walk_ended_since(unsigned int walk, unsigned long ended)
  * The holds (kernel/jitter.h, JITTER_WALK_HOLD_SCALE): from t0, until a
  * walk of this kind ends (its ended count moves from ended, read before
  * the hold began, so a walk under way then counts), at most cycles.
- * It spins; where the caller may sleep (can_sleep) it sleeps
- * instead, woken by the walk's end.  A kthread asked to park or stop
- * meanwhile stops holding (its caller looks at that before going on:
- * rcuc then parks with its callbacks still queued, as a dying CPU's
- * are to move).  While it
- * holds, that kind's walk sites wait for no hotplug step (a sleep to an
- * operation's end already begun goes on): the hold and the walk must
- * not wait for each other, nor the walk for the next operations.
+ * It spins; where the caller may sleep (can_sleep) it sleeps instead,
+ * woken by the walk's end.  A kthread asked to park or stop meanwhile
+ * stops holding (its caller looks at that before going on: rcuc then
+ * parks with its callbacks still queued, as a dying CPU's are to move).
+ * While it holds, that kind's walk sites wait for no hotplug step (a
+ * sleep to an operation's end already begun goes on): the hold and the
+ * walk must not wait for each other, nor the walk for the next
+ * operations.
  */
 static void jitter_walk_hold(unsigned int walk, unsigned long ended, u64 t0, u64 cycles,
 			     bool can_sleep)
