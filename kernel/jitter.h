@@ -92,9 +92,10 @@ enum jitter_site {
 				 * period's end and the next one's start).
 				 * gp_init sites do not wait for a hotplug
 				 * step while a dying CPU holds one */
-	JITTER_CB_HOLD,		/* rcuc woken, before it invokes: while an
-				 * rcu_barrier_sched() walk is under way, held
-				 * (asleep) until that walk has ended, as
+	JITTER_CB_HOLD,		/* rcuc woken, before it extracts, and with
+				 * a batch extracted, before it runs it: while
+				 * an rcu_barrier_sched() walk is under way,
+				 * held (asleep) until that walk has ended, as
 				 * play_dead holds until a gp_init walk's end,
 				 * and bounded the same.  Callbacks that
 				 * reach a list the walk has passed (moved
@@ -102,7 +103,9 @@ enum jitter_site {
 				 * queued when the barrier decides what it
 				 * waits for, and a dying CPU's rcuc, asked
 				 * to park meanwhile, parks without running
-				 * its own (they move).  The slow paths'
+				 * its own (they move); an extracted batch
+				 * is still counted in ->len when the walk
+				 * looks.  The slow paths'
 				 * odds: a walk is under way for microseconds
 				 * unless it waits for hotplug */
 	JITTER_NR_SITES

@@ -1323,6 +1323,8 @@ static void rcu_do_batch(struct rcu_data *rdp)
 		spin_unlock_irqrestore(&rdp->lock, flags);
 		if (!n)
 			return;
+		/* Test build: extracted, not yet run, held while a barrier walks. */
+		jitter_site_sleep(JITTER_CB_HOLD);
 		trace_rcu_batch_start("rcu_sched", n, lim);
 		/* Run as Linux's softirq would: no preemption inside a callback. */
 		local_bh_disable();
