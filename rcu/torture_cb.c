@@ -582,6 +582,13 @@ int rcu_torture_cb_start(void)
 		/* Its wait for the first callback spins: a reader it preempts
 		 * must still get the CPU (SRCU readers are not boosted). */
 		torture_reader_prio(barrier_task);
+		/*
+		 * Tasks never migrate here, so where it starts it stays.  On a
+		 * producer's CPU it could not run while that CPU's rcuc invokes
+		 * a batch (bh off), and never call the barrier mid-batch there:
+		 * the first CPU, which gets a producer only when every CPU does.
+		 */
+		kthread_bind(barrier_task, torture_nth_online_cpu(0));
 		wake_up_process(barrier_task);
 	}
 	for (i = 0; i < nf; i++) {
