@@ -1484,7 +1484,7 @@ int rcu_torture_run(const char *type, unsigned int duration_ms,
 	unsigned int nfake = MIN(torture_nfakewriters, MAX_FAKEWRITERS), i;
 	unsigned long gp0, exp0, start, stat_next;
 	long blocked0;
-	int boosts0;
+	int boosts0, deref0, derefs;
 	int cpu;
 	bool ok, stressors_ok, onoff_ok;
 	u64 t0 = ktime_get_ns(), t_run, t_settle, t_stop, run_ns, bound_ns, now, t_moved;
@@ -1521,6 +1521,7 @@ int rcu_torture_run(const char *type, unsigned int duration_ms,
 	       torture_extendables, gp_types);
 	blocked0 = atomic_long_read(&rcu_preempt_blocked_total);
 	boosts0 = atomic_read(&rcu_boosts);
+	deref0 = atomic_read(&rcu_deref_warnings);
 	gp0 = torture_completed();
 	exp0 = torture_exp_completed();
 
@@ -1639,6 +1640,12 @@ int rcu_torture_run(const char *type, unsigned int duration_ms,
 		printk(KERN_INFO "rcu-torture: full cookies waited for: %ld, satisfied by an "
 		       "expedited GP before the normal one: %ld\n",
 		       atomic_long_read(&n_full_cookies), atomic_long_read(&n_full_by_exp));
+	/* A reader's rcu_dereference_sched() check fired (a reader RCU did
+	 * not watch, as kvm.sh counts lockdep-RCU splats): the run fails. */
+	derefs = atomic_read(&rcu_deref_warnings) - deref0;
+	if (derefs)
+		torture_error("%d rcu_dereference_sched() outside an RCU-sched reader "
+			      "during the run (the first WARNING above says where)\n", derefs);
 	ok = rcu_torture_stats_print(res, gp0, exp0);
 	printk(KERN_INFO "rcu-torture: readers that ran on into a later grace period: %ld\n",
 	       atomic_long_read(&n_rcu_torture_long_reads));
