@@ -81,6 +81,15 @@
 #define MAX_FAKEWRITERS		4
 #define TORTURE_ERRORS_PRINTED	10
 #define TORTURE_STRESSOR_WAIT_S	300	/* past the run, for a first round */
+/*
+ * A barrier that has not returned in this long, while no other one has
+ * returned either, is stuck (a callback stranded): the run ends with an
+ * ERROR instead of hanging in its stop.  Three RCU CPU stall timeouts
+ * (a grace period that long is reported as a stall anyway), and three of
+ * srcu_barrier()'s "still waiting" periods.  Jiffies: they lag the wall
+ * on a loaded host, which makes the bound more lenient there.
+ */
+#define TORTURE_BARRIER_STUCK_S	30
 
 struct rcu_torture {
 	struct rcu_head rtort_rcu;
@@ -182,6 +191,13 @@ DEFINE_PER_CPU(atomic_long_t [RCU_TORTURE_PIPE_LEN + 1], rcu_torture_count);
 DEFINE_PER_CPU(atomic_long_t [RCU_TORTURE_PIPE_LEN + 1], rcu_torture_batch);
 
 static bool torture_stop;	/* READ_ONCE/WRITE_ONCE */
+/* torture_barrier() calls begun and returned, and when one last began
+ * with none waiting or returned (jiffies): torture_barrier_stuck(). */
+static atomic_long_t barriers_begun, barriers_done;
+static unsigned long barrier_moved;
+static atomic_t barrier_stuck_reported;
+/* A run's barrier never returned: its threads are still there. */
+static bool torture_wedged;
 static bool rcu_torture_reader_leave[NR_CPUS];	/* shuffle: end, to restart */
 static atomic_t torture_error_logged;
 static atomic_t torture_errors_printed;
@@ -287,14 +303,49 @@ void torture_call(struct rcu_head *head, rcu_callback_t func)
 		call_rcu_sched(head, func);
 }
 
+static const char *torture_barrier_name(void)
+{
+	if (cur_ops->flavor == TF_RCU)
+		return "rcu_barrier()";
+	if (cur_ops->flavor == TF_SRCU)
+		return "srcu_barrier()";
+	return "rcu_barrier_sched()";
+}
+
 void torture_barrier(void)
 {
+	/* Plain incs, not *_return (a jitter site): the seed's draws stay. */
+	if (atomic_long_read(&barriers_begun) == atomic_long_read(&barriers_done))
+		WRITE_ONCE(barrier_moved, jiffies);	/* none was waiting */
+	atomic_long_inc(&barriers_begun);
 	if (cur_ops->flavor == TF_RCU)
 		rcu_barrier();
 	else if (cur_ops->flavor == TF_SRCU)
 		srcu_barrier(&rcu_torture_srcu);
 	else
 		rcu_barrier_sched();
+	WRITE_ONCE(barrier_moved, jiffies);
+	atomic_long_inc(&barriers_done);
+}
+
+/*
+ * True once a barrier has waited TORTURE_BARRIER_STUCK_S with no barrier
+ * returning meanwhile (in-order callbacks: one stuck barrier holds up
+ * every later one), reported once as an ERROR.  Linux's rcutorture
+ * leaves such a hang to kvm.sh's timeout; ours ends the run.
+ */
+static bool torture_barrier_stuck(void)
+{
+	long waiting = atomic_long_read(&barriers_begun) - atomic_long_read(&barriers_done);
+
+	if (waiting <= 0 ||
+	    jiffies - READ_ONCE(barrier_moved) < (unsigned long)TORTURE_BARRIER_STUCK_S * HZ)
+		return false;
+	if (!atomic_xchg(&barrier_stuck_reported, 1))
+		torture_error("%s has not returned in %u s, and %ld barrier(s) wait: a "
+			      "callback stranded?  Ending the run\n",
+			      torture_barrier_name(), TORTURE_BARRIER_STUCK_S, waiting);
+	return true;
 }
 
 void torture_sync_normal(void)
@@ -1328,6 +1379,9 @@ static void rcu_torture_reset(void)
 	rcu_torture_current = NULL;
 	rcu_torture_current_version = 0;
 	atomic_set(&torture_error_logged, 0);
+	atomic_long_set(&barriers_begun, 0);
+	atomic_long_set(&barriers_done, 0);
+	atomic_set(&barrier_stuck_reported, 0);
 	WRITE_ONCE(torture_stop, false);
 }
 
@@ -1389,20 +1443,59 @@ void rcu_torture_readers_shuffle(unsigned int rotate, int idle_cpu)
 	}
 }
 
+/* The run's threads, for its stop; static, as a stuck stop outlives the run. */
+static struct torture_stopper {
+	struct task *writer, *fakes[MAX_FAKEWRITERS];
+	unsigned int nfake;
+	struct completion done;
+} stopper;
+
+static int rcu_torture_stopper(void *arg)
+{
+	struct torture_stopper *s = arg;
+	unsigned int i;
+
+	/* Stressor threads first: shuffle may be restarting readers. */
+	rcu_torture_threads_stop();
+	rcu_torture_cb_stop();
+	rcu_torture_kfree_stop();
+	if (s->writer)
+		kthread_stop(s->writer);
+	for (i = 0; i < s->nfake; i++)
+		if (s->fakes[i])
+			kthread_stop(s->fakes[i]);
+	for (i = 0; i < NR_CPUS; i++)
+		if (rcu_torture_readers[i]) {
+			kthread_stop(rcu_torture_readers[i]);
+			rcu_torture_readers[i] = NULL;
+		}
+	/* Callbacks still hold pool elements; one may have requeued itself
+	 * before it saw the stop, so twice. */
+	torture_barrier();
+	torture_barrier();
+	complete(&s->done);
+	return 0;
+}
+
 int rcu_torture_run(const char *type, unsigned int duration_ms,
 		    struct rcu_torture_result *res)
 {
-	struct task *writer, *fakes[MAX_FAKEWRITERS] = { 0 };
+	struct task *writer, *fakes[MAX_FAKEWRITERS] = { 0 }, *stop_task;
 	unsigned int nfake = MIN(torture_nfakewriters, MAX_FAKEWRITERS), i;
 	unsigned long gp0, exp0, start, stat_next;
 	long blocked0;
-	int boosts0;
+	int boosts0, deref0, derefs;
 	int cpu;
 	bool ok, stressors_ok, onoff_ok;
 	u64 t0 = ktime_get_ns(), t_run, t_settle, t_stop, run_ns, bound_ns, now, t_moved;
 	unsigned long moved;
 
 	*res = (struct rcu_torture_result){ 0 };
+	if (READ_ONCE(torture_wedged)) {
+		pr_err("rcu-torture: an earlier run's threads are stuck in a barrier: "
+		       "no run\n");
+		return 1;
+	}
 	cur_ops = rcu_torture_find(type);
 	if (!cur_ops) {
 		pr_err("rcu-torture: unknown torture type '%s'; the flavours are:\n", type);
@@ -1428,6 +1521,7 @@ int rcu_torture_run(const char *type, unsigned int duration_ms,
 	       torture_extendables, gp_types);
 	blocked0 = atomic_long_read(&rcu_preempt_blocked_total);
 	boosts0 = atomic_read(&rcu_boosts);
+	deref0 = atomic_read(&rcu_deref_warnings);
 	gp0 = torture_completed();
 	exp0 = torture_exp_completed();
 
@@ -1470,19 +1564,21 @@ int rcu_torture_run(const char *type, unsigned int duration_ms,
 			t_moved = now;
 		}
 		msleep(20);
+		if (torture_barrier_stuck())
+			break;
 		if (torture_stat_interval && time_after_eq(jiffies, stat_next)) {
 			rcu_torture_stats_print(res, gp0, exp0);
 			stat_next += msecs_to_jiffies(torture_stat_interval * 1000);
 		}
 	}
-	if (!torture_onoff_done())
+	if (!torture_onoff_done() && !torture_barrier_stuck())
 		pr_err("rcu-torture: onoff: no CPU hotplug operation completed in %u s; "
 		       "ending the run\n", TORTURE_STRESSOR_WAIT_S);
 	/* Every stressor that is on does its part at least once. */
 	t_settle = ktime_get_ns();
 	start = jiffies;
 	while ((rcu_torture_cb_pending() || rcu_torture_threads_pending() ||
-		rcu_torture_kfree_pending()) &&
+		rcu_torture_kfree_pending()) && !torture_barrier_stuck() &&
 	       jiffies - start < (unsigned long)TORTURE_STRESSOR_WAIT_S * HZ)
 		msleep(20);
 	if (rcu_torture_cb_pending() || rcu_torture_threads_pending() ||
@@ -1497,24 +1593,31 @@ int rcu_torture_run(const char *type, unsigned int duration_ms,
 	onoff_ok = torture_onoff_stop(cur_ops->name, NULL);
 	WRITE_ONCE(rcu_torture_nmi_hook, NULL);
 	WRITE_ONCE(torture_stop, true);
-	/* Stressor threads first: shuffle may be restarting readers. */
-	rcu_torture_threads_stop();
-	rcu_torture_cb_stop();
-	rcu_torture_kfree_stop();
-	if (writer)
-		kthread_stop(writer);
-	for (i = 0; i < nfake; i++)
-		if (fakes[i])
-			kthread_stop(fakes[i]);
-	for (i = 0; i < NR_CPUS; i++)
-		if (rcu_torture_readers[i]) {
-			kthread_stop(rcu_torture_readers[i]);
-			rcu_torture_readers[i] = NULL;
+	/* The stop waits for barriers: from a thread, so that a stuck one
+	 * ends the run here instead of hanging it. */
+	stopper.writer = writer;
+	for (i = 0; i < MAX_FAKEWRITERS; i++)
+		stopper.fakes[i] = fakes[i];
+	stopper.nfake = nfake;
+	init_completion(&stopper.done);
+	stop_task = kthread_run(rcu_torture_stopper, &stopper, "rcu_torture_stop");
+	if (!stop_task) {
+		rcu_torture_stopper(&stopper);
+	} else {
+		bool stopped;
+
+		/* The wait consumes the completion: keep its answer. */
+		while (!(stopped = wait_for_completion_timeout(&stopper.done, HZ / 10)) &&
+		       !torture_barrier_stuck())
+			;
+		if (stopped) {
+			kthread_join(stop_task);
+		} else {
+			WRITE_ONCE(torture_wedged, true);
+			pr_err("rcu-torture: threads stuck in a barrier are left behind; "
+			       "no other run in this boot\n");
 		}
-	/* Callbacks still hold pool elements; one may have requeued itself
-	 * before it saw the stop, so twice. */
-	torture_barrier();
-	torture_barrier();
+	}
 	now = ktime_get_ns();
 	res->setup_ms = (t_run - t0) / 1000000;
 	res->run_ms = (t_settle - t_run) / 1000000;
@@ -1537,6 +1640,12 @@ int rcu_torture_run(const char *type, unsigned int duration_ms,
 		printk(KERN_INFO "rcu-torture: full cookies waited for: %ld, satisfied by an "
 		       "expedited GP before the normal one: %ld\n",
 		       atomic_long_read(&n_full_cookies), atomic_long_read(&n_full_by_exp));
+	/* A reader's rcu_dereference_sched() check fired (a reader RCU did
+	 * not watch, as kvm.sh counts lockdep-RCU splats): the run fails. */
+	derefs = atomic_read(&rcu_deref_warnings) - deref0;
+	if (derefs)
+		torture_error("%d rcu_dereference_sched() outside an RCU-sched reader "
+			      "during the run (the first WARNING above says where)\n", derefs);
 	ok = rcu_torture_stats_print(res, gp0, exp0);
 	printk(KERN_INFO "rcu-torture: readers that ran on into a later grace period: %ld\n",
 	       atomic_long_read(&n_rcu_torture_long_reads));
