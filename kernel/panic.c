@@ -8,10 +8,21 @@
 #include "kernel/system.h"
 #include "kernel/trace.h"
 #include "kernel/watchdog.h"
+#include "kernel/cmdline.h"
 #include "asm/irqflags.h"
 
 unsigned long warn_count;
 static int panic_cpu = -1;
+
+#ifdef CONFIG_SANITIZE
+/* Test build, as Linux's panic_on_warn: a warning ends the run.  For a
+ * run expected to fail at a warning after which it would hang (a grace
+ * period that can no longer end stops torture's shutdown), so that it
+ * ends at once instead of at its time limit. */
+static bool panic_on_warn;
+core_param(panic_on_warn, panic_on_warn, bool,
+	   "test build: panic at the first warning, ending the run (Linux's panic_on_warn)");
+#endif
 
 void dump_stack(void)
 {
@@ -30,6 +41,10 @@ void warn_slowpath(const char *file, int line, const char *fmt, ...)
 	printk(KERN_WARNING "WARNING: CPU: %d at %s:%d: %s\n",
 	       raw_smp_processor_id(), file, line, msg);
 	dump_stack();
+#ifdef CONFIG_SANITIZE
+	if (panic_on_warn)
+		panic("panic_on_warn set");
+#endif
 }
 
 void panic(const char *fmt, ...)

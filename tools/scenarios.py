@@ -26,7 +26,8 @@ A `refind` line runs a scenario with a known bug put back by rcu.inject=
 the long one with verify-only), expect=fail, require= the message.
 With seeds=S1,S2,... instead of seed=S (a bug caught in only some runs)
 the line carries seeds= and tests/runner.py tries each seed in turn
-until a run fails as required.
+until a run fails as required.  panic-on-warn adds panic_on_warn=1 (test
+build): for a bug after whose warning the run would hang to its limit.
 
 Defaults, as kvm.sh adds them: more than one CPU brings CPU hotplug
 (torture.onoff_interval=50 torture.onoff_min=10), and every scenario
@@ -110,7 +111,8 @@ class Scenario:
 
 
 class Refind:
-    """refind SCENARIO BUG seed=S|seeds=S1,S2,.. secs=S [verify-only] require=REGEX"""
+    """refind SCENARIO BUG seed=S|seeds=S1,S2,.. secs=S [verify-only] [panic-on-warn]
+    require=REGEX"""
 
     def __init__(self, words, scns, where):
         if len(words) < 3:
@@ -133,6 +135,9 @@ class Refind:
         except ValueError:
             raise ValueError(f"{where}: seed(s)= and secs= are numbers")
         self.verify_only = opts.pop("verify-only", None) is not None
+        # A bug after whose warning the run hangs (no grace period ends,
+        # so torture cannot stop): the first warning ends the run.
+        self.panic_on_warn = opts.pop("panic-on-warn", None) is not None
         if opts:
             raise ValueError(f"{where}: unknown option(s) {', '.join(opts)}")
         if len(self.seeds) > 1 and not self.scn.jitter:
@@ -148,7 +153,8 @@ class Refind:
         seeds = f"seeds={','.join(map(str, self.seeds))} " if len(self.seeds) > 1 else ""
         return (f"{name} cpus={s.cpus} mem={mem} timeout={timeout} expect=fail "
                 f"{seeds}require={shlex.quote(self.require)} -- "
-                f"{s.cmdline(self.seeds[0], self.secs)} rcu.inject={self.bug}")
+                f"{s.cmdline(self.seeds[0], self.secs)} rcu.inject={self.bug}"
+                f"{' panic_on_warn=1' if self.panic_on_warn else ''}")
 
 
 def parse(path=SCENARIOS, refinds=None):
