@@ -104,14 +104,27 @@ $(BUILD)/%.o: %.asm
 # Two links: the first, with an empty symbol table, finds where every
 # function is; the second has the real table.  The table lives in .rodata,
 # after .text, so no function moves between the links (checked).
-$(BUILD)/kernel.elf: $(OBJS) linker.ld tools/kallsyms.py
+# The benchmark build first places the __fastpath code (kernel/types.h):
+# tools/tbjc.py --place picks the pad before .text.hot that keeps each
+# fast path's QEMU jump-cache lookups in slots of their own, and --check
+# fails the build if the final image has two in one slot.  The test build
+# (sanitizers: other code) links with no pad and is not checked.
+$(BUILD)/kernel.elf: $(OBJS) linker.ld tools/kallsyms.py tools/tbjc.py
 	$(say) "  LD      $@"
 	$(Q)$(PYTHON) tools/kallsyms.py < /dev/null > $(BUILD)/kallsyms0.c
 	$(Q)$(CC) $(KCFLAGS) -c $(BUILD)/kallsyms0.c -o $(BUILD)/kallsyms0.o
-	$(Q)$(LD) $(KLDFLAGS) -o $(BUILD)/kernel.pass1.elf $(OBJS) $(BUILD)/kallsyms0.o
+	$(Q)echo 0 > $(BUILD)/fastpath_pad
+ifneq ($(SANITIZE),1)
+	$(Q)$(LD) $(KLDFLAGS) --defsym=fastpath_pad=0 -o $(BUILD)/kernel.pass0.elf $(OBJS) $(BUILD)/kallsyms0.o
+	$(Q)$(PYTHON) tools/tbjc.py --place $(BUILD)/kernel.pass0.elf > $(BUILD)/fastpath_pad
+endif
+	$(Q)$(LD) $(KLDFLAGS) --defsym=fastpath_pad=$$(cat $(BUILD)/fastpath_pad) -o $(BUILD)/kernel.pass1.elf $(OBJS) $(BUILD)/kallsyms0.o
 	$(Q)nm -n $(BUILD)/kernel.pass1.elf | $(PYTHON) tools/kallsyms.py > $(BUILD)/kallsyms.c
 	$(Q)$(CC) $(KCFLAGS) -c $(BUILD)/kallsyms.c -o $(BUILD)/kallsyms.o
-	$(Q)$(LD) $(KLDFLAGS) -o $@ $(OBJS) $(BUILD)/kallsyms.o
+	$(Q)$(LD) $(KLDFLAGS) --defsym=fastpath_pad=$$(cat $(BUILD)/fastpath_pad) -o $@ $(OBJS) $(BUILD)/kallsyms.o
+ifneq ($(SANITIZE),1)
+	$(Q)$(PYTHON) tools/tbjc.py --check $@ > $(BUILD)/fastpath.txt || { cat $(BUILD)/fastpath.txt >&2; rm -f $@; exit 1; }
+endif
 	@nm -n $(BUILD)/kernel.pass1.elf | grep ' [tT] ' > $(BUILD)/syms1.txt
 	@nm -n $@ | grep ' [tT] ' > $(BUILD)/syms2.txt
 	@cmp -s $(BUILD)/syms1.txt $(BUILD)/syms2.txt || { echo "kallsyms: text moved between links" >&2; exit 1; }

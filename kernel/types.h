@@ -27,6 +27,15 @@ typedef int64_t s64;
 #define __used __attribute__((used))
 #define __noreturn __attribute__((noreturn))
 #define __section(s) __attribute__((section(s)))
+/*
+ * A per-call fast path (call_rcu() and its kin): linked first, at .text's
+ * page-aligned start (linker.ld), so that where its blocks fall depends
+ * on the fast-path code alone, and checked by the build (tools/tbjc.py
+ * --check): no two of a fast path's jump-cache lookups share a slot.
+ * docs/design.md, "call_rcu()'s cost and QEMU's jump cache".  Placement
+ * only: the code is what it would be in .text.
+ */
+#define __fastpath __section(".text.hot")
 #define __printf(a, b) __attribute__((format(printf, a, b)))
 #define __maybe_unused __attribute__((unused))
 #define SMP_CACHE_BYTES 64

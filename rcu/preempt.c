@@ -316,7 +316,7 @@ void synchronize_rcu(void)
 	synchronize_sched();	/* the same GPs now wait for preempted readers */
 }
 
-void call_rcu(struct rcu_head *head, rcu_callback_t func)
+__fastpath void call_rcu(struct rcu_head *head, rcu_callback_t func)
 {
 	call_rcu_sched(head, func);
 }

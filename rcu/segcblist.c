@@ -78,7 +78,7 @@ void rcu_cblist_init(struct rcu_cblist *l)
 	l->len = 0;
 }
 
-void rcu_segcblist_enqueue(struct rcu_segcblist *l, struct rcu_head *rhp)
+__fastpath void rcu_segcblist_enqueue(struct rcu_segcblist *l, struct rcu_head *rhp)
 {
 	rhp->next = NULL;
 	*l->tails[RCU_NEXT_TAIL] = rhp;
@@ -94,7 +94,7 @@ void rcu_segcblist_enqueue(struct rcu_segcblist *l, struct rcu_head *rhp)
  * earlier GP.  If NEXT_READY already holds callbacks for an earlier GP,
  * there is no segment left to tag and NEXT waits for a later call.
  */
-bool rcu_segcblist_accelerate(struct rcu_segcblist *l, unsigned long seq)
+__fastpath bool rcu_segcblist_accelerate(struct rcu_segcblist *l, unsigned long seq)
 {
 	int i;
 
@@ -163,7 +163,7 @@ long rcu_segcblist_extract_done_cbs(struct rcu_segcblist *l,
 	return n;
 }
 
-bool rcu_segcblist_nextgp(const struct rcu_segcblist *l, unsigned long *seq)
+__fastpath bool rcu_segcblist_nextgp(const struct rcu_segcblist *l, unsigned long *seq)
 {
 	int i;
 	bool found = false;
@@ -176,7 +176,7 @@ bool rcu_segcblist_nextgp(const struct rcu_segcblist *l, unsigned long *seq)
 	return found;
 }
 
-bool rcu_segcblist_firstgp(const struct rcu_segcblist *l, unsigned long *seq)
+__fastpath bool rcu_segcblist_firstgp(const struct rcu_segcblist *l, unsigned long *seq)
 {
 	int i;
 

@@ -255,7 +255,7 @@ void synchronize_srcu_expedited(struct srcu_struct *ss)
 
 /* ---- callbacks ---- */
 
-void call_srcu(struct srcu_struct *ss, struct rcu_head *head, rcu_callback_t func)
+__fastpath void call_srcu(struct srcu_struct *ss, struct rcu_head *head, rcu_callback_t func)
 {
 	unsigned long flags;
 	bool listed;

@@ -650,7 +650,7 @@ static void rcu_force_quiescent_state(void)
 }
 
 /* rdp->lock held: tag new callbacks with their GP and request it. */
-static void rcu_accelerate_cbs(struct rcu_data *rdp)
+static __fastpath void rcu_accelerate_cbs(struct rcu_data *rdp)
 {
 	unsigned long seq;
 
@@ -1266,7 +1266,7 @@ static int rcu_gp_kthread(void *unused)
 
 /* ---------------- callbacks ---------------- */
 
-void call_rcu_sched(struct rcu_head *head, rcu_callback_t func)
+__fastpath void call_rcu_sched(struct rcu_head *head, rcu_callback_t func)
 {
 	struct rcu_data *rdp;
 	unsigned long flags;
