@@ -493,6 +493,40 @@ static void torture_gp_sync(struct torture_random *r)
 
 /* ---- threads ---- */
 
+/*
+ * Linux's writer "Cookie check" 1 and 5: a cookie taken inside a read-side
+ * critical section names a grace period that cannot end before the
+ * section does, so it must not be done at once.  Deterministic where the
+ * readers' checks need a reader in the right place: a full cookie taken
+ * one grace period short (rcu.inject=poll_early) is done at once whenever
+ * its expedited half's sequence is idle, as it mostly is.
+ */
+static void rcu_torture_writer_cookie_check(void)
+{
+	struct rcu_gp_oldstate c;
+	unsigned long cookie;
+	bool plain, full;
+	int idx = 0;
+
+	if ((cur_ops->flavor != TF_SCHED && cur_ops->flavor != TF_RCU) ||
+	    cur_ops->mode == TM_BUSTED)
+		return;
+	rcutorture_flavour_lock(&idx);
+	cookie = torture_get_gp_state();
+	plain = cur_ops->flavor == TF_RCU ? poll_state_synchronize_rcu(cookie) :
+		poll_state_synchronize_sched(cookie);
+	if (cur_ops->flavor == TF_RCU)
+		get_state_synchronize_rcu_full(&c);
+	else
+		get_state_synchronize_sched_full(&c);
+	full = torture_poll_full(&c);
+	rcutorture_flavour_unlock(idx);
+	if (plain || full)
+		torture_error("rcu_torture_writer: a %s cookie taken inside a read-side "
+			      "critical section was done at once (cookie check)\n",
+			      plain ? "plain" : "full");
+}
+
 static int rcu_torture_writer(void *arg)
 {
 	struct torture_random r;
@@ -530,6 +564,7 @@ static int rcu_torture_writer(void *arg)
 			}
 		}
 		WRITE_ONCE(rcu_torture_current_version, rcu_torture_current_version + 1);
+		rcu_torture_writer_cookie_check();
 		if (!(torture_random(&r) & 0x7))
 			schedule_timeout_uninterruptible(1);
 		else
