@@ -646,21 +646,32 @@ static void rcu_read_delay(struct torture_random *r)
 		udelay(2);
 }
 
+struct torture_read_state;
+static const char *rcu_torture_cookie_failed(const struct torture_read_state *rs);
+
 /*
  * An irq or NMI reader (torture.irqreader) reads once per tick or two per
  * CPU, a few hundred times less often than a thread: to give a grace
  * period the same chance to end under it, it dawdles more often, but
  * briefly, as Linux's irq readers do (their long delay is cut to 5 ms):
- * 1 in 16 sections 20-275 us, 1 in 128 a millisecond or two.
+ * 1 in 16 sections 20-275 us, 1 in 128 3-5 ms.  The long one stops early
+ * once a grace period begun after the section has ended under it (the
+ * cookie check then fails): a fixed 1-2 ms caught such a grace period
+ * only if one happened to begin and end inside it, which took a fast
+ * host (irq_eqs: 10 errors in a run, 2 under taskset -c 0).
  */
-static void rcu_irq_read_delay(struct torture_random *r)
+static void rcu_irq_read_delay(struct torture_random *r, const struct torture_read_state *rs)
 {
 	u32 x = torture_random(r);
 
-	if (!(x % 128))
-		udelay(1000 + (x >> 16) % 1000);
-	else if (!(x % 16))
+	if (!(x % 128)) {
+		u64 end = ktime_get_ns() + (3000ull + (x >> 16) % 2000) * 1000ull;
+
+		while (!rcu_torture_cookie_failed(rs) && ktime_get_ns() < end)
+			udelay(10);
+	} else if (!(x % 16)) {
 		udelay(20 + (x >> 16) % 256);
+	}
 }
 
 /*
@@ -879,7 +890,7 @@ void rcu_torture_one_read_body(struct torture_random *r, int cpu)
 	if (!p)
 		return;
 	if (r && in_irq()) {
-		rcu_irq_read_delay(r);
+		rcu_irq_read_delay(r, &rs);
 	} else if (r) {
 		rcu_read_delay(r);
 		rcu_read_long_delay(r, &rs, 16384);
