@@ -544,6 +544,40 @@ static void torture_gp_sync(struct torture_random *r)
 
 /* ---- threads ---- */
 
+/*
+ * Linux's writer "Cookie check" 1 and 5: a cookie taken inside a read-side
+ * critical section names a grace period that cannot end before the
+ * section does, so it must not be done at once.  Deterministic where the
+ * readers' checks need a reader in the right place: a full cookie taken
+ * one grace period short (rcu.inject=poll_early) is done at once whenever
+ * its expedited half's sequence is idle, as it mostly is.
+ */
+static void rcu_torture_writer_cookie_check(void)
+{
+	struct rcu_gp_oldstate c;
+	unsigned long cookie;
+	bool plain, full;
+	int idx = 0;
+
+	if ((cur_ops->flavor != TF_SCHED && cur_ops->flavor != TF_RCU) ||
+	    cur_ops->mode == TM_BUSTED)
+		return;
+	rcutorture_flavour_lock(&idx);
+	cookie = torture_get_gp_state();
+	plain = cur_ops->flavor == TF_RCU ? poll_state_synchronize_rcu(cookie) :
+		poll_state_synchronize_sched(cookie);
+	if (cur_ops->flavor == TF_RCU)
+		get_state_synchronize_rcu_full(&c);
+	else
+		get_state_synchronize_sched_full(&c);
+	full = torture_poll_full(&c);
+	rcutorture_flavour_unlock(idx);
+	if (plain || full)
+		torture_error("rcu_torture_writer: a %s cookie taken inside a read-side "
+			      "critical section was done at once (cookie check)\n",
+			      plain ? "plain" : "full");
+}
+
 static int rcu_torture_writer(void *arg)
 {
 	struct torture_random r;
@@ -581,6 +615,7 @@ static int rcu_torture_writer(void *arg)
 			}
 		}
 		WRITE_ONCE(rcu_torture_current_version, rcu_torture_current_version + 1);
+		rcu_torture_writer_cookie_check();
 		if (!(torture_random(&r) & 0x7))
 			schedule_timeout_uninterruptible(1);
 		else
@@ -662,21 +697,32 @@ static void rcu_read_delay(struct torture_random *r)
 		udelay(2);
 }
 
+struct torture_read_state;
+static const char *rcu_torture_cookie_failed(const struct torture_read_state *rs);
+
 /*
  * An irq or NMI reader (torture.irqreader) reads once per tick or two per
  * CPU, a few hundred times less often than a thread: to give a grace
  * period the same chance to end under it, it dawdles more often, but
  * briefly, as Linux's irq readers do (their long delay is cut to 5 ms):
- * 1 in 16 sections 20-275 us, 1 in 128 a millisecond or two.
+ * 1 in 16 sections 20-275 us, 1 in 128 3-5 ms.  The long one stops early
+ * once a grace period begun after the section has ended under it (the
+ * cookie check then fails): a fixed 1-2 ms caught such a grace period
+ * only if one happened to begin and end inside it, which took a fast
+ * host (irq_eqs: 10 errors in a run, 2 under taskset -c 0).
  */
-static void rcu_irq_read_delay(struct torture_random *r)
+static void rcu_irq_read_delay(struct torture_random *r, const struct torture_read_state *rs)
 {
 	u32 x = torture_random(r);
 
-	if (!(x % 128))
-		udelay(1000 + (x >> 16) % 1000);
-	else if (!(x % 16))
+	if (!(x % 128)) {
+		u64 end = ktime_get_ns() + (3000ull + (x >> 16) % 2000) * 1000ull;
+
+		while (!rcu_torture_cookie_failed(rs) && ktime_get_ns() < end)
+			udelay(10);
+	} else if (!(x % 16)) {
 		udelay(20 + (x >> 16) % 256);
+	}
 }
 
 /*
@@ -895,7 +941,7 @@ void rcu_torture_one_read_body(struct torture_random *r, int cpu)
 	if (!p)
 		return;
 	if (r && in_irq()) {
-		rcu_irq_read_delay(r);
+		rcu_irq_read_delay(r, &rs);
 	} else if (r) {
 		rcu_read_delay(r);
 		rcu_read_long_delay(r, &rs, 16384);

@@ -17,9 +17,13 @@
 #include "rcu/torture_internal.h"
 #include "rcu/kvfree.h"
 #include "kernel/slab.h"
+#include "kernel/time.h"
 
 #define KFREE_MAGIC		0x6b667274756c6c21ul
 #define KFREE_BARRIER_EVERY	64
+/* 1 in KFREE_HOLD_EVERY updates (odd ones: kfree_rcu()) is held, 20 ms at most. */
+#define KFREE_HOLD_EVERY	32
+#define KFREE_HOLD_NS		(20ull * 1000000ull)
 
 struct rcu_torture_kfree_obj {
 	unsigned long magic;
@@ -34,6 +38,33 @@ core_param(torture.kfree_rcu, kfree_rcu_stress, bool,
 static struct rcu_torture_kfree_obj __rcu *rtk_cur;
 static struct task *rtk_task;
 static atomic_long_t rtk_updates, rtk_barriers, rtk_errors, rtk_checked, rtk_nomem;
+static atomic_long_t rtk_holds;
+
+/*
+ * The writer as a reader: old, published before the section began, was
+ * handed to kfree_rcu() inside it, so it must outlive it.  Stay (20 ms:
+ * kfree_rcu.drain_ms is 5) and look.  The readers alone saw an object
+ * freed only when one happened to dawdle across its batch's free and to
+ * look before the slab gave the memory back to the writer as the next
+ * object: 2-14 errors in a 50-60 s run of torture-inject-kfree-4, the
+ * first ones within a second or so.  A new gen shows that reuse, which a
+ * magic check alone misses.
+ */
+static void rcu_torture_kfree_hold(struct rcu_torture_kfree_obj *old, unsigned long gen)
+{
+	u64 end = ktime_get_ns() + KFREE_HOLD_NS;
+
+	atomic_long_inc(&rtk_holds);
+	while (READ_ONCE(old->magic) == KFREE_MAGIC && READ_ONCE(old->gen) == gen &&
+	       ktime_get_ns() < end)
+		udelay(10);
+	if (READ_ONCE(old->magic) != KFREE_MAGIC || READ_ONCE(old->gen) != gen) {
+		atomic_long_inc(&rtk_errors);
+		torture_error("kfree_rcu: reader on CPU %d saw its object freed (the writer's "
+			      "hold: magic %#lx gen %#lx, was %#lx)\n", smp_processor_id(),
+			      READ_ONCE(old->magic), READ_ONCE(old->gen), gen);
+	}
+}
 
 static int rcu_torture_kfree(void *arg)
 {
@@ -51,11 +82,23 @@ static int rcu_torture_kfree(void *arg)
 		}
 		p->magic = KFREE_MAGIC;
 		p->gen = ++gen;
-		old = __atomic_exchange_n(&rtk_cur, p, __ATOMIC_RELEASE);	/* published */
-		if (gen & 1)
+		if (gen % KFREE_HOLD_EVERY == 1) {
+			unsigned long old_gen;
+			int idx = 0;
+
+			rcutorture_flavour_lock(&idx);
+			old = __atomic_exchange_n(&rtk_cur, p, __ATOMIC_RELEASE);
+			old_gen = old->gen;
 			kfree_rcu(old, rh);
-		else
-			kvfree_rcu_mightsleep(old);
+			rcu_torture_kfree_hold(old, old_gen);
+			rcutorture_flavour_unlock(idx);
+		} else {
+			old = __atomic_exchange_n(&rtk_cur, p, __ATOMIC_RELEASE);	/* published */
+			if (gen & 1)
+				kfree_rcu(old, rh);
+			else
+				kvfree_rcu_mightsleep(old);
+		}
 		atomic_long_inc(&rtk_updates);
 		if (!(gen % KFREE_BARRIER_EVERY)) {
 			kvfree_rcu_barrier();
@@ -97,6 +140,7 @@ int rcu_torture_kfree_start(void)
 	atomic_long_set(&rtk_errors, 0);
 	atomic_long_set(&rtk_checked, 0);
 	atomic_long_set(&rtk_nomem, 0);
+	atomic_long_set(&rtk_holds, 0);
 	if (!kfree_rcu_stress)
 		return 0;
 	if (cur_ops->flavor == TF_SRCU) {
@@ -136,12 +180,13 @@ bool rcu_torture_kfree_report(void)
 		return true;
 	rtk_task = NULL;
 	printk(KERN_INFO "rcu-torture: kfree_rcu: updates %ld barriers %ld reads checked %ld "
-	       "errors %ld alloc failures %ld (batches %ld, by rcu_head %ld, handed over %ld)\n",
+	       "errors %ld alloc failures %ld (batches %ld, by rcu_head %ld, handed over %ld) "
+	       "writer holds %ld\n",
 	       atomic_long_read(&rtk_updates), atomic_long_read(&rtk_barriers),
 	       atomic_long_read(&rtk_checked), atomic_long_read(&rtk_errors),
 	       atomic_long_read(&rtk_nomem), atomic_long_read(&kfree_rcu_stats.batches),
 	       atomic_long_read(&kfree_rcu_stats.by_head),
-	       atomic_long_read(&kfree_rcu_stats.handed_over));
+	       atomic_long_read(&kfree_rcu_stats.handed_over), atomic_long_read(&rtk_holds));
 	if (!atomic_long_read(&rtk_barriers)) {
 		pr_err("rcu-torture: kfree_rcu: no kvfree_rcu_barrier() completed in the run\n");
 		return false;
