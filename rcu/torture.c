@@ -81,15 +81,6 @@
 #define MAX_FAKEWRITERS		4
 #define TORTURE_ERRORS_PRINTED	10
 #define TORTURE_STRESSOR_WAIT_S	300	/* past the run, for a first round */
-/*
- * A barrier that has not returned in this long, while no other one has
- * returned either, is stuck (a callback stranded): the run ends with an
- * ERROR instead of hanging in its stop.  Three RCU CPU stall timeouts
- * (a grace period that long is reported as a stall anyway), and three of
- * srcu_barrier()'s "still waiting" periods.  Jiffies: they lag the wall
- * on a loaded host, which makes the bound more lenient there.
- */
-#define TORTURE_BARRIER_STUCK_S	30
 
 struct rcu_torture {
 	struct rcu_head rtort_rcu;
@@ -1674,9 +1665,18 @@ int rcu_torture_run(const char *type, unsigned int duration_ms,
 	       "and draining callbacks %lu\n", (unsigned long)((now - t0) / 1000000),
 	       res->setup_ms, res->run_ms, res->settle_ms, res->stop_ms);
 
-	stressors_ok = rcu_torture_threads_report();
-	stressors_ok = rcu_torture_cb_report() && stressors_ok;
-	stressors_ok = rcu_torture_kfree_report() && stressors_ok;
+	/*
+	 * The reports free the stressors' state and clear their task
+	 * pointers: not while the stop thread, left behind in a barrier,
+	 * may still stop those threads or their callbacks still run.
+	 */
+	if (READ_ONCE(torture_wedged)) {
+		stressors_ok = false;
+	} else {
+		stressors_ok = rcu_torture_threads_report();
+		stressors_ok = rcu_torture_cb_report() && stressors_ok;
+		stressors_ok = rcu_torture_kfree_report() && stressors_ok;
+	}
 	if (gp_types)
 		printk(KERN_INFO "rcu-torture: gp kinds used: normal %ld sync %ld exp %ld "
 		       "cond %ld poll %ld\n", atomic_long_read(&n_gp_used[0]),

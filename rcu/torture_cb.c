@@ -191,6 +191,7 @@ static int rcu_torture_barrier(void *arg)
 	torture_random_init(&r, 299);
 	while (!torture_must_stop()) {
 		long queued, invoked, missed;
+		unsigned long until;
 		unsigned int live;
 		u32 x;
 
@@ -252,9 +253,25 @@ static int rcu_torture_barrier(void *arg)
 			atomic_long_inc(&n_barrier_errors);
 			torture_error("rcu_torture_barrier: %ld of the %ld callbacks queued "
 				      "before the barrier had run when it returned\n", invoked, queued);
-			/* The heads are reused next phase: wait for them. */
-			while (atomic_long_read(&barrier_cbs_invoked) != queued)
+			/*
+			 * The heads are reused next phase: wait for them, as
+			 * long as the stuck-barrier check would (a stranded
+			 * one never runs).  Then stop phasing: the stop's own
+			 * barriers meet it, and that check ends the run.
+			 */
+			until = jiffies + TORTURE_BARRIER_STUCK_S * HZ;
+			while (atomic_long_read(&barrier_cbs_invoked) != queued &&
+			       !torture_must_stop() && time_before(jiffies, until))
 				schedule_timeout_uninterruptible(1);
+			if (atomic_long_read(&barrier_cbs_invoked) != queued) {
+				if (!torture_must_stop())
+					torture_error("rcu_torture_barrier: %ld of the %ld "
+						      "callbacks still not run %u s after the "
+						      "barrier returned: stranded?\n",
+						      atomic_long_read(&barrier_cbs_invoked),
+						      queued, TORTURE_BARRIER_STUCK_S);
+				break;
+			}
 		} else {
 			atomic_long_inc(&n_barrier_successes);
 		}

@@ -50,6 +50,15 @@ static inline void torture_random_init(struct torture_random *r, u64 seed)
 
 void torture_call(struct rcu_head *head, rcu_callback_t func);
 void torture_barrier(void);
+/*
+ * A barrier that has not returned in this long, while no other one has
+ * returned either, is stuck (a callback stranded): the run ends with an
+ * ERROR instead of hanging in its stop.  Three RCU CPU stall timeouts
+ * (a grace period that long is reported as a stall anyway), and three of
+ * srcu_barrier()'s "still waiting" periods.  Jiffies: they lag the wall
+ * on a loaded host, which makes the bound more lenient there.
+ */
+#define TORTURE_BARRIER_STUCK_S	30
 void torture_sync_normal(void);
 void torture_sync_exp(void);
 unsigned long torture_completed(void);	/* GPs of the flavour, normal ones */

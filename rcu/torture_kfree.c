@@ -61,7 +61,7 @@ static void rcu_torture_kfree_hold(struct rcu_torture_kfree_obj *old, unsigned l
 	if (READ_ONCE(old->magic) != KFREE_MAGIC || READ_ONCE(old->gen) != gen) {
 		atomic_long_inc(&rtk_errors);
 		torture_error("kfree_rcu: reader on CPU %d saw its object freed (the writer's "
-			      "hold: magic %#lx gen %#lx, was %#lx)\n", smp_processor_id(),
+			      "hold: magic %#lx gen %#lx, was %#lx)\n", raw_smp_processor_id(),
 			      READ_ONCE(old->magic), READ_ONCE(old->gen), gen);
 	}
 }
