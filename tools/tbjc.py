@@ -103,19 +103,31 @@ def symbolize(pc, syms, starts):
 
 
 PAGE = 4096
+# objdump prints these before the mnemonic: the mnemonic is what follows.
+PREFIXES = {'notrack', 'bnd', 'rep', 'repz', 'repe', 'repnz', 'repne', 'lock',
+            'data16', 'addr32', 'cs', 'ds'}
 
 
 def disasm(elf, lo, hi):
     """(pc, mnemonic, direct target or None, next pc) for [lo, hi)."""
-    out = subprocess.run(['objdump', '-d', '--no-show-raw-insn',
-                          '--start-address=%#x' % lo, '--stop-address=%#x' % hi, elf],
-                         capture_output=True, text=True, check=True).stdout
+    try:
+        out = subprocess.run(['objdump', '-d', '--no-show-raw-insn',
+                              '--start-address=%#x' % lo, '--stop-address=%#x' % hi, elf],
+                             capture_output=True, text=True, check=True).stdout
+    except FileNotFoundError:
+        sys.exit('tbjc: objdump (GNU binutils) is needed to place the fast paths')
     ins = []
     for line in out.splitlines():
-        m = re.match(r'\s*([0-9a-f]+):\s+(\S+)\s*([0-9a-f]*)', line)
-        if m:
-            ins.append([int(m.group(1), 16), m.group(2),
-                        int(m.group(3), 16) if m.group(3) else None, None])
+        m = re.match(r'\s*([0-9a-f]+):\s+(.*)', line)
+        if not m:
+            continue
+        words = m.group(2).split()
+        while words and words[0] in PREFIXES:
+            words = words[1:]
+        if not words:
+            continue
+        t = re.match(r'(?:0x)?([0-9a-f]+)$', words[1]) if len(words) > 1 else None
+        ins.append([int(m.group(1), 16), words[0], int(t.group(1), 16) if t else None, None])
     for i in range(len(ins) - 1):
         ins[i][3] = ins[i + 1][0]
     if ins:
@@ -125,9 +137,11 @@ def disasm(elf, lo, hi):
 
 def fastpaths(elf):
     """The __fastpath functions' fast paths: {name: (entry, [lookups],
-    [(call pc, callee)], last pc)}, each lookup a (pc, what) pair, and
-    the section's start and end.  Lookups outside the section (a tail
-    call elsewhere) are left out: no pad can place them."""
+    [(call pc, callee)], last byte, [(jump pc, target)])}, each lookup a
+    (pc, what) pair, and the section's start and end.  A jump is a lookup
+    only where it crosses a page, which depends on the pad: kept apart.
+    Lookups outside the section (a tail call elsewhere) are left out: no
+    pad can place them."""
     syms = {}
     for line in subprocess.run(['nm', '-n', elf], capture_output=True, text=True,
                                check=True).stdout.splitlines():
@@ -144,7 +158,7 @@ def fastpaths(elf):
     for k, (a, name) in enumerate(funcs):
         end = funcs[k + 1][0] if k + 1 < len(funcs) else hi
         body = [x for x in ins if a <= x[0] < end]
-        look, callees = [], []
+        look, callees, jumps = [], [], []
         for i, (pc, op, target, nxt) in enumerate(body):
             where = lambda p: '%s+%#x' % (name, p - a)
             if op.startswith('call'):
@@ -157,15 +171,16 @@ def fastpaths(elf):
                     look.append((body[i + 1][3], where(body[i + 1][3]) + ' (after sti\'s shadow)'))
             elif op in ('popf', 'popfq'):
                 look.append((nxt, where(nxt) + ' (after popf)'))
-            elif (op.startswith('j') and target is not None and (pc ^ target) >> 12
-                  and lo <= target < hi):
-                look.append((target, '%#x (jump from %s to another page)' % (target, where(pc))))
+            elif op.startswith('j') and target is not None and lo <= target < hi:
+                jumps.append((pc, target, '%s (jump from %s to another page)' %
+                              (where(target) if a <= target < end else '%#x' % target,
+                               where(pc))))
             if op.startswith('ret') or (op.startswith('jmp') and
                                         (target is None or not a <= target < end)):
                 if op.startswith('jmp') and target is not None and lo <= target < hi:
                     callees.append((pc, target))	# a tail call
                 break
-        out[name] = (a, look, callees, pc if body else a)
+        out[name] = (a, look, callees, nxt - 1 if body else a, jumps)
     return out, lo, hi
 
 
@@ -175,7 +190,7 @@ def fastpath_conflicts(fp, shift=0, sizes=None):
     by shift bytes."""
     by_entry = {v[0]: n for n, v in fp.items()}
     bad = []
-    for root, (entry, _, _, _) in sorted(fp.items(), key=lambda x: x[1][0]):
+    for root, (entry, _, _, _, _) in sorted(fp.items(), key=lambda x: x[1][0]):
         looks = {entry: root + ' (entry)'}
         seen, todo = set(), [root]
         while todo:
@@ -183,9 +198,12 @@ def fastpath_conflicts(fp, shift=0, sizes=None):
             if n in seen:
                 continue
             seen.add(n)
-            _, look, callees, _ = fp[n]
+            _, look, callees, _, jumps = fp[n]
             for pc, what in look:
                 looks.setdefault(pc, what)
+            for pc, t, what in jumps:
+                if (pc + shift) >> 12 != (t + shift) >> 12:
+                    looks.setdefault(t, what)
             for pc, t in callees:
                 callee = by_entry.get(t)
                 if callee is None:
@@ -207,7 +225,7 @@ def fastpath_conflicts(fp, shift=0, sizes=None):
 def fastpath_crosses(fp, shift):
     """Fast paths that would cross a page with the image moved by shift."""
     out = []
-    for n, (a, _, _, last) in fp.items():
+    for n, (a, _, _, last, _) in fp.items():
         if ((a + shift) ^ (last + shift)) >> 12:
             out.append(n)
     return out
