@@ -616,9 +616,12 @@ static void sched_preempt_count_fields(void)
 
 /* ---- idle, the reschedule IPI, the RCU hooks --------------------------- */
 
-static int spin_for(void *p)
+static int busy_done;
+
+static int spin_then_mark(void *p)
 {
 	spin_ms((unsigned int)(long)p);
+	smp_store_release(&busy_done, 1);	/* before its exit lets idle run */
 	return 0;
 }
 
@@ -644,20 +647,36 @@ static void sched_idle_halts(void)
 	KTAP_EXPECT(h1 > h0);		/* the idle CPU halted */
 	KTAP_EXPECT(c1 > c0);
 
-	/* A busy thread there: its idle task does not run at all. */
-	t = kthread_create_on_cpu(spin_for, (void *)40l, cpu, "busy");
+	/*
+	 * A busy thread there: from its first switch-in to the end of its
+	 * spin it is runnable all along (it never sleeps), so its idle task
+	 * does not halt at all.  The count is read before the thread's
+	 * flag: a flag still clear then means that every halt the count
+	 * holds came while the thread was runnable, however long this CPU
+	 * was held up between the two reads.
+	 */
+	WRITE_ONCE(busy_done, 0);
+	t = kthread_create_on_cpu(spin_then_mark, (void *)40l, cpu, "busy");
 	KTAP_ASSERT(t);
 	wake_up_process(t);
 	KTAP_EXPECT(WAIT_UNTIL(READ_ONCE(t->nr_switches) > 0, 2000));
 	busy_h = sched_stat(cpu, idle_halts);
 	u64 end = ktime_get_ns() + 20000000ull;
-	while (ktime_get_ns() < end && cpu_curr(cpu) == t)
+	while (ktime_get_ns() < end && !READ_ONCE(busy_done))
 		cpu_relax();
-	bool still = cpu_curr(cpu) == t;
 	busy_h = sched_stat(cpu, idle_halts) - busy_h;
+	smp_rmb();
+	bool runnable = !READ_ONCE(busy_done);
+	u64 sw = READ_ONCE(t->nr_switches), pre = READ_ONCE(t->nr_preempted);
 	kthread_join(t);
-	if (still)
+	if (runnable) {
 		KTAP_EXPECT_EQ(busy_h, 0);
+		if (busy_h)
+			ktap_log("busy thread: %llu switches in, %llu preempted",
+				 (unsigned long long)sw, (unsigned long long)pre);
+	} else {
+		ktap_log("busy thread done before the count was read: not checked");
+	}
 	ktap_log("CPU %d idle >= 50 ms: %llu halts, %llu%% of the time halted", cpu,
 		 (unsigned long long)(h1 - h0),
 		 (unsigned long long)((c1 - c0) * 100 / (t1 - t0 ? t1 - t0 : 1)));
