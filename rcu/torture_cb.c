@@ -89,12 +89,8 @@ static void rcu_torture_barrier_cbf(struct rcu_head *rh)
 {
 	struct barrier_cb *cb = container_of(rh, struct barrier_cb, rh);
 
-	if (atomic_long_inc_return(&barrier_cbs_started) == 1 && READ_ONCE(barrier_cbs_hold)) {
-		u64 end = ktime_get_ns() + BARRIER_HOLD_NS;
-
-		while (!READ_ONCE(barrier_returned) && ktime_get_ns() < end)
-			udelay(10);
-	}
+	if (atomic_long_inc_return(&barrier_cbs_started) == 1 && READ_ONCE(barrier_cbs_hold))
+		torture_hold_until(READ_ONCE(barrier_returned), BARRIER_HOLD_NS);
 	if (cb->work_us)
 		udelay(cb->work_us);
 	atomic_long_inc(&barrier_cbs_invoked);
