@@ -703,17 +703,27 @@ static bool rcu_torture_gp_begun(const struct torture_read_state *rs);
  * briefly, as Linux's irq readers do (their long delay is cut to 5 ms):
  * 1 in 16 sections 20-275 us, 1 in 128 3-5 ms.  The long one stops early
  * once a grace period begun after the section has ended under it (the
- * cookie check then fails): a fixed 1-2 ms caught such a grace period
- * only if one happened to begin and end inside it, which took a fast
- * host (irq_eqs: 10 errors in a run, 2 under taskset -c 0).
+ * cookie check then fails).
+ *
+ * Test build: in an irq or NMI that interrupted the idle task, every
+ * dawdle is a long one (1 in 16).  There RCU has to start watching a CPU
+ * it had stopped watching (rcu_nmi_enter() from the extended QS), and a
+ * grace period begun meanwhile has to wait for the reader; and the hold
+ * takes its time from no running task (one woken there waits for it).
+ * Each hold stays within 3-5 ms; the timer reader re-arms only after it.
  */
+#ifdef CONFIG_SANITIZE
+#define IRQ_READ_IDLE_LONG	true
+#else
+#define IRQ_READ_IDLE_LONG	false
+#endif
+
 static void rcu_irq_read_delay(struct torture_random *r, const struct torture_read_state *rs)
 {
 	u32 x = torture_random(r);
+	int idle = is_idle_task(current);
 
-	if (!(x % 128)) {
-		int idle = is_idle_task(current);
-
+	if (!(x % 128) || (IRQ_READ_IDLE_LONG && idle && !(x % 16))) {
 		atomic_long_inc(&n_irq_long_reads[idle]);
 		if (torture_hold_until(rcu_torture_cookie_failed(rs),
 				       (3000ull + (x >> 16) % 2000) * 1000ull))
