@@ -175,6 +175,10 @@ static atomic_long_t n_rcu_torture_nmi_reads;
 static atomic_long_t n_rcu_torture_long_reads;	/* rcu_read_long_delay() */
 static atomic_long_t n_rcu_torture_extended;
 static atomic_long_t n_rcu_torture_cookie_errors;
+/* rcu_irq_read_delay()'s long delays, [1] those in an irq or NMI from the
+ * idle task; of them, those a grace period begun after the section did
+ * was still waiting for at their end, and those it ended inside. */
+static atomic_long_t n_irq_long_reads[2], n_irq_long_gp_waited[2], n_irq_long_gp_ended[2];
 static atomic_long_t rcu_torture_wcount[RCU_TORTURE_PIPE_LEN + 1];
 
 /* Per-CPU slots, but a task reader and an NMI reader can add at once. */
@@ -690,6 +694,7 @@ static void rcu_read_delay(struct torture_random *r)
 
 struct torture_read_state;
 static const char *rcu_torture_cookie_failed(const struct torture_read_state *rs);
+static bool rcu_torture_gp_begun(const struct torture_read_state *rs);
 
 /*
  * An irq or NMI reader (torture.irqreader) reads once per tick or two per
@@ -698,19 +703,36 @@ static const char *rcu_torture_cookie_failed(const struct torture_read_state *rs
  * briefly, as Linux's irq readers do (their long delay is cut to 5 ms):
  * 1 in 16 sections 20-275 us, 1 in 128 3-5 ms.  The long one stops early
  * once a grace period begun after the section has ended under it (the
- * cookie check then fails): a fixed 1-2 ms caught such a grace period
- * only if one happened to begin and end inside it, which took a fast
- * host (irq_eqs: 10 errors in a run, 2 under taskset -c 0).
+ * cookie check then fails).
+ *
+ * Test build: in an irq or NMI that interrupted the idle task, every
+ * dawdle is a long one (1 in 16).  There RCU has to start watching a CPU
+ * it had stopped watching (rcu_nmi_enter() from the extended QS), and a
+ * grace period begun meanwhile has to wait for the reader; and the hold
+ * takes its time from no running task (one woken there waits for it).
+ * Each hold stays within 3-5 ms; the timer reader re-arms only after it.
  */
+#ifdef CONFIG_SANITIZE
+#define IRQ_READ_IDLE_LONG	true
+#else
+#define IRQ_READ_IDLE_LONG	false
+#endif
+
 static void rcu_irq_read_delay(struct torture_random *r, const struct torture_read_state *rs)
 {
 	u32 x = torture_random(r);
+	int idle = is_idle_task(current);
 
-	if (!(x % 128))
-		torture_hold_until(rcu_torture_cookie_failed(rs),
-				   (3000ull + (x >> 16) % 2000) * 1000ull);
-	else if (!(x % 16))
+	if (!(x % 128) || (IRQ_READ_IDLE_LONG && idle && !(x % 16))) {
+		atomic_long_inc(&n_irq_long_reads[idle]);
+		if (torture_hold_until(rcu_torture_cookie_failed(rs),
+				       (3000ull + (x >> 16) % 2000) * 1000ull))
+			atomic_long_inc(&n_irq_long_gp_ended[idle]);
+		else if (rcu_torture_gp_begun(rs))
+			atomic_long_inc(&n_irq_long_gp_waited[idle]);
+	} else if (!(x % 16)) {
 		udelay(20 + (x >> 16) % 256);
+	}
 }
 
 /*
@@ -1405,6 +1427,11 @@ static void rcu_torture_reset(void)
 	atomic_long_set(&n_rcu_torture_long_reads, 0);
 	atomic_long_set(&n_rcu_torture_extended, 0);
 	atomic_long_set(&n_rcu_torture_cookie_errors, 0);
+	for (i = 0; i < 2; i++) {
+		atomic_long_set(&n_irq_long_reads[i], 0);
+		atomic_long_set(&n_irq_long_gp_waited[i], 0);
+		atomic_long_set(&n_irq_long_gp_ended[i], 0);
+	}
 	for (i = 0; i < (int)ARRAY_SIZE(n_gp_used); i++)
 		atomic_long_set(&n_gp_used[i], 0);
 	atomic_long_set(&n_full_cookies, 0);
@@ -1692,6 +1719,15 @@ int rcu_torture_run(const char *type, unsigned int duration_ms,
 	ok = rcu_torture_stats_print(res, gp0, exp0);
 	printk(KERN_INFO "rcu-torture: readers that ran on into a later grace period: %ld\n",
 	       atomic_long_read(&n_rcu_torture_long_reads));
+	if (atomic_long_read(&n_irq_long_reads[0]) || atomic_long_read(&n_irq_long_reads[1]))
+		printk(KERN_INFO "rcu-torture: irq/NMI readers' long delays (elsewhere, from "
+		       "idle): %ld, %ld; a later GP waited: %ld, %ld; ended inside: %ld, %ld\n",
+		       atomic_long_read(&n_irq_long_reads[0]),
+		       atomic_long_read(&n_irq_long_reads[1]),
+		       atomic_long_read(&n_irq_long_gp_waited[0]),
+		       atomic_long_read(&n_irq_long_gp_waited[1]),
+		       atomic_long_read(&n_irq_long_gp_ended[0]),
+		       atomic_long_read(&n_irq_long_gp_ended[1]));
 	if (cur_ops->flavor == TF_RCU)
 		printk(KERN_INFO "rcu-torture: readers preempted inside rcu_read_lock(): %ld, "
 		       "boosted: %d\n", atomic_long_read(&rcu_preempt_blocked_total) - blocked0,
