@@ -282,6 +282,50 @@ __fastpath void call_srcu(struct srcu_struct *ss, struct rcu_head *head, rcu_cal
 		wake_up(&srcu_kthread_wq);
 }
 
+#ifdef CONFIG_SANITIZE
+/*
+ * Test build, ss->lock held, at the end of a pass over ss that took out
+ * `taken` callbacks: every callback on the list at one pass is taken out
+ * by the first pass that finds the grace period covering it over.  The
+ * pass tags whatever call_srcu() could not, so after it every callback on
+ * the list waits for rcu_seq_snap() of gp_seq at that pass or sooner;
+ * the list is FIFO and a pass takes out every callback whose GP is over.
+ * So once gp_seq has reached that snap, those callbacks (the first
+ * cbs_watched on the list) must all be out.  A callback left untagged,
+ * mis-advanced or never extracted waits for a later call_srcu() or for
+ * ever; this says so at the first pass after its GP, without a timeout
+ * (grace periods, not time: a kthread delayed on a loaded host is no
+ * false alarm).
+ */
+static void srcu_cb_progress_check(struct srcu_struct *ss, long taken)
+{
+	unsigned long seq = ss->srcu_gp_seq;
+	long n = rcu_segcblist_n_cbs(&ss->cblist);
+
+	lockdep_assert_held(&ss->lock);
+	if (ss->cbs_watched > 0) {
+		ss->cbs_watched -= taken;
+		if (ss->cbs_watched > 0 && ULONG_CMP_GE(seq, ss->cbs_watched_gp)) {
+			WARN_ONCE(1, "srcu: %s: %ld callbacks queued before grace period %#lx "
+				  "still queued after it ended (gp_seq %#lx, needed %#lx, %ld "
+				  "on the list): stranded\n", ss->name, ss->cbs_watched,
+				  ss->cbs_watched_gp, seq, ss->srcu_gp_seq_needed, n);
+			ss->cbs_watched = 0;
+		}
+	}
+	if (ss->cbs_watched <= 0 && n) {
+		ss->cbs_watched = n;
+		ss->cbs_watched_gp = (seq + 2 * RCU_SEQ_STATE_MASK + 1) & ~RCU_SEQ_STATE_MASK;
+	}
+}
+#else
+static inline void srcu_cb_progress_check(struct srcu_struct *ss, long taken)
+{
+	(void)ss;
+	(void)taken;
+}
+#endif
+
 /*
  * One pass over every struct with callbacks: advance its GP, take out the
  * callbacks it made ready.  Returns true if some still wait.
@@ -322,6 +366,7 @@ static bool srcu_cb_pass(struct rcu_cblist *done)
 			 */
 			if (!rcu_inject(RCU_INJECT_SRCU_ACCEL))
 				srcu_accelerate_cbs(ss);
+			srcu_cb_progress_check(ss, n);
 			pending |= rcu_segcblist_pend_cbs(&ss->cblist);
 		}
 		spin_unlock(&ss->lock);

@@ -48,6 +48,12 @@ struct srcu_struct {
 	int srcu_waiters;		/* synchronize_srcu() callers asleep, under ->lock */
 	struct list_head list;
 	const char *name;
+#ifdef CONFIG_SANITIZE
+	/* srcu_cb_progress_check(): callbacks on the list at one pass of the
+	 * callback kthread not yet taken out, and the GP that covers them. */
+	long cbs_watched;
+	unsigned long cbs_watched_gp;
+#endif
 	struct srcu_data sda[NR_CPUS];
 };
 
