@@ -91,6 +91,7 @@ static atomic_long_t n_barrier_cbs_total;
  * returned (it must not: 5 ms).
  */
 static bool barrier_cbs_hold, barrier_called, barrier_returned;	/* READ_ONCE/WRITE_ONCE */
+static int barrier_cpu;		/* the barrier thread's (the first CPU: never goes down) */
 #define BARRIER_HOLD_NS		(5ull * 1000000ull)
 #define BARRIER_CALL_NS		(20ull * 1000000ull)
 /* This phase's only producer (the others queue none), or -1: all queue.
@@ -105,7 +106,9 @@ static void rcu_torture_barrier_cbf(struct rcu_head *rh)
 		u64 end = ktime_get_ns() + BARRIER_CALL_NS;
 
 		wake_up(&barrier_wq);	/* the barrier thread, asleep until now */
-		while (!READ_ONCE(barrier_called) && ktime_get_ns() < end)
+		/* Not on the barrier thread's CPU: it could not run meanwhile. */
+		while (raw_smp_processor_id() != barrier_cpu &&
+		       !READ_ONCE(barrier_called) && ktime_get_ns() < end)
 			udelay(10);
 		end = ktime_get_ns() + BARRIER_HOLD_NS;
 		while (!READ_ONCE(barrier_returned) && ktime_get_ns() < end)
@@ -676,7 +679,8 @@ int rcu_torture_cb_start(void)
 		 * a batch (bh off), and never call the barrier mid-batch there:
 		 * the first CPU, which gets a producer only when every CPU does.
 		 */
-		kthread_bind(barrier_task, torture_nth_online_cpu(0));
+		barrier_cpu = torture_nth_online_cpu(0);
+		kthread_bind(barrier_task, barrier_cpu);
 		wake_up_process(barrier_task);
 	}
 	for (i = 0; i < nf; i++) {
