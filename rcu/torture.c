@@ -706,14 +706,11 @@ static void rcu_irq_read_delay(struct torture_random *r, const struct torture_re
 {
 	u32 x = torture_random(r);
 
-	if (!(x % 128)) {
-		u64 end = ktime_get_ns() + (3000ull + (x >> 16) % 2000) * 1000ull;
-
-		while (!rcu_torture_cookie_failed(rs) && ktime_get_ns() < end)
-			udelay(10);
-	} else if (!(x % 16)) {
+	if (!(x % 128))
+		torture_hold_until(rcu_torture_cookie_failed(rs),
+				   (3000ull + (x >> 16) % 2000) * 1000ull);
+	else if (!(x % 16))
 		udelay(20 + (x >> 16) % 256);
-	}
 }
 
 /*

@@ -103,16 +103,11 @@ static void rcu_torture_barrier_cbf(struct rcu_head *rh)
 	struct barrier_cb *cb = container_of(rh, struct barrier_cb, rh);
 
 	if (atomic_long_inc_return(&barrier_cbs_started) == 1 && READ_ONCE(barrier_cbs_hold)) {
-		u64 end = ktime_get_ns() + BARRIER_CALL_NS;
-
 		wake_up(&barrier_wq);	/* the barrier thread, asleep until now */
 		/* Not on the barrier thread's CPU: it could not run meanwhile. */
-		while (raw_smp_processor_id() != barrier_cpu &&
-		       !READ_ONCE(barrier_called) && ktime_get_ns() < end)
-			udelay(10);
-		end = ktime_get_ns() + BARRIER_HOLD_NS;
-		while (!READ_ONCE(barrier_returned) && ktime_get_ns() < end)
-			udelay(10);
+		if (raw_smp_processor_id() != barrier_cpu)
+			torture_hold_until(READ_ONCE(barrier_called), BARRIER_CALL_NS);
+		torture_hold_until(READ_ONCE(barrier_returned), BARRIER_HOLD_NS);
 	}
 	if (cb->work_us)
 		udelay(cb->work_us);

@@ -12,6 +12,7 @@
 #include "rcu/srcu.h"
 #include "kernel/printk.h"
 #include "kernel/cmdline.h"
+#include "kernel/time.h"
 
 enum torture_mode { TM_SYNC, TM_EXP, TM_ASYNC, TM_POLLED, TM_BUSTED };
 /* Which RCU: RCU-sched, preemptible RCU (rcu/preempt.c), SRCU (rcu/srcu.c). */
@@ -45,6 +46,32 @@ static inline void torture_random_init(struct torture_random *r, u64 seed)
 {
 	r->s = seed * 0x9e3779b97f4a7c15ull + get_cycles() + 1;
 }
+
+/* ---- a bounded hold ---- */
+
+/**
+ * torture_hold_until - spin until a condition holds or a time has passed
+ * @cond: the condition, an expression evaluated again after each wait
+ * @ns: the longest hold, in nanoseconds (ktime_get_ns())
+ *
+ * Holds the CPU in 10 us steps (udelay()) until @cond is true or @ns
+ * have passed since the call: a stressor's bounded hold, which keeps a
+ * window open until the other side has acted and never longer than @ns.
+ * Any context, irqs off and NMI included; it neither sleeps nor yields.
+ * @cond is evaluated at least once, even with @ns 0.
+ *
+ * Return: true if @cond was true when last evaluated, false if the hold
+ * ran to its bound.
+ */
+#define torture_hold_until(cond, ns)						\
+({										\
+	u64 __thu_end = ktime_get_ns() + (ns);					\
+	bool __thu_done;							\
+										\
+	while (!(__thu_done = !!(cond)) && ktime_get_ns() < __thu_end)		\
+		udelay(10);							\
+	__thu_done;								\
+})
 
 /* ---- the flavour's primitives ---- */
 

@@ -52,12 +52,9 @@ static atomic_long_t rtk_holds;
  */
 static void rcu_torture_kfree_hold(struct rcu_torture_kfree_obj *old, unsigned long gen)
 {
-	u64 end = ktime_get_ns() + KFREE_HOLD_NS;
-
 	atomic_long_inc(&rtk_holds);
-	while (READ_ONCE(old->magic) == KFREE_MAGIC && READ_ONCE(old->gen) == gen &&
-	       ktime_get_ns() < end)
-		udelay(10);
+	torture_hold_until(READ_ONCE(old->magic) != KFREE_MAGIC || READ_ONCE(old->gen) != gen,
+			   KFREE_HOLD_NS);
 	if (READ_ONCE(old->magic) != KFREE_MAGIC || READ_ONCE(old->gen) != gen) {
 		atomic_long_inc(&rtk_errors);
 		torture_error("kfree_rcu: reader on CPU %d saw its object freed (the writer's "

@@ -21,6 +21,7 @@ import re
 import signal
 import subprocess
 import sys
+import threading
 import time
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
@@ -62,25 +63,48 @@ def one(scn, seed, secs, append, iso, cpus, limit):
                          stderr=subprocess.STDOUT, text=True, errors="replace",
                          start_new_session=True)
     first = None
-    with open(log, "w") as f:
-        f.write(f"# cmdline: {cmd}\n")
-        for raw in p.stdout:
-            line = CLEAN_RE.sub("", raw.rstrip("\n"))
-            t = time.monotonic() - t0
-            f.write(f"[{t:8.2f}] {line}\n")
-            if first is None and FAIL_RE.search(line):
-                first = (t, line.strip())
-                # A few more lines for the log (the call trace), then stop.
-                stop_at = t + 3
-            if first is not None and t > stop_at:
-                break
-            if t > limit:
-                first = first or (t, f"no end within {limit} s (hang?)")
-                break
-    if p.poll() is None:
-        os.killpg(p.pid, signal.SIGTERM)
-    p.wait()
+    # The limit is kept by a timer, not checked as lines arrive: a guest
+    # that hangs silently prints nothing to check it on.  Killing QEMU
+    # ends the read loop below.
+    expired = threading.Event()
+
+    def expire():
+        expired.set()
+        kill_group(p)
+
+    timer = threading.Timer(limit, expire)
+    timer.daemon = True
+    timer.start()
+    try:
+        with open(log, "w") as f:
+            f.write(f"# cmdline: {cmd}\n")
+            for raw in p.stdout:
+                line = CLEAN_RE.sub("", raw.rstrip("\n"))
+                t = time.monotonic() - t0
+                f.write(f"[{t:8.2f}] {line}\n")
+                if first is None and FAIL_RE.search(line):
+                    first = (t, line.strip())
+                    # A few more lines for the log (the call trace), then stop.
+                    stop_at = t + 3
+                if first is not None and t > stop_at:
+                    break
+    finally:
+        # Also on ^C or SIGTERM: QEMU runs in a session of its own, so
+        # nothing else would stop it.
+        timer.cancel()
+        kill_group(p)
+        p.wait()
+    if first is None and expired.is_set():
+        first = (limit, f"no end within {limit:g} s (hang?)")
     return first, time.monotonic() - t0, log
+
+
+def kill_group(p):
+    if p.poll() is None:
+        try:
+            os.killpg(p.pid, signal.SIGTERM)
+        except ProcessLookupError:
+            pass
 
 
 def main(argv=None):
@@ -94,6 +118,8 @@ def main(argv=None):
     ap.add_argument("--limit", type=float, default=900, help="wall seconds per run")
     ap.add_argument("--stop-first", action="store_true", help="stop at the first failure")
     a = ap.parse_args(argv)
+    # SIGTERM unwinds like ^C, so the running QEMU is killed on the way out.
+    signal.signal(signal.SIGTERM, lambda *_: sys.exit(143))
     scn = next((s for s in scenarios.parse() if s.name == a.scenario), None)
     if not scn:
         print(f"hunt: no scenario {a.scenario}", file=sys.stderr)
