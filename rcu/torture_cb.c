@@ -11,10 +11,14 @@
  *    threads.  With fewer threads than CPUs, as Linux's default of 4 on
  *    8-16 CPUs, the first CPUs get none: the CPU running cpu_down() there
  *    has an empty list when a barrier's walk passes it while a dying CPU's
- *    callbacks move to it.  Then one thread calls the
+ *    callbacks move to it.  One phase in two with several threads, one
+ *    of them alone queues, so a barrier also meets one CPU with callbacks
+ *    and every other list empty.  Then one thread calls the
  *    flavour's barrier at once, after a grace period, after a tick or
  *    three, or (half the time) the moment the first callback starts to
  *    run, and checks that every callback queued before the call has run.
+ *    These threads run at high priority: they do little, and the moment
+ *    a phase or a callback starts is what they are for.
  *  - fwd_progress=N: N threads, each in rounds after fwd_progress_holdoff
  *    seconds: (a) a self-requeuing callback chain must advance three grace
  *    periods while the thread loops in cond_resched() on its CPU; (b) a
@@ -80,17 +84,31 @@ static atomic_t barrier_cbs_done;		/* threads that queued this phase */
 static atomic_long_t barrier_cbs_queued, barrier_cbs_started, barrier_cbs_invoked;
 static atomic_long_t n_barrier_attempts, n_barrier_successes, n_barrier_errors;
 static atomic_long_t n_barrier_cbs_total;
-/* This phase's barrier is called once the first callback starts: that
- * callback holds until the barrier has returned (it must not: 5 ms). */
-static bool barrier_cbs_hold, barrier_returned;	/* READ_ONCE/WRITE_ONCE */
+/*
+ * This phase's barrier is called once the first callback starts: that
+ * callback wakes the barrier thread, waits for the call (20 ms at most:
+ * that vCPU may not be running), then holds until the barrier has
+ * returned (it must not: 5 ms).
+ */
+static bool barrier_cbs_hold, barrier_called, barrier_returned;	/* READ_ONCE/WRITE_ONCE */
+static int barrier_cpu;		/* the barrier thread's (the first CPU: never goes down) */
 #define BARRIER_HOLD_NS		(5ull * 1000000ull)
+#define BARRIER_CALL_NS		(20ull * 1000000ull)
+/* This phase's only producer (the others queue none), or -1: all queue.
+ * Written before the phase is published (release), read after it. */
+static int barrier_cbs_only = -1;
 
 static void rcu_torture_barrier_cbf(struct rcu_head *rh)
 {
 	struct barrier_cb *cb = container_of(rh, struct barrier_cb, rh);
 
-	if (atomic_long_inc_return(&barrier_cbs_started) == 1 && READ_ONCE(barrier_cbs_hold))
+	if (atomic_long_inc_return(&barrier_cbs_started) == 1 && READ_ONCE(barrier_cbs_hold)) {
+		wake_up(&barrier_wq);	/* the barrier thread, asleep until now */
+		/* Not on the barrier thread's CPU: it could not run meanwhile. */
+		if (raw_smp_processor_id() != barrier_cpu)
+			torture_hold_until(READ_ONCE(barrier_called), BARRIER_CALL_NS);
 		torture_hold_until(READ_ONCE(barrier_returned), BARRIER_HOLD_NS);
+	}
 	if (cb->work_us)
 		udelay(cb->work_us);
 	atomic_long_inc(&barrier_cbs_invoked);
@@ -111,8 +129,10 @@ static int rcu_torture_barrier_cbs(void *arg)
 				   torture_must_stop(), HZ);
 		if (READ_ONCE(barrier_phase) == phase)
 			continue;
-		phase = READ_ONCE(barrier_phase);
+		phase = smp_load_acquire(&barrier_phase);
 		n = 1 + torture_random(&r) % BARRIER_CBS_PER_PHASE;
+		if (READ_ONCE(barrier_cbs_only) >= 0 && READ_ONCE(barrier_cbs_only) != me)
+			n = 0;		/* not this phase's producer */
 		/* Bound, it runs on its CPU until hotplug moves it off. */
 		preempt_disable();
 		moved = raw_smp_processor_id() != barrier_cbs_cpu[me];
@@ -147,6 +167,7 @@ static struct task *barrier_cbs_spawn(long i)
 	barrier_cbs_phase0[i] = READ_ONCE(barrier_phase);
 	barrier_cbs_gone[i] = false;
 	kthread_bind(t, barrier_cbs_cpu[i]);
+	set_task_prio(t, PRIO_HIGH);	/* it queues as the phase starts */
 	wake_up_process(t);
 	return t;
 }
@@ -179,6 +200,27 @@ static unsigned int barrier_cbs_respawn(unsigned int nthreads)
 	return live;
 }
 
+/*
+ * One phase in two with several producers, one of them alone queues: a
+ * barrier then meets a single CPU with callbacks (being invoked, when it
+ * is called as the first starts) and every other list empty, as Linux's
+ * barrier meets on a mostly idle system, where a CPU's "nothing queued"
+ * decides whether it waits at all.  With every producer queueing, some
+ * other CPU has callbacks still waiting for their grace period, and the
+ * barrier waits for that grace period whatever it decided for the rest.
+ * A thread that is gone (hotplug) is not picked: all queue then.
+ */
+static int barrier_cbs_pick_only(unsigned int nthreads, struct torture_random *r)
+{
+	u32 x = torture_random(r);
+	unsigned int i = (x >> 1) % nthreads;
+
+	if (nthreads < 2 || (x & 1) || !barrier_cbs_tasks[i] ||
+	    smp_load_acquire(&barrier_cbs_gone[i]))
+		return -1;
+	return (int)i;
+}
+
 static int rcu_torture_barrier(void *arg)
 {
 	struct torture_random r;
@@ -203,11 +245,17 @@ static int rcu_torture_barrier(void *arg)
 		 * its batch however late this thread's vCPU gets to run.  The
 		 * batch alone lasts some 0.2 ms: a barrier thread that spun
 		 * on another vCPU reached it in 4 of 26 tries (1 of 2 kinds).
+		 * Spinning at the readers' priority, it called the barrier
+		 * 30-900 ms after that callback started in TREE11 (readers'
+		 * slices, producers late to say they were done): asleep and
+		 * high, and with the producers high, 2-80 ms.
 		 */
 		x = torture_random(&r) % 6;
 		WRITE_ONCE(barrier_returned, false);
+		WRITE_ONCE(barrier_called, false);
 		WRITE_ONCE(barrier_cbs_hold, x >= 3);
-		WRITE_ONCE(barrier_phase, barrier_phase + 1);
+		WRITE_ONCE(barrier_cbs_only, barrier_cbs_pick_only(nthreads, &r));
+		smp_store_release(&barrier_phase, barrier_phase + 1);
 		wake_up_all(&barrier_cbs_wq);
 		while (atomic_read(&barrier_cbs_done) < (int)live && !torture_must_stop())
 			wait_event_timeout(barrier_wq, atomic_read(&barrier_cbs_done) >=
@@ -229,11 +277,13 @@ static int rcu_torture_barrier(void *arg)
 			/* None queued (every thread moved by hotplug): no wait. */
 			while (atomic_long_read(&barrier_cbs_queued) &&
 			       !atomic_long_read(&barrier_cbs_started) && time_before(jiffies, until))
-				cond_resched();
+				wait_event_timeout(barrier_wq, atomic_long_read(&barrier_cbs_started) ||
+						   torture_must_stop(), 1);
 		}
 		queued = atomic_long_read(&barrier_cbs_queued);
 		cpu_kthread_cbs_snap();
 		atomic_long_inc(&n_barrier_attempts);
+		WRITE_ONCE(barrier_called, true);
 		torture_barrier();
 		invoked = atomic_long_read(&barrier_cbs_invoked);
 		WRITE_ONCE(barrier_returned, true);
@@ -611,16 +661,21 @@ int rcu_torture_cb_start(void)
 					      "rcu_torture_barrier");
 		if (!barrier_task)
 			return -ENOMEM;
-		/* Its wait for the first callback spins: a reader it preempts
-		 * must still get the CPU (SRCU readers are not boosted). */
-		torture_reader_prio(barrier_task);
+		/*
+		 * It sleeps between its steps (woken by the producers, then
+		 * by the first callback): high, so that it calls the barrier
+		 * the moment that callback starts, not after the readers'
+		 * slices on its CPU (tens to hundreds of ms at preempt=none).
+		 */
+		set_task_prio(barrier_task, PRIO_HIGH);
 		/*
 		 * Tasks never migrate here, so where it starts it stays.  On a
 		 * producer's CPU it could not run while that CPU's rcuc invokes
 		 * a batch (bh off), and never call the barrier mid-batch there:
 		 * the first CPU, which gets a producer only when every CPU does.
 		 */
-		kthread_bind(barrier_task, torture_nth_online_cpu(0));
+		barrier_cpu = torture_nth_online_cpu(0);
+		kthread_bind(barrier_task, barrier_cpu);
 		wake_up_process(barrier_task);
 	}
 	for (i = 0; i < nf; i++) {
