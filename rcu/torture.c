@@ -43,10 +43,10 @@
  *    and only then dropping the old ones, also in a random order (so out
  *    of nesting order: preempt_disable(), local_irq_disable(),
  *    preempt_enable() is one of them), lingering now and then in between.
- *    RCU-sched's: while expedited grace periods come often, 1 state in
- *    4 that holds a count (preemption, bh) with irqs on stays until an
- *    expedited grace period's IPI has found the CPU and deferred its QS
- *    (10 ms at most): later states meet the deferral.
+ *    RCU-sched's: 1 state in 4 that holds a count (preemption, bh) with
+ *    irqs on stays until an expedited grace period's IPI has found the
+ *    CPU and deferred its QS (10 ms at most): later states meet the
+ *    deferral.
  *  - Every flavour, in thread readers with irqs on: 1 section in 16384
  *    stays running (not preempted; preemption on in rcu's and srcu's
  *    plain readers) until a grace period that began after it is under
@@ -955,10 +955,9 @@ void rcu_torture_one_read_body(struct torture_random *r, int cpu)
  * early; but a state of an extendable reader is over within
  * microseconds, so few sections saw such a grace period's call at all
  * (and the long delays wait for a normal grace period, which the
- * expedited flavours seldom have).  So, while expedited grace periods
- * come often (one began in the last 200 ms), 1 state in 4 that holds a
- * count with irqs on stays until an expedited grace period has found
- * the CPU and deferred its QS, 10 ms at most.  The
+ * expedited flavours seldom have).  So 1 state in 4 that holds a count
+ * with irqs on stays until an expedited grace period begun after the
+ * section has found the CPU and deferred its QS, 10 ms at most.  The
  * section then goes on through its later states with the QS deferred,
  * and that grace period must wait for its end.  Such a section also
  * waits at its end, before its check, 10 ms at most, for that grace
@@ -993,7 +992,6 @@ static bool rcu_read_exp_delay(struct torture_random *r, const struct torture_re
 	if (cur_ops->flavor != TF_SCHED)
 		return false;
 	if (!found && !irqs_disabled() && preempt_count() && !rcu_read_exp_deferred() &&
-	    time_before(jiffies, READ_ONCE(rcu_sched_exp.gp_start) + HZ / 5) &&
 	    !(torture_random(r) & 3)) {
 		atomic_long_inc(&n_rcu_torture_exp_waits);
 		end = ktime_get_ns() + 10ull * 1000000ull;
