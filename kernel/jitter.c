@@ -70,6 +70,7 @@ static unsigned long jitter_walks_begun[JITTER_NR_WALKS];
 static unsigned long jitter_walks_ended[JITTER_NR_WALKS];
 static int jitter_walk_holding[JITTER_NR_WALKS];	/* holds waiting for one now */
 static DECLARE_WAIT_QUEUE_HEAD(jitter_walk_wq);	/* sleeping holds */
+bool (*jitter_walk_waits_for_me)(unsigned int walk);
 
 /* splitmix64: spreads a small seed over all 64 bits (never returns 0 here
  * for the inputs we give it in practice; xorshift needs a nonzero state). */
@@ -227,8 +228,14 @@ static void jitter_fire(unsigned int site, bool can_sleep, bool (*done)(void *),
 	if (site == JITTER_EQS && jitter_nmi_here())
 		return;
 	t0 = rdtsc();
-	if (site == JITTER_PLAY_DEAD && unlock) {
-		/* The dying CPU's next step waits for an rcu_gp_init() walk. */
+	if ((site == JITTER_PLAY_DEAD && unlock) ||
+	    (site == JITTER_HOTPLUG && this_cpu_read(jitter_dead))) {
+		/* The dying CPU's next step waits for an rcu_gp_init() walk,
+		 * unless that walk waits for this CPU. */
+		bool (*waits)(unsigned int) = READ_ONCE(jitter_walk_waits_for_me);
+
+		if (waits && waits(JITTER_WALK_GP_INIT))
+			return;
 		jitter_walk_hold(JITTER_WALK_GP_INIT,
 				 smp_load_acquire(&jitter_walks_ended[JITTER_WALK_GP_INIT]), t0,
 				 JITTER_WALK_HOLD_SCALE * jitter_until_cycles, false);

@@ -90,6 +90,11 @@ enum jitter_site {
 				 * steps, and this is the reverse, the dying
 				 * CPU's next step waiting for a walk (a grace
 				 * period's end and the next one's start).
+				 * So do its own hotplug steps (JITTER_HOTPLUG
+				 * with its odds, not play_dead's): a grace
+				 * period begun meanwhile waits for it, so it
+				 * owes a QS as it reports (its idle ticks
+				 * had usually paid the last one).
 				 * gp_init sites do not wait for a hotplug
 				 * step while a dying CPU holds one */
 	JITTER_CB_HOLD,		/* rcuc woken, before it extracts, and with
@@ -198,6 +203,13 @@ void jitter_play_dead(void);
 void jitter_cpu_up(int cpu);
 void __jitter_walk_begin(unsigned int walk);
 void __jitter_walk_end(unsigned int walk);
+/*
+ * Set by the code that runs a kind of walk (rcu_init(), for gp_init's):
+ * true if no walk of that kind can end before this CPU goes on (the
+ * grace period under way still waits for it).  A hold for that walk
+ * then does not begin: it could only run to its bound.  NULL: unknown.
+ */
+extern bool (*jitter_walk_waits_for_me)(unsigned int walk);
 
 /* A walk of the kind (enum jitter_walk) begins, ends: holds wait for it. */
 static inline __attribute__((always_inline)) void jitter_walk_begin(unsigned int walk)

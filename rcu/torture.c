@@ -43,6 +43,10 @@
  *    and only then dropping the old ones, also in a random order (so out
  *    of nesting order: preempt_disable(), local_irq_disable(),
  *    preempt_enable() is one of them), lingering now and then in between.
+ *    RCU-sched's: 1 state in 4 that holds a count (preemption, bh) with
+ *    irqs on stays until an expedited grace period's IPI has found the
+ *    CPU and deferred its QS (10 ms at most): later states meet the
+ *    deferral.
  *  - Every flavour, in thread readers with irqs on: 1 section in 16384
  *    stays running (not preempted; preemption on in rcu's and srcu's
  *    plain readers) until a grace period that began after it is under
@@ -961,6 +965,72 @@ void rcu_torture_one_read_body(struct torture_random *r, int cpu)
 	rcu_torture_read_check(p, &rs, cpu);
 }
 
+/*
+ * RCU-sched's expedited grace periods find a reader by their cross-CPU
+ * call, and one that lands in a section protected by a count (preemption,
+ * bh) with irqs on defers the CPU's QS to the reader's end
+ * (rcu/expedited.c).  Only a grace period begun after the section did
+ * fails the reader's cookie check if that deferred QS is reported too
+ * early; but a state of an extendable reader is over within
+ * microseconds, so few sections saw such a grace period's call at all
+ * (and the long delays wait for a normal grace period, which the
+ * expedited flavours seldom have).  So 1 state in 4 that holds a count
+ * with irqs on stays until an expedited grace period begun after the
+ * section has found the CPU and deferred its QS, 10 ms at most.  The
+ * section then goes on through its later states with the QS deferred,
+ * and that grace period must wait for its end.  Such a section also
+ * waits at its end, before its check, 10 ms at most, for that grace
+ * period to end: it cannot, unless a step of the section reported the
+ * deferred QS early (the wait stops once the cookie check fails), and
+ * that grace period's end, on another vCPU, then comes before the check.
+ */
+static atomic_long_t n_rcu_torture_exp_waits, n_rcu_torture_exp_deferred;
+
+/* The CPU's expedited QS is deferred to a reader's end ... */
+static bool rcu_read_exp_deferred(void)
+{
+	return READ_ONCE(this_cpu_ptr(&rcu_data)->exp_deferred_qs);
+}
+
+/* ... for a grace period begun after the section (only one runs at once). */
+static bool rcu_read_exp_found(const struct torture_read_state *rs)
+{
+	unsigned long s = READ_ONCE(rcu_sched_exp.expedited_sequence);
+
+	return rcu_read_exp_deferred() && rcu_seq_state(s) &&
+	       ULONG_CMP_GE(s, rs->exp_cookie - RCU_SEQ_STATE_MASK);
+}
+
+/* True if an expedited grace period begun after the section has found
+ * it by now (so far: *found). */
+static bool rcu_read_exp_delay(struct torture_random *r, const struct torture_read_state *rs,
+			       bool found)
+{
+	u64 end;
+
+	if (cur_ops->flavor != TF_SCHED)
+		return false;
+	if (!found && !irqs_disabled() && preempt_count() && !rcu_read_exp_deferred() &&
+	    !(torture_random(r) & 3)) {
+		atomic_long_inc(&n_rcu_torture_exp_waits);
+		end = ktime_get_ns() + 10ull * 1000000ull;
+		while (!rcu_read_exp_deferred() && ktime_get_ns() < end)
+			udelay(10);
+	}
+	if (found || !rcu_read_exp_found(rs))
+		return found;
+	atomic_long_inc(&n_rcu_torture_exp_deferred);
+	return true;
+}
+
+static void rcu_read_exp_end_delay(const struct torture_read_state *rs)
+{
+	u64 end = ktime_get_ns() + 10ull * 1000000ull;
+
+	while (!rcu_torture_cookie_failed(rs) && ktime_get_ns() < end)
+		udelay(10);
+}
+
 /* ---- extendable readers (Linux's rcutorture_one_extend()) ---- */
 
 struct torture_rdr {
@@ -1159,6 +1229,7 @@ static void rcu_torture_one_read_extended(struct torture_random *r)
 	struct torture_rdr rs = { 0 };
 	struct torture_read_state st;
 	struct rcu_torture *p;
+	bool exp_found = false;
 	int i, n;
 
 	rcutorture_one_extend(&rs, rcutorture_extend_mask(r), r);
@@ -1168,6 +1239,7 @@ static void rcu_torture_one_read_extended(struct torture_random *r)
 		for (i = 0; i < n; i++) {
 			rcutorture_one_extend(&rs, rcutorture_extend_mask(r), r);
 			rcu_read_delay(r);
+			exp_found = rcu_read_exp_delay(r, &st, exp_found);
 			/* Ticks inside whatever protects it now; more often
 			 * inside a single protection (BH alone, say), and
 			 * by the clock in 1 of 2 states of irqs off alone. */
@@ -1185,6 +1257,8 @@ static void rcu_torture_one_read_extended(struct torture_random *r)
 		 */
 		if (n && !(torture_random(r) % 8))
 			udelay(500 + torture_random(r) % 2500);
+		if (exp_found)
+			rcu_read_exp_end_delay(&st);
 		rcu_torture_read_check(p, &st, raw_smp_processor_id());
 		atomic_long_inc(&n_rcu_torture_extended);
 	}
@@ -1375,8 +1449,11 @@ static bool rcu_torture_stats_print(struct rcu_torture_result *res, unsigned lon
 	rcu_torture_print_row("Reader Batch", batch);
 	rcu_torture_print_row("Free-Block Circulation", wc);
 	if (torture_extendables)
-		printk(KERN_INFO "rcu-torture: extended readers: %ld\n",
-		       atomic_long_read(&n_rcu_torture_extended));
+		printk(KERN_INFO "rcu-torture: extended readers: %ld (states that waited "
+		       "for an expedited IPI: %ld, found by one begun after the section: %ld)\n",
+		       atomic_long_read(&n_rcu_torture_extended),
+		       atomic_long_read(&n_rcu_torture_exp_waits),
+		       atomic_long_read(&n_rcu_torture_exp_deferred));
 	ok = !bad && !res->mberrors && !res->errors && res->versions > 0 && reads > 0;
 	return ok;
 }
@@ -1426,6 +1503,8 @@ static void rcu_torture_reset(void)
 	atomic_long_set(&n_rcu_torture_nmi_reads, 0);
 	atomic_long_set(&n_rcu_torture_long_reads, 0);
 	atomic_long_set(&n_rcu_torture_extended, 0);
+	atomic_long_set(&n_rcu_torture_exp_waits, 0);
+	atomic_long_set(&n_rcu_torture_exp_deferred, 0);
 	atomic_long_set(&n_rcu_torture_cookie_errors, 0);
 	for (i = 0; i < 2; i++) {
 		atomic_long_set(&n_irq_long_reads[i], 0);

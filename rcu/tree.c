@@ -1806,9 +1806,39 @@ static int rcu_cpu_online_hook(int cpu)
 	return 0;
 }
 
+#ifdef CONFIG_JITTER
+/*
+ * jitter_walk_waits_for_me() (kernel/jitter.h), on a dying CPU, irqs
+ * off: the grace period under way still waits for this CPU's QS, or for
+ * the report of it that this CPU has begun and not yet taken up the tree.
+ * No rcu_gp_init() walk can come before it goes on.  Lockless: a hint.
+ */
+static bool rcu_gp_init_waits_for_me(unsigned int walk)
+{
+	struct rcu_data *rdp = this_cpu_ptr(&rcu_data);
+	struct rcu_node *rnp = rdp->mynode;
+	unsigned long mask = rdp->grpmask;
+
+	if (walk != JITTER_WALK_GP_INIT || !rnp || !rcu_seq_state(READ_ONCE(rcu_state.gp_seq)))
+		return false;
+	for (; rnp; mask = rnp->grpmask, rnp = rnp->parent) {
+		unsigned long qs = READ_ONCE(rnp->qsmask);
+
+		if (qs & mask)
+			return true;
+		if (qs || rcu_preempt_blocked_readers_cgp(rnp))
+			return false;	/* others hold it there */
+	}
+	return false;
+}
+#endif
+
 void rcu_init(void)
 {
 	rcu_inject_init();
+#ifdef CONFIG_JITTER
+	WRITE_ONCE(jitter_walk_waits_for_me, rcu_gp_init_waits_for_me);
+#endif
 	/* Start near the wrap, as Linux does, so wrap bugs show at once. */
 	rcu_state.gp_seq = RCU_SEQ_INITIAL_VAL;
 	rcu_state.gp_seq_needed = rcu_state.gp_seq;
