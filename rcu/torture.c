@@ -927,15 +927,13 @@ static void rcu_read_long_delay(struct torture_random *r, const struct torture_r
 		 * its whole length to end in this one. */
 		bool begun = rcu_torture_gp_begun(rs);
 
-		end = ktime_get_ns() + 5ull * 1000000ull;
-		while (!rcu_torture_gp_begun(rs) && ktime_get_ns() < end)
-			udelay(10);
+		torture_hold_until(rcu_torture_gp_begun(rs), 5ull * 1000000ull);
 		udelay(begun ? 10000 + (x >> 16) % 30000 : 2000 + (x >> 16) % 8000);
 		return;
 	}
+	/* The ticks below are held within the same 200 ms. */
 	end = ktime_get_ns() + 200ull * 1000000ull;
-	while (!rcu_torture_normal_gp_begun(rs) && ktime_get_ns() < end)
-		udelay(10);
+	torture_hold_until(rcu_torture_normal_gp_begun(rs), 200ull * 1000000ull);
 	j0 = jiffies;
 	ticks = 4 + (x >> 16) % 8;
 	if (((x >> 14) & 1) && cur_ops->flavor != TF_SCHED && preemptible()) {
@@ -1006,16 +1004,12 @@ static bool rcu_read_exp_found(const struct torture_read_state *rs)
 static bool rcu_read_exp_delay(struct torture_random *r, const struct torture_read_state *rs,
 			       bool found)
 {
-	u64 end;
-
 	if (cur_ops->flavor != TF_SCHED)
 		return false;
 	if (!found && !irqs_disabled() && preempt_count() && !rcu_read_exp_deferred() &&
 	    !(torture_random(r) & 3)) {
 		atomic_long_inc(&n_rcu_torture_exp_waits);
-		end = ktime_get_ns() + 10ull * 1000000ull;
-		while (!rcu_read_exp_deferred() && ktime_get_ns() < end)
-			udelay(10);
+		torture_hold_until(rcu_read_exp_deferred(), 10ull * 1000000ull);
 	}
 	if (found || !rcu_read_exp_found(rs))
 		return found;
@@ -1025,10 +1019,7 @@ static bool rcu_read_exp_delay(struct torture_random *r, const struct torture_re
 
 static void rcu_read_exp_end_delay(const struct torture_read_state *rs)
 {
-	u64 end = ktime_get_ns() + 10ull * 1000000ull;
-
-	while (!rcu_torture_cookie_failed(rs) && ktime_get_ns() < end)
-		udelay(10);
+	torture_hold_until(rcu_torture_cookie_failed(rs), 10ull * 1000000ull);
 }
 
 /* ---- extendable readers (Linux's rcutorture_one_extend()) ---- */
