@@ -37,6 +37,8 @@ overlapped ours' window, wholly in one, 2 and 4 of 10 runs in the
 others (docs/design.md).  The table gives
 the median over the rounds of each boot's gross median (ns per
 section), ours with its batch median, and the ratio to the first ISO.
+With several ISOs, --pairs boots each one beside a peer boot of its
+own, one pair at a time: never more than two QEMUs at once.
 
 Every boot, ours and the peer's alike, starts in a session of its own
 (as tests/runner.py's and tools/peer/bench.py's do): the host may group
