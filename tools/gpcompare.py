@@ -37,6 +37,8 @@ overlapped ours' window, wholly in one, 2 and 4 of 10 runs in the
 others (docs/design.md).  The table gives
 the median over the rounds of each boot's gross median (ns per
 section), ours with its batch median, and the ratio to the first ISO.
+With several ISOs, --pairs boots each one beside a peer boot of its
+own, one pair at a time: never more than two QEMUs at once.
 
 Every boot, ours and the peer's alike, starts in a session of its own
 (as tests/runner.py's and tools/peer/bench.py's do): the host may group
@@ -108,13 +110,15 @@ RS_READERS = (1, 2, 4)
 RS_LOOPS = 1000000
 
 
-def rs_cmdline(t, n, loops=RS_LOOPS, irqs_off=2, start="linux"):
+def rs_cmdline(t, n, loops=RS_LOOPS, irqs_off=2, start="linux", append=""):
     """Ours for reader type t at n readers; start "linux": each reader on
     its own after one untimed pass, as Linux 6.1's refscale in effect
-    (refscale.linux_start=1), "barrier": all at a start barrier."""
+    (refscale.linux_start=1), "barrier": all at a start barrier.  append:
+    more words for our command line (e.g. refscale.verbose=1)."""
     ls = " refscale.linux_start=1" if start == "linux" else ""
+    extra = f" {append}" if append else ""
     return (f"test=paper_readside bench=full refscale.cpus={n} refscale.types={t} "
-            f"refscale.loops={loops} refscale.runs=10 refscale.irqs_off={irqs_off}{ls}")
+            f"refscale.loops={loops} refscale.runs=10 refscale.irqs_off={irqs_off}{ls}{extra}")
 
 
 def rs_figures(rows):
@@ -152,6 +156,8 @@ def readside_round(isos, types, smp, k, args, results, names, rows_path):
     under the same host load (it swings by 2x within a minute where
     this was written; boots one after the other compared the load)."""
     from concurrent.futures import ThreadPoolExecutor
+    if args.pairs:
+        return readside_pairs(isos, types, smp, k, args, results, names, rows_path)
     per = {}
     for t in types:
         for n in (n for n in args.readers if n <= smp):
@@ -164,7 +170,7 @@ def readside_round(isos, types, smp, k, args, results, names, rows_path):
                 if lin:
                     time.sleep(args.peer_lead)	# Linux boots slower: align the runs
                 ours = {name: ex.submit(boot_rcukern, p, smp,
-                                        rs_cmdline(t, n, args.loops, mode, start),
+                                        rs_cmdline(t, n, args.loops, mode, start, args.append),
                                         os.path.join(args.log_dir, f"{name}-{smp}-{t}-{n}-{k}.log"),
                                         args.timeout)
                         for name, p, mode, start in isos}
@@ -194,6 +200,60 @@ def readside_round(isos, types, smp, k, args, results, names, rows_path):
         results.setdefault((name, smp), []).append(d)
         if name not in names:
             names.append(name)
+
+
+def readside_pairs(isos, types, smp, k, args, results, names, rows_path):
+    """One round of --readside --pairs: for each type and reader count,
+    each ISO in turn (their order alternating by round) boots at the same
+    time as a peer boot of its own, so that at most two QEMUs run at once
+    (the rule on a shared 2-core host) and every figure of ours has a
+    Linux figure taken beside it.  The peer column then holds one figure
+    per pair, len(isos) per round."""
+    from concurrent.futures import ThreadPoolExecutor
+    order = isos if k % 2 == 0 else isos[::-1]
+    for t in types:
+        for n in (n for n in args.readers if n <= smp):
+            for name, p, mode, start in order:
+                load = loadavg()
+                with ThreadPoolExecutor(2) as ex:
+                    lin = (ex.submit(peer_rs, t, n, smp,
+                                     os.path.join(args.log_dir, f"peer-{t}-{n}-{smp}-{k}-{name}.log"),
+                                     args.loops, args.timeout)
+                           if args.peer else None)
+                    if lin:
+                        time.sleep(args.peer_lead)
+                    fut = ex.submit(boot_rcukern, p, smp,
+                                    rs_cmdline(t, n, args.loops, mode, start, args.append),
+                                    os.path.join(args.log_dir, f"{name}-{smp}-{t}-{n}-{k}.log"),
+                                    args.timeout)
+                    rows, _ = fut.result()
+                    v = lin.result() if lin else None
+                f = rs_figures(rows)
+                results.setdefault((name, smp), [])
+                if len(results[(name, smp)]) <= k:
+                    results[(name, smp)].append({})
+                results[(name, smp)][k].update(f)
+                if name not in names:
+                    names.append(name)
+                with open(rows_path, "a") as out:
+                    out.writelines(f"{r} iso={name} boot={k} host_load={load}\n" for r in rows)
+                    if v is not None:
+                        out.write(f"name=linux_readside type={t} cpus={n} median_ns={v:.3f} "
+                                  f"iso=linux pair={name} boot={k} host_load={load}\n")
+                if v is not None:
+                    lk = ("linux-6.1", smp)
+                    results.setdefault(lk, [])
+                    j = k * len(isos) + [nm for nm, _, _, _ in order].index(name)
+                    while len(results[lk]) <= j:
+                        results[lk].append({})
+                    results[lk][j][(f"{t} x{n}", "gross")] = v
+                    if "linux-6.1" not in names:
+                        names.append("linux-6.1")
+                ours = f.get((f"{t} x{n}", "gross"))
+                print(f"gpcompare: round {k} {t} x{n}: {name} "
+                      f"{fmt(f'{t} x{n}', ours) if ours is not None else '-'}"
+                      f", its peer {fmt(f'{t} x{n}', v) if v is not None else '-'}"
+                      f", host load {load:.1f}", file=sys.stderr, flush=True)
 
 
 def loadavg():
@@ -330,6 +390,13 @@ def main(argv=None):
                     "after one untimed pass, as Linux 6.1's refscale, whose start and warm-up "
                     "waits are no-ops), barrier (all together, paper_readside's own); a list "
                     "runs every ISO in each")
+    ap.add_argument("--pairs", action="store_true",
+                    help="--readside: boot each ISO with a peer boot of its own, one pair "
+                    "at a time (at most two QEMUs at once) instead of all ISOs and one "
+                    "peer together")
+    ap.add_argument("--append", default="",
+                    help="--readside: more words for our command line, every ISO "
+                    "(e.g. refscale.verbose=1: each reader's start and time)")
     ap.add_argument("--log-dir", default=os.path.join(ROOT, "build", "gpcompare"))
     ap.add_argument("--timeout", type=int, default=900, help="per boot, s")
     args = ap.parse_args(argv)
