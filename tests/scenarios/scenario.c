@@ -94,11 +94,13 @@ int scen_group_start(struct scen_group *g, const int *cpus, int n,
 		t[i] = kthread_create_on_cpu(worker_thread, &g->w[i], cpus[i], worker_names[i]);
 		if (!t[i]) {
 			pr_err("scenario: cannot create worker %d\n", i);
-			/* Those made so far run fn and see stop at once. */
+			/* Those made so far run fn and see stop at once.  n
+			 * is set first: the last of them to finish completes
+			 * all_done by it. */
 			g->stop = 1;
+			g->n = i;
 			for (int j = 0; j < i; j++)
 				wake_up_process(t[j]);
-			g->n = i;
 			return -ENOMEM;
 		}
 		kthread_bind(t[i], cpus[i]);
