@@ -72,6 +72,13 @@ static inline bool rcu_segcblist_pend_cbs(const struct rcu_segcblist *l)
 	return l->tails[RCU_DONE_TAIL] != l->tails[RCU_NEXT_TAIL];
 }
 
+/* No callbacks after segment seg (Linux's rcu_segcblist_restempty()):
+ * with RCU_NEXT_READY_TAIL, none waits untagged for a grace period. */
+static inline bool rcu_segcblist_restempty(const struct rcu_segcblist *l, int seg)
+{
+	return l->tails[seg] == l->tails[RCU_NEXT_TAIL];
+}
+
 void rcu_segcblist_enqueue(struct rcu_segcblist *l, struct rcu_head *rhp);
 /* Tag the untagged callbacks with seq; true if that GP must be requested. */
 bool rcu_segcblist_accelerate(struct rcu_segcblist *l, unsigned long seq);

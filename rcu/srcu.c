@@ -303,6 +303,15 @@ static void srcu_cb_progress_check(struct srcu_struct *ss, long taken)
 	long n = rcu_segcblist_n_cbs(&ss->cblist);
 
 	lockdep_assert_held(&ss->lock);
+	/*
+	 * The pass's accelerate always finds a segment: after the advance
+	 * the waiting ones hold GPs in (seq, rcu_seq_snap(seq)], and it tags
+	 * with that snap.  A callback still untagged has nobody to request
+	 * its grace period: it waits for a later call_srcu() or for ever.
+	 */
+	WARN_ONCE(!rcu_segcblist_restempty(&ss->cblist, RCU_NEXT_READY_TAIL),
+		  "srcu: %s: callbacks left untagged by the callback pass (gp_seq %#lx): "
+		  "no grace period is requested for them\n", ss->name, seq);
 	if (ss->cbs_watched > 0) {
 		ss->cbs_watched -= taken;
 		if (ss->cbs_watched > 0 && ULONG_CMP_GE(seq, ss->cbs_watched_gp)) {
