@@ -8,7 +8,6 @@
 #include "kernel/ktap.h"
 #include "kernel/preempt.h"
 #include "kernel/printk.h"
-#include "kernel/sched.h"
 #include "kernel/slab.h"
 #include "kernel/smp.h"
 #include "kernel/string.h"
@@ -62,7 +61,6 @@ core_param(refscale.run_timeout, rs_run_timeout_s, uint,
 #define RS_MAX_BATCHES 512
 
 struct rs_reader {
-	u64 entry;		/* TSC when the reader first ran */
 	u64 start;		/* TSC at the timed loop's start */
 	u64 cycles;		/* the timed loop, whole */
 	long sections;		/* critical sections done */
@@ -117,7 +115,6 @@ static void rs_reader_fn(struct scen_worker *w)
 	const struct rs_ops *ops = run->ops;
 	long left = run->loops;
 
-	r->entry = get_cycles_ordered();
 	r->pc_before = preempt_count();
 	if (rs_linux_start) {
 		if (run->cs_ns)
@@ -285,18 +282,13 @@ static int rs_one_run(const struct rs_ops *ops, const int *online, int cpus,
 		meds[c] = scen_cycles_to_ps(r->median_batch) / 16;
 	}
 	if (rs_verbose) {
-		u64 first = run->r[0].start, first_entry = run->r[0].entry;
+		u64 first = run->r[0].start;
 
-		for (int c = 1; c < cpus; c++) {
+		for (int c = 1; c < cpus; c++)
 			first = MIN(first, run->r[c].start);
-			first_entry = MIN(first_entry, run->r[c].entry);
-		}
-		ktap_log("refscale: %s x%d run started and waited for from CPU %d",
-			 ops->type, cpus, smp_processor_id());
 		for (int c = 0; c < cpus; c++)
-			ktap_log("refscale: %s x%d reader %d on CPU %d: ran +%llu us, start +%llu us, %llu us for %ld sections, %lu gaps, median batch %llu ps a section",
+			ktap_log("refscale: %s x%d reader %d on CPU %d: start +%llu us, %llu us for %ld sections, %lu gaps, median batch %llu ps a section",
 				 ops->type, cpus, c, online[c],
-				 (unsigned long long)(scen_cycles_to_ps(run->r[c].entry - first_entry) / 1000000),
 				 (unsigned long long)(scen_cycles_to_ps(run->r[c].start - first) / 1000000),
 				 (unsigned long long)(scen_cycles_to_ps(run->r[c].cycles) / 1000000),
 				 run->r[c].sections, run->r[c].gaps,
@@ -378,8 +370,8 @@ static long rs_fit_loops(const struct rs_ops *ops, const int *online, int cpus,
 	}
 }
 
-static int rs_measure(const struct rs_ops *ops, int cpus, unsigned int cs_ns,
-		      long loops, int runs, struct rs_result *res)
+int refscale_measure(const struct rs_ops *ops, int cpus, unsigned int cs_ns,
+		     long loops, int runs, struct rs_result *res)
 {
 	int online[NR_CPUS];
 	int n = scen_online_cpus(online, NR_CPUS);
@@ -454,52 +446,6 @@ static int rs_measure(const struct rs_ops *ops, int cpus, unsigned int cs_ns,
 		kfree(run);
 	scen_group_free(g, ret == -ETIMEDOUT ? ret : 0);
 	return ret;
-}
-
-struct rs_measure_args {
-	const struct rs_ops *ops;
-	int cpus;
-	unsigned int cs_ns;
-	long loops;
-	int runs;
-	struct rs_result *res;
-	int ret;
-};
-
-static int rs_measure_thread(void *p)
-{
-	struct rs_measure_args *a = p;
-
-	a->ret = rs_measure(a->ops, a->cpus, a->cs_ns, a->loops, a->runs, a->res);
-	return 0;
-}
-
-/*
- * With refscale.linux_start=1 the runs are started and waited for from
- * the CPU after the readers' (online[cpus % n]), where Linux's refscale
- * puts its main thread (CPU nreaders % nr_cpu_ids): the case thread's own
- * CPU is the first reader's, so that reader was woken locally and ran as
- * soon as the case thread slept, the others by IPI; in Linux every reader
- * is woken by IPI from a CPU of its own.
- */
-int refscale_measure(const struct rs_ops *ops, int cpus, unsigned int cs_ns,
-		     long loops, int runs, struct rs_result *res)
-{
-	int online[NR_CPUS];
-	int n = scen_online_cpus(online, NR_CPUS);
-	struct rs_measure_args a = { ops, cpus, cs_ns, loops, runs, res, 0 };
-	struct task *t;
-	int where;
-
-	if (!rs_linux_start || cpus < 1 || cpus > n || (where = online[cpus % n]) == smp_processor_id())
-		return rs_measure(ops, cpus, cs_ns, loops, runs, res);
-	t = kthread_create_on_cpu(rs_measure_thread, &a, where, "refscale");
-	if (!t)
-		return rs_measure(ops, cpus, cs_ns, loops, runs, res);
-	kthread_bind(t, where);
-	wake_up_process(t);
-	kthread_join(t);
-	return a.ret;
 }
 
 void refscale_print_row(const char *name, const struct rs_ops *ops,

@@ -30,10 +30,7 @@ static void worker_body(struct scen_worker *w)
 	w->g->fn(w);
 	scen_paid(w);
 	WRITE_ONCE(w->finished, true);
-	/* The last one wakes scen_group_wait(), as Linux's refscale readers
-	 * wake its main thread: the waiter must not poll (below). */
-	if (atomic_inc_return(&w->g->done) == w->g->n)
-		complete(&w->g->all_done);
+	atomic_inc(&w->g->done);
 }
 
 static char worker_names[NR_CPUS][12];
@@ -67,7 +64,6 @@ int scen_group_start(struct scen_group *g, const int *cpus, int n,
 	g->fn = fn;
 	atomic_set(&g->ready, 0);
 	atomic_set(&g->done, 0);
-	init_completion(&g->all_done);
 	g->stop = 0;
 	g->go = 0;
 	atomic_set(&g->owing, 0);
@@ -94,13 +90,11 @@ int scen_group_start(struct scen_group *g, const int *cpus, int n,
 		t[i] = kthread_create_on_cpu(worker_thread, &g->w[i], cpus[i], worker_names[i]);
 		if (!t[i]) {
 			pr_err("scenario: cannot create worker %d\n", i);
-			/* Those made so far run fn and see stop at once.  n
-			 * is set first: the last of them to finish completes
-			 * all_done by it. */
+			/* Those made so far run fn and see stop at once. */
 			g->stop = 1;
-			g->n = i;
 			for (int j = 0; j < i; j++)
 				wake_up_process(t[j]);
+			g->n = i;
 			return -ENOMEM;
 		}
 		kthread_bind(t[i], cpus[i]);
@@ -110,24 +104,16 @@ int scen_group_start(struct scen_group *g, const int *cpus, int n,
 	return 0;
 }
 
-/*
- * Asleep until the last worker is done (or for at most a second at a
- * time, to move the deadline with scen_progress()), as the main thread of
- * Linux's refscale sleeps in wait_event() until its readers are done.
- * A 1 ms msleep() poll here woke its CPU a thousand times a second for
- * the whole run: on a tickless kernel that is a vCPU busy beside the
- * measured ones, taking host CPU from them on a 2-core host.
- */
 int scen_group_wait(struct scen_group *g, unsigned int timeout_ms)
 {
 	u64 deadline = ktime_get_ns() + (u64)timeout_ms * 1000000;
 
 	while (atomic_read(&g->done) < g->n) {
-		u64 p = READ_ONCE(g->progress_ns), now = ktime_get_ns();
+		u64 p = READ_ONCE(g->progress_ns);
 
 		if (p && p + (u64)timeout_ms * 1000000 > deadline)
 			deadline = p + (u64)timeout_ms * 1000000;	/* owed work moves */
-		if (now > deadline) {
+		if (ktime_get_ns() > deadline) {
 			scen_group_stop(g);
 			for (int i = 0; i < g->n; i++)
 				if (!READ_ONCE(g->w[i].finished))
@@ -135,8 +121,7 @@ int scen_group_wait(struct scen_group *g, unsigned int timeout_ms)
 					       i, g->w[i].cpu, timeout_ms);
 			return -ETIMEDOUT;
 		}
-		wait_for_completion_timeout(&g->all_done,
-					    msecs_to_jiffies((unsigned int)MIN((deadline - now) / 1000000 + 1, 1000ull)));
+		scen_sleep_ms(1);
 	}
 	smp_mb();	/* the workers' results are read after they are done */
 	for (int i = 0; i < g->n; i++)

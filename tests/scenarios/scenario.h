@@ -12,7 +12,6 @@
 #include "kernel/types.h"
 #include "kernel/atomic.h"
 #include "kernel/percpu.h"
-#include "kernel/wait.h"
 #include "rcu/rcupdate.h"
 
 /* bench=full: the long sweeps.  Otherwise each scenario runs its short
@@ -36,7 +35,6 @@ struct scen_group {
 	void (*fn)(struct scen_worker *w);
 	atomic_t ready;		/* workers past scen_start_barrier() */
 	atomic_t done;		/* workers that returned */
-	struct completion all_done;	/* the last worker to return completes it */
 	int go;			/* release/acquire: all arrived at the barrier */
 	atomic_t owing;		/* workers short of their minimum (scen_owe) */
 	int stop;		/* READ_ONCE: asked to finish */
