@@ -324,7 +324,7 @@ static void srcu_cb_progress_check(struct srcu_struct *ss, long taken)
 	}
 	if (ss->cbs_watched <= 0 && n) {
 		ss->cbs_watched = n;
-		ss->cbs_watched_gp = (seq + 2 * RCU_SEQ_STATE_MASK + 1) & ~RCU_SEQ_STATE_MASK;
+		ss->cbs_watched_gp = rcu_seq_snap(&ss->srcu_gp_seq);
 	}
 }
 #else
