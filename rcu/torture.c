@@ -46,7 +46,10 @@
  *    RCU-sched's: 1 state in 4 that holds a count (preemption, bh) with
  *    irqs on stays until an expedited grace period's IPI has found the
  *    CPU and deferred its QS (10 ms at most): later states meet the
- *    deferral.
+ *    deferral.  Test build: such a section checks after each move that
+ *    the deferral is still there (nothing inside it may report the QS),
+ *    and moves next, 1 in 2, to irqs off alone, where the count drops
+ *    to zero inside the section (rcu_read_exp_kept()).
  *  - Every flavour, in thread readers with irqs on: 1 section in 16384
  *    stays running (not preempted; preemption on in rcu's and srcu's
  *    plain readers) until a grace period that began after it is under
@@ -1022,6 +1025,60 @@ static void rcu_read_exp_end_delay(const struct torture_read_state *rs)
 	torture_hold_until(rcu_torture_cookie_failed(rs), 10ull * 1000000ull);
 }
 
+/*
+ * Test build: once an expedited grace period has deferred this CPU's QS
+ * to the reader's end, nothing inside an RCU-sched section may report
+ * it: not the preempt_enable() or local_bh_enable() that drops the last
+ * count with irqs still off, not a tick, not an interrupt's exit
+ * (rcu/expedited.c; Linux's rule too).  The section never leaves its
+ * CPU, and only a report clears the deferral, so a deferral seen at one
+ * look must still be there at the next: the extendable reader looks
+ * before and after each move and at its end, and one that is gone is
+ * an error at once.  The cookie check sees the same fault only if the
+ * grace period was begun after the section and its other CPUs all
+ * report before the section's check.
+ * And while its QS is deferred and it holds a count, the section's next
+ * state is, 1 in 2, irqs off alone (the flavour's other noise bits
+ * kept): the one move whose last count drop leaves the section going
+ * on with the deferred-QS hook run inside it, otherwise 1 move in 20.
+ */
+#ifdef CONFIG_SANITIZE
+#define EXP_DEFERRAL_KEPT	true
+#else
+#define EXP_DEFERRAL_KEPT	false
+#endif
+#define RDR_SCHED_COUNTS	(RCUTORTURE_RDR_BH | RCUTORTURE_RDR_PREEMPT | RCUTORTURE_RDR_SCHED | \
+				 RCUTORTURE_RDR_RCU_1 | RCUTORTURE_RDR_RCU_2)
+static atomic_long_t n_rcu_torture_exp_irqoff_moves;
+
+/* Whether the CPU's QS is deferred now; an error if it was at the last
+ * look (kept) and is no longer, the section having gone from state
+ * from to state to meanwhile. */
+static bool rcu_read_exp_kept(bool kept, unsigned int from, unsigned int to)
+{
+	bool now;
+
+	if (!EXP_DEFERRAL_KEPT || cur_ops->flavor != TF_SCHED)
+		return false;
+	now = rcu_read_exp_deferred();
+	if (kept && (from & RDR_SCHED_COUNTS) && !(to & RDR_SCHED_COUNTS))
+		atomic_long_inc(&n_rcu_torture_exp_irqoff_moves);
+	if (kept && !now)
+		torture_error("reader on CPU %d: its deferred expedited QS was reported "
+			      "inside its section (state 0x%x to 0x%x)\n",
+			      raw_smp_processor_id(), from, to);
+	return now;
+}
+
+/* The next state of a section whose QS is deferred (kept). */
+static unsigned int rcu_read_exp_next(struct torture_random *r, unsigned int mask, bool kept)
+{
+	if (!kept || !preempt_count() || !(torture_extendables & RCUTORTURE_RDR_IRQ) ||
+	    (torture_random(r) & 1))
+		return mask;
+	return RCUTORTURE_RDR_IRQ | (mask & ~RDR_SCHED_COUNTS & ~RCUTORTURE_RDR_IRQ);
+}
+
 /* ---- extendable readers (Linux's rcutorture_one_extend()) ---- */
 
 struct torture_rdr {
@@ -1220,15 +1277,21 @@ static void rcu_torture_one_read_extended(struct torture_random *r)
 	struct torture_rdr rs = { 0 };
 	struct torture_read_state st;
 	struct rcu_torture *p;
-	bool exp_found = false;
+	bool exp_found = false, kept;
 	int i, n;
 
 	rcutorture_one_extend(&rs, rcutorture_extend_mask(r), r);
 	p = rcu_torture_read_start(&st);
 	if (p) {
+		kept = rcu_read_exp_kept(false, rs.state, rs.state);
 		n = torture_random(r) % 8;
 		for (i = 0; i < n; i++) {
-			rcutorture_one_extend(&rs, rcutorture_extend_mask(r), r);
+			unsigned int from = rs.state;
+
+			kept = rcu_read_exp_kept(kept, from, from);
+			rcutorture_one_extend(&rs, rcu_read_exp_next(r, rcutorture_extend_mask(r),
+								     kept), r);
+			kept = rcu_read_exp_kept(kept, from, rs.state);
 			rcu_read_delay(r);
 			exp_found = rcu_read_exp_delay(r, &st, exp_found);
 			/* Ticks inside whatever protects it now; more often
@@ -1250,6 +1313,7 @@ static void rcu_torture_one_read_extended(struct torture_random *r)
 			udelay(500 + torture_random(r) % 2500);
 		if (exp_found)
 			rcu_read_exp_end_delay(&st);
+		rcu_read_exp_kept(kept, rs.state, rs.state);
 		rcu_torture_read_check(p, &st, raw_smp_processor_id());
 		atomic_long_inc(&n_rcu_torture_extended);
 	}
@@ -1441,10 +1505,12 @@ static bool rcu_torture_stats_print(struct rcu_torture_result *res, unsigned lon
 	rcu_torture_print_row("Free-Block Circulation", wc);
 	if (torture_extendables)
 		printk(KERN_INFO "rcu-torture: extended readers: %ld (states that waited "
-		       "for an expedited IPI: %ld, found by one begun after the section: %ld)\n",
+		       "for an expedited IPI: %ld, found by one begun after the section: %ld; "
+		       "moves of a deferred QS to irqs off alone: %ld)\n",
 		       atomic_long_read(&n_rcu_torture_extended),
 		       atomic_long_read(&n_rcu_torture_exp_waits),
-		       atomic_long_read(&n_rcu_torture_exp_deferred));
+		       atomic_long_read(&n_rcu_torture_exp_deferred),
+		       atomic_long_read(&n_rcu_torture_exp_irqoff_moves));
 	ok = !bad && !res->mberrors && !res->errors && res->versions > 0 && reads > 0;
 	return ok;
 }
@@ -1496,6 +1562,7 @@ static void rcu_torture_reset(void)
 	atomic_long_set(&n_rcu_torture_extended, 0);
 	atomic_long_set(&n_rcu_torture_exp_waits, 0);
 	atomic_long_set(&n_rcu_torture_exp_deferred, 0);
+	atomic_long_set(&n_rcu_torture_exp_irqoff_moves, 0);
 	atomic_long_set(&n_rcu_torture_cookie_errors, 0);
 	for (i = 0; i < 2; i++) {
 		atomic_long_set(&n_irq_long_reads[i], 0);
