@@ -389,6 +389,9 @@ int cpu_down(int cpu)
 	smp_mb();
 	jitter_site(JITTER_HOTPLUG);
 	synchronize_sched();
+	/* Test build: from here a barrier walk may sleep across cpu's death
+	 * (nothing below waits for a callback: kernel/jitter.h). */
+	jitter_hotplug_down(cpu);
 	nr = READ_ONCE(cpuhp_nr_states);
 	for (i = nr - 1; i >= 0; i--) {
 		jitter_site(JITTER_HOTPLUG);

@@ -71,6 +71,16 @@ static unsigned long jitter_walks_ended[JITTER_NR_WALKS];
 static int jitter_walk_holding[JITTER_NR_WALKS];	/* holds waiting for one now */
 static DECLARE_WAIT_QUEUE_HEAD(jitter_walk_wq);	/* sleeping holds */
 bool (*jitter_walk_waits_for_me)(unsigned int walk);
+/*
+ * Across a CPU's death (kernel/jitter.h, jitter_walk_cpu()): the CPU the
+ * operation under way takes down (-1: none), whether a walk has slept
+ * there in this operation, the operations ended so far, and whether a
+ * walk that slept so is under way (its rcuc holds then need no draw).
+ */
+static int jitter_down_cpu = -1;
+static bool jitter_down_walked;
+static unsigned long jitter_hotplug_ends;
+static bool jitter_walk_across[JITTER_NR_WALKS];
 
 /* splitmix64: spreads a small seed over all 64 bits (never returns 0 here
  * for the inputs we give it in practice; xorshift needs a nonzero state). */
@@ -154,6 +164,8 @@ void __jitter_walk_begin(unsigned int walk)
 
 void __jitter_walk_end(unsigned int walk)
 {
+	if (__atomic_load_n(&jitter_walk_across[walk], __ATOMIC_RELAXED))
+		__atomic_store_n(&jitter_walk_across[walk], false, __ATOMIC_RELEASE);
 	__atomic_store_n(&jitter_walks_ended[walk], jitter_walks_ended[walk] + 1,
 			 __ATOMIC_RELEASE);
 	wake_up_all(&jitter_walk_wq);
@@ -220,6 +232,15 @@ static void jitter_fire(unsigned int site, bool can_sleep, bool (*done)(void *),
 		walk_ended = smp_load_acquire(&jitter_walks_ended[JITTER_WALK_BARRIER]);
 		if (smp_load_acquire(&jitter_walks_begun[JITTER_WALK_BARRIER]) == walk_ended)
 			return;
+		/* One across a CPU's death: every rcuc holds, no draw, as
+		 * long as that walk may sleep. */
+		if (__atomic_load_n(&jitter_walk_across[JITTER_WALK_BARRIER], __ATOMIC_ACQUIRE)) {
+			this_cpu_add(jitter_count, 1);
+			jitter_walk_hold(JITTER_WALK_BARRIER, walk_ended, rdtsc(),
+					 JITTER_ACROSS_SCALE * jitter_max_cycles[JITTER_BARRIER_WALK],
+					 can_sleep);
+			return;
+		}
 	}
 	if (!jitter_draw(site, &r))
 		return;
@@ -264,31 +285,18 @@ static void jitter_fire(unsigned int site, bool can_sleep, bool (*done)(void *),
 	    !__atomic_load_n(&jitter_walk_holding[walk], __ATOMIC_SEQ_CST)) {
 		/* A walk over the CPUs lets a hotplug operation take its
 		 * next step inside it (kernel/jitter.h), unless a hold
-		 * waits for this walk's end. */
+		 * waits for this walk's end.  A barrier walk sleeps across
+		 * a whole operation only at the dying CPU (__jitter_walk_cpu()). */
 		unsigned long steps = READ_ONCE(jitter_hotplug_steps);
-		/* One time in two where it may sleep: the whole operation
-		 * (jitter_site_sleep()). */
-		bool to_end = can_sleep && ((r >> 12) & 1);
 
 		cycles = jitter_max_cycles[site];
-		if (to_end)
-			cycles *= 16000;	/* 10 s at the default: a whole cpu_down() */
-		else if (site == JITTER_BARRIER_WALK)
+		if (site == JITTER_BARRIER_WALK)
 			cycles *= 160;	/* 100 ms at the default: a hotplug step's length */
 		while (READ_ONCE(jitter_hotplug_task) &&
-		       (to_end || (READ_ONCE(jitter_hotplug_steps) == steps &&
-				   !READ_ONCE(jitter_walk_holding[walk]))) &&
-		       rdtsc() - t0 < cycles) {
-			if (to_end)	/* jitter_hotplug_end() wakes it */
-				wait_event_timeout(jitter_hotplug_wq,
-						   !READ_ONCE(jitter_hotplug_task), HZ / 10);
-			else
-				cpu_relax();
-		}
-		if (to_end)
-			this_cpu_add(jitter_end_count, 1);
-		else
-			this_cpu_add(jitter_cross_count, 1);
+		       READ_ONCE(jitter_hotplug_steps) == steps &&
+		       !READ_ONCE(jitter_walk_holding[walk]) && rdtsc() - t0 < cycles)
+			cpu_relax();
+		this_cpu_add(jitter_cross_count, 1);
 		return;
 	}
 	jitter_spin(t0, cycles);
@@ -328,6 +336,36 @@ void __jitter_site_sleep(unsigned int site)
 }
 
 /*
+ * A walk comes to cpu, which has callbacks (kernel/jitter.h): if it is
+ * the CPU the operation under way takes down, and no walk has slept
+ * there in this operation, sleep until the operation's end.  Marked
+ * across until the walk's end (__jitter_walk_end()).  The walker may
+ * sleep: rcu_barrier_sched()'s, under its mutex, one at a time.
+ */
+void __jitter_walk_cpu(unsigned int walk, int cpu, bool has_cbs)
+{
+	struct task *hp = READ_ONCE(jitter_hotplug_task);
+	unsigned long ends = __atomic_load_n(&jitter_hotplug_ends, __ATOMIC_ACQUIRE);
+	u64 t0, cycles;
+
+	might_sleep();
+	if (walk != JITTER_WALK_BARRIER || !has_cbs || in_nmi() || !hp || hp == current ||
+	    READ_ONCE(jitter_down_cpu) != cpu ||
+	    __atomic_exchange_n(&jitter_down_walked, true, __ATOMIC_SEQ_CST))
+		return;
+	__atomic_store_n(&jitter_walk_across[walk], true, __ATOMIC_SEQ_CST);
+	this_cpu_add(jitter_count, 1);
+	t0 = rdtsc();
+	cycles = JITTER_ACROSS_SCALE * jitter_max_cycles[JITTER_BARRIER_WALK];
+	while (__atomic_load_n(&jitter_hotplug_ends, __ATOMIC_ACQUIRE) == ends &&
+	       rdtsc() - t0 < cycles)
+		wait_event_timeout(jitter_hotplug_wq,
+				   __atomic_load_n(&jitter_hotplug_ends, __ATOMIC_ACQUIRE) != ends,
+				   HZ / 10);
+	this_cpu_add(jitter_end_count, 1);
+}
+
+/*
  * From here to its halt, this CPU's hot sites are JITTER_PLAY_DEAD's
  * (kernel/jitter.h).  Only the hot sites the seed turned on reach
  * jitter_fire(): a seed that slows no lock release slows none here.
@@ -348,9 +386,17 @@ void jitter_hotplug_begin(void)
 	WRITE_ONCE(jitter_hotplug_task, current);
 }
 
+void jitter_hotplug_down(int cpu)
+{
+	__atomic_store_n(&jitter_down_walked, false, __ATOMIC_RELAXED);
+	WRITE_ONCE(jitter_down_cpu, cpu);
+}
+
 void jitter_hotplug_end(void)
 {
+	WRITE_ONCE(jitter_down_cpu, -1);
 	WRITE_ONCE(jitter_hotplug_task, NULL);
+	__atomic_add_fetch(&jitter_hotplug_ends, 1, __ATOMIC_RELEASE);
 	wake_up_all(&jitter_hotplug_wq);
 }
 

@@ -145,13 +145,11 @@ enum jitter_site {
  * and the operation interleave step by step: rcu_barrier_sched()'s at
  * most 160 jitter.slow (nothing of cpu_down() waits for a barrier),
  * rcu_gp_init()'s at most jitter.slow (cpu_down() waits for grace
- * periods).  A walk site where the walker may sleep (jitter_site_sleep():
- * rcu_barrier_sched()'s) instead sleeps, one time in two, until the
- * operation's end (at most 16000 jitter.slow): the walk then passes the
- * CPUs before it with the old CPU set and those after it with the new
- * one, whatever the operation moved in between (a CPU's callbacks, its
- * timers) having moved under the walk.  A sleep, not a spin: under
- * preempt=none a spinning walker holds back the operation it waits for.
+ * periods).  A barrier walk sleeps across a whole operation only at the
+ * dying CPU (jitter_walk_cpu(), below): it used to sleep, one time in two
+ * that its site fired, until the operation's end wherever it was, most
+ * often before its first CPU, which held every barrier off for the whole
+ * operation (docs/stress.md, "Fifteenth round").
  */
 #define JITTER_WALK_SITES	((1u << JITTER_BARRIER_WALK) | (1u << JITTER_GP_INIT))
 /* Hot odds, but jitter.slow's delays: a crossing that needs a whole
@@ -176,11 +174,34 @@ enum jitter_site {
  * (JITTER_WALK_SITES), so that it ends.
  */
 #define JITTER_WALK_HOLD_SCALE	4
+/* A barrier walk's sleep across a CPU's death, and the rcuc holds while
+ * one is under way, at most, in jitter.slow: 10 s at jitter=40, a whole
+ * cpu_down() under TCG. */
+#define JITTER_ACROSS_SCALE	16000
 enum jitter_walk {
 	JITTER_WALK_GP_INIT,	/* rcu_gp_init()'s two passes */
 	JITTER_WALK_BARRIER,	/* rcu_barrier_sched()'s walk over the CPUs */
 	JITTER_NR_WALKS
 };
+/*
+ * A barrier walk across a CPU's death (jitter_walk_cpu()): the first
+ * rcu_barrier_sched() walk that comes to the CPU cpu_down() is taking
+ * down, once cpu_down()'s synchronize_sched() has returned and while
+ * that CPU still has callbacks, sleeps there until the operation's end
+ * (at most JITTER_ACROSS_SCALE jitter.slow), once per operation.  The
+ * walk has then passed the CPUs before it with the old CPU set, and
+ * meets the dead one after its callbacks have moved (to the CPU running
+ * cpu_down(), often one the walk has passed).  While such a walk is
+ * under way, every rcuc kthread holds at JITTER_CB_HOLD without a draw,
+ * until the walk's end or its own park (the same bound): the dying
+ * CPU's callbacks stay there until they move, and the moved ones until
+ * the walk has decided what it waits for.  Not before the
+ * synchronize_sched(): its callback may be on the dying CPU (the task
+ * running cpu_down() may be there), and nothing of cpu_down() after it
+ * waits for a callback.  The crossing then comes at most offlines that
+ * meet a barrier, not only when a random delay and the barrier
+ * stressor's phases happen to line up.
+ */
 
 #ifdef CONFIG_JITTER
 /* Bit s set: site s may fire (0 until jitter_init(), and with jitter=0). */
@@ -191,6 +212,8 @@ u64 jitter_delays(void);	/* delays so far, every CPU */
 /* cpu_down()/cpu_up() under way (cpu_hotplug_begin()/done()). */
 void jitter_hotplug_begin(void);
 void jitter_hotplug_end(void);
+void jitter_hotplug_down(int cpu);	/* the operation under way takes cpu down */
+void __jitter_walk_cpu(unsigned int walk, int cpu, bool has_cbs);
 u64 jitter_crossings(void);	/* walk sites that waited for one */
 u64 jitter_walks_held_to_end(void);	/* of them, until its end (asleep) */
 void __jitter_site_sleep(unsigned int site);
@@ -222,6 +245,15 @@ static inline __attribute__((always_inline)) void jitter_walk_end(unsigned int w
 {
 	if (unlikely(__atomic_load_n(&jitter_site_mask, __ATOMIC_RELAXED)))
 		__jitter_walk_end(walk);
+}
+
+/* A walk over the CPUs comes to cpu (with callbacks queued there, or
+ * not): across a CPU's death, above. */
+static inline __attribute__((always_inline)) void jitter_walk_cpu(unsigned int walk, int cpu,
+								   bool has_cbs)
+{
+	if (unlikely(__atomic_load_n(&jitter_site_mask, __ATOMIC_RELAXED)) && has_cbs)
+		__jitter_walk_cpu(walk, cpu, has_cbs);
 }
 
 static inline __attribute__((always_inline)) void jitter_site(unsigned int site)
@@ -287,10 +319,12 @@ struct jitter_pass { };
 #define jitter_site_until(site, done, arg) do { } while (0)
 #define jitter_walk_begin(walk) do { } while (0)
 #define jitter_walk_end(walk) do { } while (0)
+#define jitter_walk_cpu(walk, cpu, has_cbs) do { } while (0)
 static inline void jitter_init(void) {}
 static inline u64 jitter_delays(void) { return 0; }
 static inline void jitter_hotplug_begin(void) {}
 static inline void jitter_hotplug_end(void) {}
+static inline void jitter_hotplug_down(int cpu) { (void)cpu; }
 static inline u64 jitter_crossings(void) { return 0; }
 static inline u64 jitter_walks_held_to_end(void) { return 0; }
 static inline u64 jitter_nmis(void) { return 0; }

@@ -16,7 +16,8 @@
  *    and every other list empty.  Then one thread calls the
  *    flavour's barrier at once, after a grace period, after a tick or
  *    three, or (half the time) the moment the first callback starts to
- *    run, and checks that every callback queued before the call has run.
+ *    run (or a thread's CPU has gone offline since it queued), and checks
+ *    that every callback queued before the call has run.
  *    These threads run at high priority: they do little, and the moment
  *    a phase or a callback starts is what they are for.
  *  - fwd_progress=N: N threads, each in rounds after fwd_progress_holdoff
@@ -97,6 +98,8 @@ static int barrier_cpu;		/* the barrier thread's (the first CPU: never goes down
 /* This phase's only producer (the others queue none), or -1: all queue.
  * Written before the phase is published (release), read after it. */
 static int barrier_cbs_only = -1;
+/* Each thread queued this phase (written before it says it is done). */
+static bool barrier_cbs_queued_here[MAX_BARRIER_CBS];
 
 static void rcu_torture_barrier_cbf(struct rcu_head *rh)
 {
@@ -146,6 +149,7 @@ static int rcu_torture_barrier_cbs(void *arg)
 		/* Gone before it counts: the next phase must not wait for it. */
 		if (moved)
 			smp_store_release(&barrier_cbs_gone[me], true);
+		WRITE_ONCE(barrier_cbs_queued_here[me], n > 0);
 		atomic_long_add(n, &barrier_cbs_queued);
 		atomic_inc(&barrier_cbs_done);
 		wake_up(&barrier_wq);
@@ -221,6 +225,21 @@ static int barrier_cbs_pick_only(unsigned int nthreads, struct torture_random *r
 	return (int)i;
 }
 
+/*
+ * A thread that queued this phase is on a CPU gone offline since: its
+ * callbacks may wait there, its rcuc parked, until cpu_down() moves
+ * them, so the first of them may not start before the move.
+ */
+static bool barrier_cbs_cpu_gone(unsigned int nthreads)
+{
+	unsigned int i;
+
+	for (i = 0; i < nthreads; i++)
+		if (READ_ONCE(barrier_cbs_queued_here[i]) && !cpu_online(barrier_cbs_cpu[i]))
+			return true;
+	return false;
+}
+
 static int rcu_torture_barrier(void *arg)
 {
 	struct torture_random r;
@@ -230,7 +249,7 @@ static int rcu_torture_barrier(void *arg)
 	while (!torture_must_stop()) {
 		long queued, invoked, missed;
 		unsigned long until;
-		unsigned int live;
+		unsigned int live, i;
 		u32 x;
 
 		stutter_wait();
@@ -238,6 +257,8 @@ static int rcu_torture_barrier(void *arg)
 		atomic_long_set(&barrier_cbs_queued, 0);
 		atomic_long_set(&barrier_cbs_started, 0);
 		atomic_long_set(&barrier_cbs_invoked, 0);
+		for (i = 0; i < nthreads; i++)
+			WRITE_ONCE(barrier_cbs_queued_here[i], false);
 		live = barrier_cbs_respawn(nthreads);
 		/*
 		 * The draw comes first: the "first callback starts" kind holds
@@ -274,9 +295,15 @@ static int rcu_torture_barrier(void *arg)
 		} else if (x >= 3) {
 			unsigned long until = jiffies + 10 * HZ;
 
-			/* None queued (every thread moved by hotplug): no wait. */
+			/*
+			 * None queued (every thread moved by hotplug): no wait.
+			 * Nor once a thread's CPU went offline after it queued:
+			 * the barrier is then called while its callbacks wait
+			 * to move, not after the move (seconds later).
+			 */
 			while (atomic_long_read(&barrier_cbs_queued) &&
-			       !atomic_long_read(&barrier_cbs_started) && time_before(jiffies, until))
+			       !atomic_long_read(&barrier_cbs_started) && time_before(jiffies, until) &&
+			       !barrier_cbs_cpu_gone(nthreads))
 				wait_event_timeout(barrier_wq, atomic_long_read(&barrier_cbs_started) ||
 						   torture_must_stop(), 1);
 		}

@@ -1500,6 +1500,8 @@ void rcu_barrier_sched(void)
 		if (!per_cpu(rcu_data_ready, cpu) ||
 		    (rcu_inject(RCU_INJECT_BARRIER_ONLINE) && !cpu_online(cpu)))
 			continue;
+		/* Test build: at a CPU going down, sleep across its death. */
+		jitter_walk_cpu(JITTER_WALK_BARRIER, cpu, READ_ONCE(rdp->cblist.len) != 0);
 		jitter_site_sleep(JITTER_BARRIER_WALK);	/* test build: a slow walk */
 		rcu_barrier_window_wait(cpu);	/* test build only */
 		spin_lock_irqsave(&rcu_state.barrier_lock, flags);
