@@ -5,7 +5,9 @@
  *
  * cpu_down(cpu), in the order of Linux's hotplug state machine:
  *  1. cpu leaves cpu_online_mask: from now on no new thread is placed
- *     there, and IPIs, cross-CPU calls and NMI backtraces skip it.
+ *     there, and cross-CPU calls and NMI backtraces skip it; reschedule
+ *     IPIs still reach it until it is dead (cpu_going_down()), for the
+ *     threads still queued there: its kthreads parking in step 3.
  *  2. synchronize_sched(): a sender tests the mask and queues its call
  *     with irqs off, an RCU-sched reader, so after a grace period every
  *     sender that saw cpu online has queued; cpu runs those calls before
@@ -207,6 +209,9 @@ static int cpuhp_offline_step(int i, int cpu)
 	return ret;
 }
 
+/* cpu_down() has cleared cpu's online bit and it is not dead yet. */
+static bool cpuhp_going_down[NR_CPUS];
+
 /*
  * A step of cpu_down() failed before cpu stopped: undo the steps done,
  * states from..nr-1 (their online hooks, in the order going up), and
@@ -224,6 +229,7 @@ static void cpuhp_back_out(int cpu, int from, int nr)
 				cpuhp_states[i].name, cpu);
 	smp_mb();	/* the hooks' work before cpu is seen online */
 	cpumask_set_cpu(cpu, &cpu_online_mask);
+	WRITE_ONCE(cpuhp_going_down[cpu], false);
 	pr_warn("cpuhp: CPU %d stays online: a step of going down failed\n", cpu);
 }
 
@@ -283,12 +289,19 @@ static inline unsigned int cpuhp_down_timeout_ms(int cpu)
 static inline void cpuhp_late_death_hold(int cpu) { (void)cpu; }
 #endif
 
+bool cpu_going_down(int cpu)
+{
+	return cpu >= 0 && cpu < NR_CPUS && READ_ONCE(cpuhp_going_down[cpu]);
+}
+
 /* The dying CPU's idle task, irqs off, every other thread gone. */
 __noreturn void cpuhp_play_dead(void)
 {
 	int cpu = smp_processor_id();
 
 	lockdep_assert_irqs_disabled();
+	/* Its threads are gone and it halts: no more reschedule IPIs. */
+	WRITE_ONCE(cpuhp_going_down[cpu], false);
 	jitter_play_dead();		/* test build: its last steps, slow */
 	cpuhp_late_death_hold(cpu);	/* test build only */
 	smp_call_function_drain();	/* senders that saw it online (step 2) */
@@ -385,6 +398,10 @@ int cpu_down(int cpu)
 	WRITE_ONCE(cpuhp_dead[cpu], false);
 	/* Test build: a random delay before each step (kernel/jitter.h). */
 	jitter_site(JITTER_HOTPLUG);
+	/* Before it leaves the mask: a waker that finds it offline must
+	 * find it going down (smp_send_reschedule()). */
+	WRITE_ONCE(cpuhp_going_down[cpu], true);
+	smp_wmb();
 	cpumask_clear_cpu(cpu, &cpu_online_mask);
 	smp_mb();
 	jitter_site(JITTER_HOTPLUG);

@@ -42,6 +42,12 @@ void cpuhp_inject_late_death_release(void);
  * and it has not stopped yet), or the arch's error (-EIO: no answer). */
 int cpu_up(int cpu);
 
+/* cpu_down() has taken cpu out of cpu_online_mask and it has not yet
+ * said it is dead (nor come back online): it still runs threads, so a
+ * wake-up that queues one there must still send it the reschedule IPI
+ * (smp_send_reschedule()). */
+bool cpu_going_down(int cpu);
+
 /* cpu.offline=LIST, from kmain() once the scheduler and RCU run. */
 void cpu_offline_boot(void);
 

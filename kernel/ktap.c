@@ -168,21 +168,98 @@ static bool name_matches(const char *name, const char *p, size_t len)
 	return !name[len];
 }
 
-/* "all" means every suite but the selftest_ ones, which crash on purpose. */
-static bool selected(const char *name, const char *sel)
+/*
+ * The selection is a list of entries: suite names (or patterns), "all"
+ * (every suite but the selftest_ ones, which crash on purpose), and
+ * exclusions: "-suite" leaves a suite out, "-suite.case" one case of it
+ * (reported "# SKIP excluded by test="), e.g. test=all,-profile.qq6_
+ * preemptible_reader for a case that another configuration runs.
+ * for_each_entry() calls fn on each, with its length, until fn returns
+ * true.
+ */
+static bool for_each_entry(const char *sel, bool (*fn)(const char *p, size_t len, void *arg),
+			   void *arg)
 {
-	if (!strcmp(sel, "all"))
-		return strncmp(name, "selftest_", 9) != 0;
 	for (const char *p = sel; *p;) {
 		const char *end = strchr(p, ',');
 		size_t len = end ? (size_t)(end - p) : strlen(p);
-		if (name_matches(name, p, len))
+
+		if (len && fn(p, len, arg))
 			return true;
 		p += len;
 		if (*p == ',')
 			p++;
 	}
 	return false;
+}
+
+struct entry_query {
+	const char *suite, *kase;	/* kase: NULL for the suite itself */
+};
+
+/* An exclusion "-suite" or "-suite.case": does it name q's suite (a
+ * whole-suite one, when q->kase is NULL) or q's case? */
+static bool excludes(const char *p, size_t len, void *arg)
+{
+	struct entry_query *q = arg;
+	size_t dot = 0;
+
+	if (*p != '-')
+		return false;
+	p++, len--;
+	while (dot < len && p[dot] != '.')
+		dot++;
+	if (dot == len)
+		return !q->kase && name_matches(q->suite, p, len);
+	return q->kase && name_matches(q->suite, p, dot) &&
+	       name_matches(q->kase, p + dot + 1, len - dot - 1);
+}
+
+static bool includes(const char *p, size_t len, void *arg)
+{
+	struct entry_query *q = arg;
+
+	if (*p == '-')
+		return false;
+	if (len == 3 && !strncmp(p, "all", 3))
+		return strncmp(q->suite, "selftest_", 9) != 0;
+	return name_matches(q->suite, p, len);
+}
+
+static bool selected(const char *name, const char *sel)
+{
+	struct entry_query q = { name, NULL };
+
+	return for_each_entry(sel, includes, &q) && !for_each_entry(sel, excludes, &q);
+}
+
+static bool case_excluded(const char *suite, const char *kase, const char *sel)
+{
+	struct entry_query q = { suite, kase };
+
+	return for_each_entry(sel, excludes, &q);
+}
+
+/* An exclusion that names no suite or case is a typo: it would leave
+ * everything in without a word.  Returns true (and says so) for one. */
+static bool exclusion_unknown(const char *p, size_t len, void *arg)
+{
+	(void)arg;
+	if (*p != '-')
+		return false;
+	for (const struct ktap_suite *s = __start_ktap_suites; s < __stop_ktap_suites; s++) {
+		struct entry_query q = { s->name, NULL };
+
+		if (excludes(p, len, &q))
+			return false;
+		for (int i = 0; s->cases[i].name; i++) {
+			q.kase = s->cases[i].name;
+			if (excludes(p, len, &q))
+				return false;
+		}
+	}
+	printk(KERN_ERR "ktap: the exclusion '%.*s' names no suite or case\n", (int)len, p);
+	return true;
 }
 
 static int count_cases(const struct ktap_suite *s)
@@ -194,7 +271,7 @@ static int count_cases(const struct ktap_suite *s)
 }
 
 /* Returns true if the suite passed (skipped cases do not fail it). */
-static bool run_suite(const struct ktap_suite *s, int index)
+static bool run_suite(const struct ktap_suite *s, int index, const char *selection)
 {
 	int n = count_cases(s);
 	bool ok = true;
@@ -208,6 +285,10 @@ static bool run_suite(const struct ktap_suite *s, int index)
 	}
 	for (int i = 0; i < n; i++) {
 		const struct ktap_case *c = &s->cases[i];
+		if (case_excluded(s->name, c->name, selection)) {
+			printk_raw("    ok %d %s # SKIP excluded by test=\n", i + 1, c->name);
+			continue;
+		}
 		case_failed = case_skipped = false;
 		case_warns_expected = 0;
 		case_name = c->name;
@@ -253,6 +334,11 @@ int ktap_run(const char *selection)
 	for (const struct ktap_suite *s = __start_ktap_suites; s < __stop_ktap_suites; s++)
 		if (selected(s->name, selection))
 			total++;
+	if (for_each_entry(selection, exclusion_unknown, NULL)) {
+		printk_raw("KTAP version 1\n1..1\nnot ok 1 %s # an exclusion names nothing\n",
+			   selection);
+		return -1;
+	}
 	if (!total) {
 		printk(KERN_ERR "ktap: no test suite matches '%s'; suites are:\n", selection);
 		ktap_list_suites();
@@ -261,7 +347,7 @@ int ktap_run(const char *selection)
 	}
 	printk_raw("KTAP version 1\n1..%d\n", total);
 	for (const struct ktap_suite *s = __start_ktap_suites; s < __stop_ktap_suites; s++)
-		if (selected(s->name, selection) && !run_suite(s, ++index))
+		if (selected(s->name, selection) && !run_suite(s, ++index, selection))
 			failed++;
 	printk_raw("# ktap: %d of %d suites failed\n", failed, total);
 	return failed;

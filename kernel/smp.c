@@ -11,6 +11,7 @@
  * its function returns, which is what a waiting sender waits for. */
 #include "rcu/kvfree.h"
 #include "kernel/smp.h"
+#include "kernel/cpu.h"
 #include "kernel/atomic.h"
 #include "kernel/preempt.h"
 #include "kernel/printk.h"
@@ -293,8 +294,22 @@ int on_each_cpu(smp_call_func_t fn, void *info, int wait)
 	return ret;
 }
 
+/*
+ * To an online CPU, and to one going down until it is dead: cpu_down()
+ * takes a CPU out of the mask first and parks its kthreads (rcuc/N) after,
+ * and a wake-up that queues a thread there without the IPI waits for that
+ * CPU's next interrupt, which an idle CPU with its tick stopped takes only
+ * at its next timer (kthread_park() of rcuc/N: up to its 1 s timeout).
+ * Linux clears cpu_online_mask last, on the dying CPU, so its IPIs reach
+ * such a CPU too.
+ */
 void smp_send_reschedule(int cpu)
 {
-	if (cpu_online(cpu))
+	if (cpu_online(cpu)) {
+		arch_send_reschedule(cpu);
+		return;
+	}
+	smp_rmb();	/* cpu_down() sets going-down, then clears online */
+	if (cpu_going_down(cpu))
 		arch_send_reschedule(cpu);
 }

@@ -44,6 +44,7 @@ class RunOutcome:
     hooks: list = field(default_factory=list)   # for judge()
     idled: bool = False
     longest_quiet: float = 0.0  # the longest time without serial output
+    cpu: float = None           # CPU seconds of run.sh and QEMU (None: killed)
 
 
 # Every process group the runner started and has not reaped: ended if the
@@ -80,6 +81,22 @@ def stop_runs_on_signals():
     """SIGTERM, SIGINT and SIGHUP end the runs in flight, then the runner."""
     for sig in (signal.SIGTERM, signal.SIGINT, signal.SIGHUP):
         signal.signal(sig, _on_signal)
+
+
+def _wait_cpu(proc, timeout):
+    """proc.wait(timeout) through wait4(): returns (exit status, CPU
+    seconds of run.sh and of what it waited for, QEMU), so the runner can
+    say which runs cost CPU and which only wait (under `taskset -c 0` the
+    CPU is what adds up).  Raises subprocess.TimeoutExpired."""
+    end = time.monotonic() + timeout
+    while True:
+        pid, status, ru = os.wait4(proc.pid, os.WNOHANG)
+        if pid:
+            proc.returncode = os.waitstatus_to_exitcode(status)
+            return proc.returncode, ru.ru_utime + ru.ru_stime
+        if time.monotonic() >= end:
+            raise subprocess.TimeoutExpired(proc.args, timeout)
+        time.sleep(0.02)
 
 
 def _kill_group(proc):
@@ -232,6 +249,7 @@ def run_config(cfg, run_sh, log_dir, timeout_scale=1.0):
     size = 0
     timed_out = oversize = idled = False
     longest_quiet = 0.0
+    cpu = None
     during = None
     during_out = os.path.join(log_dir, cfg.name + ".during.log")
     window = HostWindow() if "idle.secs=" in cfg.cmdline else None
@@ -251,7 +269,7 @@ def run_config(cfg, run_sh, log_dir, timeout_scale=1.0):
                 during = _start_hook(cfg.during,
                                      _hook_env(cfg, log_path, monitor), during_out)
             try:
-                rc = proc.wait(0.1 if window else 0.5)
+                rc, cpu = _wait_cpu(proc, 0.1 if window else 0.5)
                 break
             except subprocess.TimeoutExpired:
                 pass
@@ -310,7 +328,7 @@ def run_config(cfg, run_sh, log_dir, timeout_scale=1.0):
         _kill_group(p)
         _untrack(p)
     return RunOutcome(rc, timed_out, oversize, time.monotonic() - start,
-                      log_path, stderr_text, hooks, idled, longest_quiet)
+                      log_path, stderr_text, hooks, idled, longest_quiet, cpu)
 
 
 def read_lines(path):

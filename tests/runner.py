@@ -55,6 +55,7 @@ import os
 import re
 import sys
 import threading
+import time
 
 from judge import format_verdict, judge, logged_exit_status, summary_line
 from qemu_configs import Config, ConfigError, load_configs
@@ -96,6 +97,23 @@ def jitter_note(log_path):
     except OSError:
         pass
     return ""
+
+
+def cpu_note(cpu):
+    """", QEMU CPU N s" when the run's CPU time is known (not for a run
+    the runner killed)."""
+    return "" if cpu is None else f", QEMU CPU {cpu:.0f} s"
+
+
+def time_summary(times, elapsed, jobs):
+    """One line: where the runs' time went, the longest lines first."""
+    cpus = [c for _, c, _ in times if c is not None]
+    top = sorted(times, key=lambda t: -t[0])[:10]
+    return (f"# time: {len(times)} configurations in {elapsed:.0f} s "
+            f"({max(1, jobs)} at once), wall {sum(w for w, _, _ in times):.0f} s "
+            f"and QEMU CPU {sum(cpus):.0f} s summed; longest: "
+            + ", ".join(f"{n} {w:.0f} s" + ("" if c is None else f" (CPU {c:.0f})")
+                        for w, c, n in top))
 
 
 def main(argv=None):
@@ -206,10 +224,13 @@ def main(argv=None):
             # until a run fails as required: a bug that hotplug timing
             # under TCG lets through in some runs of a seed.
             tries = [(s, cfg.seeded(s)) for s in cfg.seeds] or [(None, cfg.cmdline)]
+            wall = cpu = 0.0
             for i, (seed, cmdline) in enumerate(tries):
                 run = dataclasses.replace(cfg, cmdline=cmdline, name=cfg.name
                                           if i == 0 else f"{cfg.name}-s{seed}")
                 v, o = one_run(cfg, run)
+                wall += o.elapsed
+                cpu = None if cpu is None or o.cpu is None else cpu + o.cpu
                 if v.passed:
                     break
             if seed is None:
@@ -220,13 +241,17 @@ def main(argv=None):
                 note = f", not caught by seeds {','.join(map(str, cfg.seeds))}"
             out = format_verdict(v, args.verbose)
             rel = os.path.relpath(o.log_path)
+            # The wall time of the line (every try) and the CPU time of its
+            # QEMU runs: where make test's time goes (a run that waits shows
+            # less CPU than wall; under taskset -c 0 the CPU adds up).
             out.append(f"# {cfg.name}: {'ok' if v.passed else 'FAILED'}"
                        f"{jitter_note(o.log_path)}{note} in "
-                       f"{o.elapsed:.0f} s (longest silence "
+                       f"{wall:.0f} s{cpu_note(cpu)} (longest silence "
                        f"{o.longest_quiet:.0f} s of idle={cfg.idle * args.timeout_scale:g}), "
                        f"exit {o.rc}, log {rel}")
             with print_lock:
                 append_bench(v, bench_path)
+                times.append((wall, cpu, cfg.name))
             emit(out)
             return v
 
@@ -242,12 +267,16 @@ def main(argv=None):
                       o.stderr_text, o.oversize, o.hooks, o.idled)
             if cfg.seeds:
                 emit([f"# {run.name}: {'caught' if v.passed else 'not caught'}"
-                      f"{jitter_note(o.log_path)} in {o.elapsed:.0f} s, exit {o.rc}, "
+                      f"{jitter_note(o.log_path)} in {o.elapsed:.0f} s{cpu_note(o.cpu)}, "
+                      f"exit {o.rc}, "
                       f"log {os.path.relpath(o.log_path)}"])
             return v, o
 
+        times = []
+        t0 = time.monotonic()
         with concurrent.futures.ThreadPoolExecutor(max(1, args.jobs)) as pool:
             verdicts = list(pool.map(one, todo))
+        print(time_summary(times, time.monotonic() - t0, args.jobs))
 
     line, failed = summary_line(verdicts)
     print(line)

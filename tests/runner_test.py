@@ -682,6 +682,10 @@ class RunnerProcessTest(unittest.TestCase):
         self.assertIn("# bench name=readside type=spinlock cpus=2 cs_ns=0 "
                       "ns_per_op=41.5 stddev=2.1 runs=5 config=good", bench)
         self.assertIn("# platform: qemu tcg cpus=2 config=good", bench)
+        # Each line says its wall and CPU time; the summary adds them up.
+        self.assertRegex(p.stdout, r"# good: ok in \d+ s, QEMU CPU \d+ s \(longest")
+        self.assertRegex(p.stdout, r"# time: 2 configurations in \d+ s \(1 at once\), "
+                                   r"wall \d+ s and QEMU CPU \d+ s summed; longest: ")
 
     def test_seeds_tried_until_one_fails_as_required(self):
         # Seed 1's run fails, but not as required: seed 2 is tried, and
@@ -690,7 +694,9 @@ class RunnerProcessTest(unittest.TestCase):
         self.assertEqual(p.returncode, 0, p.stdout + p.stderr)
         self.assertIn("PASS seeded/expected-failure", p.stdout)
         self.assertIn("# seeded: not caught", p.stdout)
-        self.assertRegex(p.stdout, r"# seeded: ok, caught by seed 2 \(try 2 of 3\)")
+        self.assertRegex(p.stdout, r"# seeded: ok, caught by seed 2 \(try 2 of 3\) in "
+                                   r"\d+ s, QEMU CPU \d+ s")
+        self.assertRegex(p.stdout, r"# seeded-s2: caught in \d+ s, QEMU CPU \d+ s")
         self.assertNotIn("seeded-s3", p.stdout)
         with open(os.path.join(self.logs, "seeded-s2.stderr")) as f:
             self.assertIn("-c seeded jitter=40 jitter.seed=2", f.read())
