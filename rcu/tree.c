@@ -840,7 +840,7 @@ static inline void rcu_ofl_window_hold(struct rcu_data *rdp, unsigned long gps)
  * A stray bit would hold every grace period for a CPU that never reports:
  * reported once, and dropped so the grace period can end.
  */
-static void rcu_check_leaf_cpus(struct rcu_node *rnp)
+static void rcu_check_leaf_cpus(struct rcu_node *rnp, unsigned long gps)
 {
 	unsigned long stray = 0;
 
@@ -849,6 +849,16 @@ static void rcu_check_leaf_cpus(struct rcu_node *rnp)
 
 		if ((rnp->qsmaskinitnext & rdp->grpmask) && !rdp->rcu_cpu_up)
 			stray |= rdp->grpmask;
+		/*
+		 * The crossing itself, whether or not it strands this grace
+		 * period (the second pass reports for the CPU if its bit has
+		 * gone by then): the first time, not only when it hangs one.
+		 */
+		WARN_ONCE((rnp->qsmaskinitnext & rdp->grpmask) && rdp->rcu_cpu_leaving,
+			  "rcu: grace period %ld copies CPU %d into leaf %d-%d, which has "
+			  "reported its last QS and is leaving (qsmaskinitnext %#lx): "
+			  "rcu_gp_init() inside rcu_report_dead()\n", (long)rcu_seq_ctr(gps),
+			  cpu, rnp->grplo, rnp->grphi, rnp->qsmaskinitnext);
 	}
 	if (WARN_ONCE(stray, "rcu: leaf %d-%d: qsmaskinitnext %#lx holds CPUs that are "
 		      "offline for RCU (mask %#lx); dropped\n", rnp->grplo, rnp->grphi,
@@ -896,7 +906,11 @@ static bool rcu_qs_cpu_offline(struct rcu_node *rnp, struct rcu_data *rdp)
 	return true;
 }
 #else
-static inline void rcu_check_leaf_cpus(struct rcu_node *rnp) { (void)rnp; }
+static inline void rcu_check_leaf_cpus(struct rcu_node *rnp, unsigned long gps)
+{
+	(void)rnp;
+	(void)gps;
+}
 static inline bool rcu_qs_cpu_offline(struct rcu_node *rnp, struct rcu_data *rdp)
 {
 	(void)rnp;
@@ -978,7 +992,7 @@ static bool rcu_gp_init(void)
 		}
 		spin_lock(&rnp->lock);
 		if (leaf) {
-			rcu_check_leaf_cpus(rnp);	/* test build only */
+			rcu_check_leaf_cpus(rnp, gps);	/* test build only */
 			rnp->qsmaskinit = rnp->qsmaskinitnext;
 		}
 		if (rnp->parent && (rnp->qsmaskinit || (leaf && !list_empty(&rnp->blkd_tasks))))
@@ -1688,6 +1702,9 @@ void rcu_report_dead(int cpu)
 	if ((rnp->qsmask & rdp->grpmask) && rcu_seq_state(rnp->gp_seq)) {
 		gps = rnp->gp_seq;
 		rdp->core_needs_qs = false;
+#ifdef CONFIG_SANITIZE
+		rdp->rcu_cpu_leaving = true;
+#endif
 		rcu_report_qs_rnp(rdp->grpmask, rnp, gps, flags);
 		if (window)
 			rcu_ofl_window_hold(rdp, gps);
@@ -1696,6 +1713,7 @@ void rcu_report_dead(int cpu)
 	WRITE_ONCE(rnp->qsmaskinitnext, rnp->qsmaskinitnext & ~rdp->grpmask);
 #ifdef CONFIG_SANITIZE
 	rdp->rcu_cpu_up = false;
+	rdp->rcu_cpu_leaving = false;
 #endif
 	spin_unlock_irqrestore(&rnp->lock, flags);
 	rcu_ofl_unlock();
