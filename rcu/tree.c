@@ -988,6 +988,7 @@ static bool rcu_gp_init(void)
 		local_irq_save(flags);
 		if (leaf && !rcu_ofl_trylock()) {
 			rcu_ofl_window_gp_blocked(gps);
+			jitter_walk_blocked(JITTER_WALK_GP_INIT);	/* test build */
 			rcu_ofl_lock();
 		}
 		spin_lock(&rnp->lock);
@@ -1826,28 +1827,38 @@ static int rcu_cpu_online_hook(int cpu)
 
 #ifdef CONFIG_JITTER
 /*
- * jitter_walk_waits_for_me() (kernel/jitter.h), on a dying CPU, irqs
- * off: the grace period under way still waits for this CPU's QS, or for
- * the report of it that this CPU has begun and not yet taken up the tree.
- * No rcu_gp_init() walk can come before it goes on.  Lockless: a hint.
+ * jitter_walk_may_cross() (kernel/jitter.h), on a dying CPU, irqs off.
+ * None if this CPU has left its leaf's qsmaskinitnext (no rcu_gp_init()
+ * walk sees it any more), or if the grace period under way still waits
+ * for its QS, or for the report of it that this CPU has begun and not
+ * yet taken up the tree (no walk can come before it goes on).  Only the
+ * next walk if this grace period's second pass has passed its leaf (a
+ * walk still under way has dealt with the CPU).  Lockless: a hint.
  */
-static bool rcu_gp_init_waits_for_me(unsigned int walk)
+static enum jitter_cross rcu_gp_init_may_cross(unsigned int walk)
 {
 	struct rcu_data *rdp = this_cpu_ptr(&rcu_data);
 	struct rcu_node *rnp = rdp->mynode;
 	unsigned long mask = rdp->grpmask;
+	unsigned long gps = READ_ONCE(rcu_state.gp_seq);
 
-	if (walk != JITTER_WALK_GP_INIT || !rnp || !rcu_seq_state(READ_ONCE(rcu_state.gp_seq)))
-		return false;
+	if (walk != JITTER_WALK_GP_INIT || !rnp)
+		return JITTER_CROSS_ANY;
+	if (!(READ_ONCE(rnp->qsmaskinitnext) & mask))
+		return JITTER_CROSS_NONE;
+	if (!rcu_seq_state(gps))
+		return JITTER_CROSS_ANY;
+	if (READ_ONCE(rnp->gp_seq) != gps)
+		return JITTER_CROSS_ANY;	/* the walk under way has yet to come */
 	for (; rnp; mask = rnp->grpmask, rnp = rnp->parent) {
 		unsigned long qs = READ_ONCE(rnp->qsmask);
 
 		if (qs & mask)
-			return true;
+			return JITTER_CROSS_NONE;
 		if (qs || rcu_preempt_blocked_readers_cgp(rnp))
-			return false;	/* others hold it there */
+			break;	/* others hold it there */
 	}
-	return false;
+	return JITTER_CROSS_NEXT;
 }
 #endif
 
@@ -1855,7 +1866,7 @@ void rcu_init(void)
 {
 	rcu_inject_init();
 #ifdef CONFIG_JITTER
-	WRITE_ONCE(jitter_walk_waits_for_me, rcu_gp_init_waits_for_me);
+	WRITE_ONCE(jitter_walk_may_cross, rcu_gp_init_may_cross);
 #endif
 	/* Start near the wrap, as Linux does, so wrap bugs show at once. */
 	rcu_state.gp_seq = RCU_SEQ_INITIAL_VAL;
