@@ -68,9 +68,10 @@ static DEFINE_PER_CPU(bool, jitter_dead);	/* in cpuhp_play_dead() */
  */
 static unsigned long jitter_walks_begun[JITTER_NR_WALKS];
 static unsigned long jitter_walks_ended[JITTER_NR_WALKS];
+/* Walks found blocked by the hotplug operation under way (any CPU). */
+static unsigned long jitter_walks_blocked[JITTER_NR_WALKS];
 static int jitter_walk_holding[JITTER_NR_WALKS];	/* holds waiting for one now */
 static DECLARE_WAIT_QUEUE_HEAD(jitter_walk_wq);	/* sleeping holds */
-bool (*jitter_walk_waits_for_me)(unsigned int walk);
 /*
  * Across a CPU's death (kernel/jitter.h, jitter_walk_cpu()): the CPU the
  * operation under way takes down (-1: none), whether a walk has slept
@@ -81,6 +82,7 @@ static int jitter_down_cpu = -1;
 static bool jitter_down_walked;
 static unsigned long jitter_hotplug_ends;
 static bool jitter_walk_across[JITTER_NR_WALKS];
+enum jitter_cross (*jitter_walk_may_cross)(unsigned int walk);
 
 /* splitmix64: spreads a small seed over all 64 bits (never returns 0 here
  * for the inputs we give it in practice; xorshift needs a nonzero state). */
@@ -171,15 +173,42 @@ void __jitter_walk_end(unsigned int walk)
 	wake_up_all(&jitter_walk_wq);
 }
 
-static bool jitter_walk_ended_since(unsigned int walk, unsigned long ended)
+void __jitter_walk_blocked(unsigned int walk)
 {
-	return smp_load_acquire(&jitter_walks_ended[walk]) != ended;
+	__atomic_add_fetch(&jitter_walks_blocked[walk], 1, __ATOMIC_RELEASE);
+}
+
+/*
+ * What a hold waits for: the ended count to reach ended (one more than
+ * when it began; two if a walk under way then does not count: one
+ * walker per kind, so at most one is), or the blocked count to move.
+ */
+struct jitter_walk_snap {
+	unsigned long ended, blocked;
+};
+
+static struct jitter_walk_snap jitter_walk_snap(unsigned int walk, bool next)
+{
+	unsigned long ended = smp_load_acquire(&jitter_walks_ended[walk]);
+	unsigned long begun = smp_load_acquire(&jitter_walks_begun[walk]);
+
+	return (struct jitter_walk_snap){
+		.ended = ended + 1 + (next && begun != ended),
+		.blocked = smp_load_acquire(&jitter_walks_blocked[walk]),
+	};
+}
+
+static bool jitter_walk_ended_since(unsigned int walk, struct jitter_walk_snap snap)
+{
+	return (long)(smp_load_acquire(&jitter_walks_ended[walk]) - snap.ended) >= 0 ||
+	       smp_load_acquire(&jitter_walks_blocked[walk]) != snap.blocked;
 }
 
 /*
  * The holds (kernel/jitter.h, JITTER_WALK_HOLD_SCALE): from t0, until a
- * walk of this kind ends (its ended count moves from ended, read before
- * the hold began, so a walk under way then counts), at most cycles.
+ * walk of this kind ends or is blocked by the hotplug operation (its
+ * counts move from snap, read before the hold began, so a walk under way
+ * then counts), at most cycles.
  * It spins; where the caller may sleep (can_sleep) it sleeps instead,
  * woken by the walk's end.  A kthread asked to park or stop meanwhile
  * stops holding (its caller looks at that before going on: rcuc then
@@ -189,13 +218,13 @@ static bool jitter_walk_ended_since(unsigned int walk, unsigned long ended)
  * walk must not wait for each other, nor the walk for the next
  * operations.
  */
-static void jitter_walk_hold(unsigned int walk, unsigned long ended, u64 t0, u64 cycles,
-			     bool can_sleep)
+static void jitter_walk_hold(unsigned int walk, struct jitter_walk_snap snap, u64 t0,
+			     u64 cycles, bool can_sleep)
 {
 	__atomic_add_fetch(&jitter_walk_holding[walk], 1, __ATOMIC_SEQ_CST);
 	this_cpu_add(jitter_hold_count, 1);
 	while (rdtsc() - t0 < cycles) {
-		if (jitter_walk_ended_since(walk, ended)) {
+		if (jitter_walk_ended_since(walk, snap)) {
 			this_cpu_add(jitter_hold_done_count, 1);
 			break;
 		}
@@ -205,7 +234,7 @@ static void jitter_walk_hold(unsigned int walk, unsigned long ended, u64 t0, u64
 		}
 		if (kthread_should_park() || kthread_should_stop())
 			break;
-		wait_event_timeout(jitter_walk_wq, jitter_walk_ended_since(walk, ended) ||
+		wait_event_timeout(jitter_walk_wq, jitter_walk_ended_since(walk, snap) ||
 				   kthread_should_park() || kthread_should_stop(), 1);
 	}
 	__atomic_sub_fetch(&jitter_walk_holding[walk], 1, __ATOMIC_SEQ_CST);
@@ -217,26 +246,28 @@ static void jitter_walk_hold(unsigned int walk, unsigned long ended, u64 t0, u64
  */
 static void jitter_fire(unsigned int site, bool can_sleep, bool (*done)(void *), void *arg)
 {
-	bool unlock = site == JITTER_LOCK_RELEASE;
-	unsigned long walk_ended = 0;
+	bool unlock = site == JITTER_LOCK_RELEASE, hotplug = site == JITTER_HOTPLUG;
+	struct jitter_walk_snap walk_snap = { 0, 0 };
 	unsigned int walk;
 	u64 r, cycles, t0;
 
 	if (in_nmi())
 		return;
-	if ((JITTER_HOT_SITES & (1u << site)) && this_cpu_read(jitter_dead))
-		site = JITTER_PLAY_DEAD;
-	if (site == JITTER_HOTPLUG)	/* fired or not: a step of cpu_down()/up() */
+	if (hotplug)	/* fired or not: a step of cpu_down()/up() */
 		__atomic_add_fetch(&jitter_hotplug_steps, 1, __ATOMIC_RELAXED);
+	if (((JITTER_HOT_SITES | (1u << JITTER_HOTPLUG)) & (1u << site)) &&
+	    this_cpu_read(jitter_dead))
+		site = JITTER_PLAY_DEAD;
 	if (site == JITTER_CB_HOLD) {	/* only while a barrier walks */
-		walk_ended = smp_load_acquire(&jitter_walks_ended[JITTER_WALK_BARRIER]);
-		if (smp_load_acquire(&jitter_walks_begun[JITTER_WALK_BARRIER]) == walk_ended)
+		walk_snap = jitter_walk_snap(JITTER_WALK_BARRIER, false);
+		if (smp_load_acquire(&jitter_walks_begun[JITTER_WALK_BARRIER]) + 1 ==
+		    walk_snap.ended)	/* none under way */
 			return;
 		/* One across a CPU's death: every rcuc holds, no draw, as
 		 * long as that walk may sleep. */
 		if (__atomic_load_n(&jitter_walk_across[JITTER_WALK_BARRIER], __ATOMIC_ACQUIRE)) {
 			this_cpu_add(jitter_count, 1);
-			jitter_walk_hold(JITTER_WALK_BARRIER, walk_ended, rdtsc(),
+			jitter_walk_hold(JITTER_WALK_BARRIER, walk_snap, rdtsc(),
 					 JITTER_ACROSS_SCALE * jitter_max_cycles[JITTER_BARRIER_WALK],
 					 can_sleep);
 			return;
@@ -249,21 +280,22 @@ static void jitter_fire(unsigned int site, bool can_sleep, bool (*done)(void *),
 	if (site == JITTER_EQS && jitter_nmi_here())
 		return;
 	t0 = rdtsc();
-	if ((site == JITTER_PLAY_DEAD && unlock) ||
-	    (site == JITTER_HOTPLUG && this_cpu_read(jitter_dead))) {
+	if (site == JITTER_PLAY_DEAD && (unlock || hotplug)) {
 		/* The dying CPU's next step waits for an rcu_gp_init() walk,
-		 * unless that walk waits for this CPU. */
-		bool (*waits)(unsigned int) = READ_ONCE(jitter_walk_waits_for_me);
+		 * unless that cannot line a crossing up. */
+		enum jitter_cross (*may_cross)(unsigned int) = READ_ONCE(jitter_walk_may_cross);
+		enum jitter_cross cross = may_cross ? may_cross(JITTER_WALK_GP_INIT) :
+					  JITTER_CROSS_ANY;
 
-		if (waits && waits(JITTER_WALK_GP_INIT))
+		if (cross == JITTER_CROSS_NONE)
 			return;
 		jitter_walk_hold(JITTER_WALK_GP_INIT,
-				 smp_load_acquire(&jitter_walks_ended[JITTER_WALK_GP_INIT]), t0,
-				 JITTER_WALK_HOLD_SCALE * jitter_until_cycles, false);
+				 jitter_walk_snap(JITTER_WALK_GP_INIT, cross == JITTER_CROSS_NEXT), t0,
+				 JITTER_DEAD_HOLD_SCALE * jitter_until_cycles, false);
 		return;
 	}
 	if (site == JITTER_CB_HOLD) {
-		jitter_walk_hold(JITTER_WALK_BARRIER, walk_ended, t0,
+		jitter_walk_hold(JITTER_WALK_BARRIER, walk_snap, t0,
 				 JITTER_WALK_HOLD_SCALE * jitter_until_cycles, can_sleep);
 		return;
 	}

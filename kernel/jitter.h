@@ -83,18 +83,21 @@ enum jitter_site {
 				 * slow paths' odds, and switch_dying's delay.
 				 * At a lock release it holds instead, until an
 				 * rcu_gp_init() walk ends on another CPU (a
-				 * walk under way as it begins counts), at
-				 * most JITTER_WALK_HOLD_SCALE
-				 * x JITTER_UNTIL_SCALE jitter.slow (164 ms at
-				 * jitter=40): walk sites wait for hotplug's
-				 * steps, and this is the reverse, the dying
-				 * CPU's next step waiting for a walk (a grace
-				 * period's end and the next one's start).
-				 * So do its own hotplug steps (JITTER_HOTPLUG
-				 * with its odds, not play_dead's): a grace
-				 * period begun meanwhile waits for it, so it
-				 * owes a QS as it reports (its idle ticks
-				 * had usually paid the last one).
+				 * walk under way as it begins counts) or one
+				 * is blocked by this operation, at most
+				 * JITTER_DEAD_HOLD_SCALE x JITTER_UNTIL_SCALE
+				 * jitter.slow (1.3 s at jitter=40: a grace
+				 * period's end and the next one's start take
+				 * hundreds of ms here): walk sites wait for
+				 * hotplug's steps, and this is the reverse,
+				 * the dying CPU's next step waiting for a walk.
+				 * So do its own hotplug steps (at play_dead's
+				 * odds, as its hot sites): a grace period
+				 * begun meanwhile waits for it, so it owes a
+				 * QS as it reports (its idle ticks have
+				 * nearly always paid the last one).  No hold
+				 * begins where none can line a crossing up
+				 * (jitter_walk_may_cross()).
 				 * gp_init sites do not wait for a hotplug
 				 * step while a dying CPU holds one */
 	JITTER_CB_HOLD,		/* rcuc woken, before it extracts, and with
@@ -166,8 +169,9 @@ enum jitter_site {
  */
 #define JITTER_UNTIL_SCALE	64
 /*
- * Holds until a walk over the CPUs has ended (JITTER_PLAY_DEAD's at a
- * lock release, JITTER_CB_HOLD's), in JITTER_UNTIL_SCALEs.  The walks
+ * Holds until a walk over the CPUs has ended (JITTER_CB_HOLD's; and
+ * JITTER_PLAY_DEAD's, bounded by JITTER_DEAD_HOLD_SCALE below), in
+ * JITTER_UNTIL_SCALEs.  The walks
  * are marked by jitter_walk_begin()/end() around them, whether or not
  * their own sites fire (a walk under way as a hold begins counts).
  * While one holds, the walk's sites start no wait for a hotplug step
@@ -178,6 +182,16 @@ enum jitter_site {
  * one is under way, at most, in jitter.slow: 10 s at jitter=40, a whole
  * cpu_down() under TCG. */
 #define JITTER_ACROSS_SCALE	16000
+/*
+ * A dying CPU's holds for an rcu_gp_init() walk (JITTER_PLAY_DEAD), in
+ * JITTER_UNTIL_SCALEs: longer, since the walk comes only after the grace
+ * period under way has ended (hundreds of ms in a jittered TREE04, where
+ * JITTER_WALK_HOLD_SCALE's 164 ms let most holds run out first).  Such a
+ * hold also ends when a walk is blocked by this operation
+ * (jitter_walk_blocked()), and does not begin where no walk can end
+ * first, or none sees the CPU any more (jitter_walk_may_cross()).
+ */
+#define JITTER_DEAD_HOLD_SCALE	32
 enum jitter_walk {
 	JITTER_WALK_GP_INIT,	/* rcu_gp_init()'s two passes */
 	JITTER_WALK_BARRIER,	/* rcu_barrier_sched()'s walk over the CPUs */
@@ -226,13 +240,24 @@ void jitter_play_dead(void);
 void jitter_cpu_up(int cpu);
 void __jitter_walk_begin(unsigned int walk);
 void __jitter_walk_end(unsigned int walk);
+void __jitter_walk_blocked(unsigned int walk);
 /*
- * Set by the code that runs a kind of walk (rcu_init(), for gp_init's):
- * true if no walk of that kind can end before this CPU goes on (the
- * grace period under way still waits for it).  A hold for that walk
- * then does not begin: it could only run to its bound.  NULL: unknown.
+ * Set by the code that runs a kind of walk (rcu_init(), for gp_init's),
+ * called on a dying CPU that is about to hold for such a walk:
+ * JITTER_CROSS_NONE if the hold cannot line a crossing up, because no
+ * walk of that kind can end before this CPU goes on (the grace period
+ * under way still waits for it), or because no walk sees this CPU any
+ * more (it has left): the hold does not begin, it could only run to its
+ * bound.  JITTER_CROSS_NEXT if a walk under way has already dealt with
+ * this CPU as it is now: only the end of one begun later ends the hold.
+ * JITTER_CROSS_ANY otherwise (and if NULL).
  */
-extern bool (*jitter_walk_waits_for_me)(unsigned int walk);
+enum jitter_cross {
+	JITTER_CROSS_NONE,
+	JITTER_CROSS_ANY,
+	JITTER_CROSS_NEXT,
+};
+extern enum jitter_cross (*jitter_walk_may_cross)(unsigned int walk);
 
 /* A walk of the kind (enum jitter_walk) begins, ends: holds wait for it. */
 static inline __attribute__((always_inline)) void jitter_walk_begin(unsigned int walk)
@@ -254,6 +279,17 @@ static inline __attribute__((always_inline)) void jitter_walk_cpu(unsigned int w
 {
 	if (unlikely(__atomic_load_n(&jitter_site_mask, __ATOMIC_RELAXED)) && has_cbs)
 		__jitter_walk_cpu(walk, cpu, has_cbs);
+}
+
+/*
+ * A walk of the kind waits for the hotplug operation under way (a lock
+ * its dying CPU holds across what the walk must not see half done): a
+ * hold there for that walk's end would only run to its bound, so it ends.
+ */
+static inline __attribute__((always_inline)) void jitter_walk_blocked(unsigned int walk)
+{
+	if (unlikely(__atomic_load_n(&jitter_site_mask, __ATOMIC_RELAXED)))
+		__jitter_walk_blocked(walk);
 }
 
 static inline __attribute__((always_inline)) void jitter_site(unsigned int site)
@@ -320,6 +356,7 @@ struct jitter_pass { };
 #define jitter_walk_begin(walk) do { } while (0)
 #define jitter_walk_end(walk) do { } while (0)
 #define jitter_walk_cpu(walk, cpu, has_cbs) do { } while (0)
+#define jitter_walk_blocked(walk) do { } while (0)
 static inline void jitter_init(void) {}
 static inline u64 jitter_delays(void) { return 0; }
 static inline void jitter_hotplug_begin(void) {}

@@ -840,7 +840,7 @@ static inline void rcu_ofl_window_hold(struct rcu_data *rdp, unsigned long gps)
  * A stray bit would hold every grace period for a CPU that never reports:
  * reported once, and dropped so the grace period can end.
  */
-static void rcu_check_leaf_cpus(struct rcu_node *rnp)
+static void rcu_check_leaf_cpus(struct rcu_node *rnp, unsigned long gps)
 {
 	unsigned long stray = 0;
 
@@ -849,6 +849,16 @@ static void rcu_check_leaf_cpus(struct rcu_node *rnp)
 
 		if ((rnp->qsmaskinitnext & rdp->grpmask) && !rdp->rcu_cpu_up)
 			stray |= rdp->grpmask;
+		/*
+		 * The crossing itself, whether or not it strands this grace
+		 * period (the second pass reports for the CPU if its bit has
+		 * gone by then): the first time, not only when it hangs one.
+		 */
+		WARN_ONCE((rnp->qsmaskinitnext & rdp->grpmask) && rdp->rcu_cpu_leaving,
+			  "rcu: grace period %ld copies CPU %d into leaf %d-%d, which has "
+			  "reported its last QS and is leaving (qsmaskinitnext %#lx): "
+			  "rcu_gp_init() inside rcu_report_dead()\n", (long)rcu_seq_ctr(gps),
+			  cpu, rnp->grplo, rnp->grphi, rnp->qsmaskinitnext);
 	}
 	if (WARN_ONCE(stray, "rcu: leaf %d-%d: qsmaskinitnext %#lx holds CPUs that are "
 		      "offline for RCU (mask %#lx); dropped\n", rnp->grplo, rnp->grphi,
@@ -896,7 +906,11 @@ static bool rcu_qs_cpu_offline(struct rcu_node *rnp, struct rcu_data *rdp)
 	return true;
 }
 #else
-static inline void rcu_check_leaf_cpus(struct rcu_node *rnp) { (void)rnp; }
+static inline void rcu_check_leaf_cpus(struct rcu_node *rnp, unsigned long gps)
+{
+	(void)rnp;
+	(void)gps;
+}
 static inline bool rcu_qs_cpu_offline(struct rcu_node *rnp, struct rcu_data *rdp)
 {
 	(void)rnp;
@@ -974,11 +988,12 @@ static bool rcu_gp_init(void)
 		local_irq_save(flags);
 		if (leaf && !rcu_ofl_trylock()) {
 			rcu_ofl_window_gp_blocked(gps);
+			jitter_walk_blocked(JITTER_WALK_GP_INIT);	/* test build */
 			rcu_ofl_lock();
 		}
 		spin_lock(&rnp->lock);
 		if (leaf) {
-			rcu_check_leaf_cpus(rnp);	/* test build only */
+			rcu_check_leaf_cpus(rnp, gps);	/* test build only */
 			rnp->qsmaskinit = rnp->qsmaskinitnext;
 		}
 		if (rnp->parent && (rnp->qsmaskinit || (leaf && !list_empty(&rnp->blkd_tasks))))
@@ -1690,6 +1705,9 @@ void rcu_report_dead(int cpu)
 	if ((rnp->qsmask & rdp->grpmask) && rcu_seq_state(rnp->gp_seq)) {
 		gps = rnp->gp_seq;
 		rdp->core_needs_qs = false;
+#ifdef CONFIG_SANITIZE
+		rdp->rcu_cpu_leaving = true;
+#endif
 		rcu_report_qs_rnp(rdp->grpmask, rnp, gps, flags);
 		if (window)
 			rcu_ofl_window_hold(rdp, gps);
@@ -1698,6 +1716,7 @@ void rcu_report_dead(int cpu)
 	WRITE_ONCE(rnp->qsmaskinitnext, rnp->qsmaskinitnext & ~rdp->grpmask);
 #ifdef CONFIG_SANITIZE
 	rdp->rcu_cpu_up = false;
+	rdp->rcu_cpu_leaving = false;
 #endif
 	spin_unlock_irqrestore(&rnp->lock, flags);
 	rcu_ofl_unlock();
@@ -1810,28 +1829,38 @@ static int rcu_cpu_online_hook(int cpu)
 
 #ifdef CONFIG_JITTER
 /*
- * jitter_walk_waits_for_me() (kernel/jitter.h), on a dying CPU, irqs
- * off: the grace period under way still waits for this CPU's QS, or for
- * the report of it that this CPU has begun and not yet taken up the tree.
- * No rcu_gp_init() walk can come before it goes on.  Lockless: a hint.
+ * jitter_walk_may_cross() (kernel/jitter.h), on a dying CPU, irqs off.
+ * None if this CPU has left its leaf's qsmaskinitnext (no rcu_gp_init()
+ * walk sees it any more), or if the grace period under way still waits
+ * for its QS, or for the report of it that this CPU has begun and not
+ * yet taken up the tree (no walk can come before it goes on).  Only the
+ * next walk if this grace period's second pass has passed its leaf (a
+ * walk still under way has dealt with the CPU).  Lockless: a hint.
  */
-static bool rcu_gp_init_waits_for_me(unsigned int walk)
+static enum jitter_cross rcu_gp_init_may_cross(unsigned int walk)
 {
 	struct rcu_data *rdp = this_cpu_ptr(&rcu_data);
 	struct rcu_node *rnp = rdp->mynode;
 	unsigned long mask = rdp->grpmask;
+	unsigned long gps = READ_ONCE(rcu_state.gp_seq);
 
-	if (walk != JITTER_WALK_GP_INIT || !rnp || !rcu_seq_state(READ_ONCE(rcu_state.gp_seq)))
-		return false;
+	if (walk != JITTER_WALK_GP_INIT || !rnp)
+		return JITTER_CROSS_ANY;
+	if (!(READ_ONCE(rnp->qsmaskinitnext) & mask))
+		return JITTER_CROSS_NONE;
+	if (!rcu_seq_state(gps))
+		return JITTER_CROSS_ANY;
+	if (READ_ONCE(rnp->gp_seq) != gps)
+		return JITTER_CROSS_ANY;	/* the walk under way has yet to come */
 	for (; rnp; mask = rnp->grpmask, rnp = rnp->parent) {
 		unsigned long qs = READ_ONCE(rnp->qsmask);
 
 		if (qs & mask)
-			return true;
+			return JITTER_CROSS_NONE;
 		if (qs || rcu_preempt_blocked_readers_cgp(rnp))
-			return false;	/* others hold it there */
+			break;	/* others hold it there */
 	}
-	return false;
+	return JITTER_CROSS_NEXT;
 }
 #endif
 
@@ -1839,7 +1868,7 @@ void rcu_init(void)
 {
 	rcu_inject_init();
 #ifdef CONFIG_JITTER
-	WRITE_ONCE(jitter_walk_waits_for_me, rcu_gp_init_waits_for_me);
+	WRITE_ONCE(jitter_walk_may_cross, rcu_gp_init_may_cross);
 #endif
 	/* Start near the wrap, as Linux does, so wrap bugs show at once. */
 	rcu_state.gp_seq = RCU_SEQ_INITIAL_VAL;

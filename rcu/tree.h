@@ -46,6 +46,10 @@ struct rcu_data {
 	/* Between rcu_cpu_starting() and rcu_report_dead() (leaf lock): what
 	 * the leaf's qsmaskinitnext bit is checked against (test build). */
 	bool rcu_cpu_up;
+	/* rcu_report_dead() has reported this CPU's last QS and its bit has
+	 * not yet left qsmaskinitnext (leaf lock): no rcu_gp_init() first
+	 * pass may copy the bit meanwhile (ofl_lock keeps them apart). */
+	bool rcu_cpu_leaving;
 #endif
 
 	/* Quiescent-state tracking; written by this CPU only. */
