@@ -381,8 +381,11 @@ void __jitter_walk_cpu(unsigned int walk, int cpu, bool has_cbs)
 	u64 t0, cycles;
 
 	might_sleep();
+	/* One sleep per walk: a walk that met one operation's CPU and then
+	 * the next one's would pass the barrier stressor's stuck bound. */
 	if (walk != JITTER_WALK_BARRIER || !has_cbs || in_nmi() || !hp || hp == current ||
 	    READ_ONCE(jitter_down_cpu) != cpu ||
+	    __atomic_load_n(&jitter_walk_across[walk], __ATOMIC_ACQUIRE) ||
 	    __atomic_exchange_n(&jitter_down_walked, true, __ATOMIC_SEQ_CST))
 		return;
 	__atomic_store_n(&jitter_walk_across[walk], true, __ATOMIC_SEQ_CST);
