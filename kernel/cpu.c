@@ -229,7 +229,6 @@ static void cpuhp_back_out(int cpu, int from, int nr)
 				cpuhp_states[i].name, cpu);
 	smp_mb();	/* the hooks' work before cpu is seen online */
 	cpumask_set_cpu(cpu, &cpu_online_mask);
-	WRITE_ONCE(cpuhp_going_down[cpu], false);
 	pr_warn("cpuhp: CPU %d stays online: a step of going down failed\n", cpu);
 }
 

@@ -43,9 +43,10 @@ void cpuhp_inject_late_death_release(void);
 int cpu_up(int cpu);
 
 /* cpu_down() has taken cpu out of cpu_online_mask and it has not yet
- * said it is dead (nor come back online): it still runs threads, so a
- * wake-up that queues one there must still send it the reschedule IPI
- * (smp_send_reschedule()). */
+ * said it is dead: it still runs threads, so a wake-up that queues one
+ * there must still send it the reschedule IPI (smp_send_reschedule()).
+ * Read only for a CPU that is offline: a cpu_down() that backs out leaves
+ * it set, so that no waker can see the CPU neither online nor going down. */
 bool cpu_going_down(int cpu);
 
 /* cpu.offline=LIST, from kmain() once the scheduler and RCU run. */

@@ -1180,7 +1180,7 @@ void sched_cpu_dying_begin(int cpu)
 	local_irq_restore(flags);
 	sched_inject(SCHED_INJECT_DYING, NULL, cpu);
 	__atomic_store_n(&per_cpu(sched_need_resched, cpu), true, __ATOMIC_RELEASE);
-	arch_send_reschedule(cpu);	/* it is no longer online: no smp_send_reschedule() */
+	arch_send_reschedule(cpu);	/* offline now: straight to the arch */
 }
 
 /*
