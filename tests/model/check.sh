@@ -46,7 +46,7 @@ cd "$work" || exit 1
 pan_run() {
 	rm -f pan pan.* ./*.trail
 	spin -a $2 $1 > spin.log 2>&1 || { cat spin.log; echo "not ok: spin -a failed"; exit 1; }
-	${CC:-cc} -O2 -w -DSAFETY $3 -o pan pan.c || { echo "not ok: pan build failed"; exit 1; }
+	${CC:-cc} -O1 -w -DSAFETY $3 -o pan pan.c || { echo "not ok: pan build failed"; exit 1; }
 	t0=$(date +%s)
 	./pan $4 > pan.log 2>&1
 	secs=$(($(date +%s) - t0))
