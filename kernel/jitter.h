@@ -149,10 +149,9 @@ enum jitter_site {
  * most 160 jitter.slow (nothing of cpu_down() waits for a barrier),
  * rcu_gp_init()'s at most jitter.slow (cpu_down() waits for grace
  * periods).  A barrier walk sleeps across a whole operation only at the
- * dying CPU (jitter_walk_cpu(), below): it used to sleep, one time in two
- * that its site fired, until the operation's end wherever it was, most
- * often before its first CPU, which held every barrier off for the whole
- * operation (docs/stress.md, "Fifteenth round").
+ * dying CPU (jitter_walk_cpu(), below): a sleep wherever the site fired
+ * would most often be before the walk's first CPU, and hold every barrier
+ * off for the whole operation.
  */
 #define JITTER_WALK_SITES	((1u << JITTER_BARRIER_WALK) | (1u << JITTER_GP_INIT))
 /* Hot odds, but jitter.slow's delays: a crossing that needs a whole
@@ -202,7 +201,8 @@ enum jitter_walk {
  * rcu_barrier_sched() walk that comes to the CPU cpu_down() is taking
  * down, once cpu_down()'s synchronize_sched() has returned and while
  * that CPU still has callbacks, sleeps there until the operation's end
- * (at most JITTER_ACROSS_SCALE jitter.slow), once per operation.  The
+ * (at most JITTER_ACROSS_SCALE jitter.slow), once per operation and
+ * once per walk (two would pass the barrier stressor's stuck bound).  The
  * walk has then passed the CPUs before it with the old CPU set, and
  * meets the dead one after its callbacks have moved (to the CPU running
  * cpu_down(), often one the walk has passed).  While such a walk is
