@@ -719,18 +719,13 @@ static bool rcu_torture_gp_begun(const struct torture_read_state *rs);
  * takes its time from no running task (one woken there waits for it).
  * Each hold stays within 3-5 ms; the timer reader re-arms only after it.
  */
-#ifdef CONFIG_SANITIZE
-#define IRQ_READ_IDLE_LONG	true
-#else
-#define IRQ_READ_IDLE_LONG	false
-#endif
 
 static void rcu_irq_read_delay(struct torture_random *r, const struct torture_read_state *rs)
 {
 	u32 x = torture_random(r);
 	int idle = is_idle_task(current);
 
-	if (!(x % 128) || (IRQ_READ_IDLE_LONG && idle && !(x % 16))) {
+	if (!(x % 128) || (TORTURE_TEST_BUILD && idle && !(x % 16))) {
 		atomic_long_inc(&n_irq_long_reads[idle]);
 		if (torture_hold_until(rcu_torture_cookie_failed(rs),
 				       (3000ull + (x >> 16) % 2000) * 1000ull))
@@ -1042,11 +1037,6 @@ static void rcu_read_exp_end_delay(const struct torture_read_state *rs)
  * kept): the one move whose last count drop leaves the section going
  * on with the deferred-QS hook run inside it, otherwise 1 move in 20.
  */
-#ifdef CONFIG_SANITIZE
-#define EXP_DEFERRAL_KEPT	true
-#else
-#define EXP_DEFERRAL_KEPT	false
-#endif
 #define RDR_SCHED_COUNTS	(RCUTORTURE_RDR_BH | RCUTORTURE_RDR_PREEMPT | RCUTORTURE_RDR_SCHED | \
 				 RCUTORTURE_RDR_RCU_1 | RCUTORTURE_RDR_RCU_2)
 static atomic_long_t n_rcu_torture_exp_irqoff_moves;
@@ -1058,7 +1048,7 @@ static bool rcu_read_exp_kept(bool kept, unsigned int from, unsigned int to)
 {
 	bool now;
 
-	if (!EXP_DEFERRAL_KEPT || cur_ops->flavor != TF_SCHED)
+	if (!TORTURE_TEST_BUILD || cur_ops->flavor != TF_SCHED)
 		return false;
 	now = rcu_read_exp_deferred();
 	if (kept && (from & RDR_SCHED_COUNTS) && !(to & RDR_SCHED_COUNTS))

@@ -86,6 +86,14 @@ void torture_barrier(void);
  * on a loaded host, which makes the bound more lenient there.
  */
 #define TORTURE_BARRIER_STUCK_S	30
+
+/* The test build (CONFIG_SANITIZE): its extra holds and checks are plain
+ * conditions on this, so both builds compile them. */
+#ifdef CONFIG_SANITIZE
+#define TORTURE_TEST_BUILD	true
+#else
+#define TORTURE_TEST_BUILD	false
+#endif
 void torture_sync_normal(void);
 void torture_sync_exp(void);
 unsigned long torture_completed(void);	/* GPs of the flavour, normal ones */
