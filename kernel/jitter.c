@@ -368,13 +368,13 @@ void __jitter_site_sleep(unsigned int site)
 }
 
 /*
- * A walk comes to cpu, which has callbacks (kernel/jitter.h): if it is
- * the CPU the operation under way takes down, and no walk has slept
- * there in this operation, sleep until the operation's end.  Marked
+ * A walk comes to cpu, which has callbacks (jitter_walk_cpu() looked):
+ * if it is the CPU the operation under way takes down, and no walk has
+ * slept there in this operation, sleep until the operation's end.  Marked
  * across until the walk's end (__jitter_walk_end()).  The walker may
  * sleep: rcu_barrier_sched()'s, under its mutex, one at a time.
  */
-void __jitter_walk_cpu(unsigned int walk, int cpu, bool has_cbs)
+void __jitter_walk_cpu(unsigned int walk, int cpu)
 {
 	struct task *hp = READ_ONCE(jitter_hotplug_task);
 	unsigned long ends = __atomic_load_n(&jitter_hotplug_ends, __ATOMIC_ACQUIRE);
@@ -383,7 +383,7 @@ void __jitter_walk_cpu(unsigned int walk, int cpu, bool has_cbs)
 	might_sleep();
 	/* One sleep per walk: a walk that met one operation's CPU and then
 	 * the next one's would pass the barrier stressor's stuck bound. */
-	if (walk != JITTER_WALK_BARRIER || !has_cbs || in_nmi() || !hp || hp == current ||
+	if (walk != JITTER_WALK_BARRIER || in_nmi() || !hp || hp == current ||
 	    READ_ONCE(jitter_down_cpu) != cpu ||
 	    __atomic_load_n(&jitter_walk_across[walk], __ATOMIC_ACQUIRE) ||
 	    __atomic_exchange_n(&jitter_down_walked, true, __ATOMIC_SEQ_CST))

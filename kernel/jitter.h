@@ -227,7 +227,7 @@ u64 jitter_delays(void);	/* delays so far, every CPU */
 void jitter_hotplug_begin(void);
 void jitter_hotplug_end(void);
 void jitter_hotplug_down(int cpu);	/* the operation under way takes cpu down */
-void __jitter_walk_cpu(unsigned int walk, int cpu, bool has_cbs);
+void __jitter_walk_cpu(unsigned int walk, int cpu);
 u64 jitter_crossings(void);	/* walk sites that waited for one */
 u64 jitter_walks_held_to_end(void);	/* of them, until its end (asleep) */
 void __jitter_site_sleep(unsigned int site);
@@ -278,7 +278,7 @@ static inline __attribute__((always_inline)) void jitter_walk_cpu(unsigned int w
 								   bool has_cbs)
 {
 	if (unlikely(__atomic_load_n(&jitter_site_mask, __ATOMIC_RELAXED)) && has_cbs)
-		__jitter_walk_cpu(walk, cpu, has_cbs);
+		__jitter_walk_cpu(walk, cpu);
 }
 
 /*
