@@ -1257,6 +1257,78 @@ static unsigned int rcutorture_extend_mask(struct torture_random *r)
 }
 
 /*
+ * Test build, preemptible RCU.  One grace-period machine serves
+ * rcu_read_lock() and RCU-sched readers, so a section whose outermost
+ * rcu_read_unlock() runs with preemption still off goes on as an
+ * RCU-sched reader.  A tick that found the section holding up the grace
+ * period under way marked the task (RCU_SPECIAL_NEED_QS): its CPU owed
+ * that grace period a QS and, the task never switched out since (no
+ * RCU_SPECIAL_BLOCKED), still owes it.  The unlock's special path must
+ * leave the QS owed while preemption is off: the CPU is quiescent only
+ * once the tail ends (Linux's rcu_read_unlock_special() defers it
+ * likewise).  So that grace period cannot end inside the tail.  In the
+ * wild the tail is a few instructions long, and few sections last long
+ * enough for a tick to mark them.  So 1 extendable section in 32 that
+ * ends in rcu_read_lock() alone (no count, irqs on) stays there, 100 ms
+ * at most, until a tick marks it or it is switched out.  Every marked
+ * section then hands its end over to preempt_disable() and holds that
+ * tail until the grace period under way has ended, 50 ms at most: on a
+ * correct kernel the hold runs out, and one that ended fails the section
+ * at once.  Not on the GP kthread's CPU: the grace period could not end
+ * there while the tail holds the CPU, whatever the tick did.
+ */
+static atomic_long_t n_rcu_torture_unlock_waits, n_rcu_torture_unlock_tails;
+
+#define RDR_RCU_LOCKS	(RCUTORTURE_RDR_RCU_1 | RCUTORTURE_RDR_RCU_2 | RCUTORTURE_RDR_RCU)
+
+#ifdef CONFIG_PREEMPT_RCU
+/* The running task's RCU_SPECIAL_* bits. */
+static unsigned int rcu_read_special(void)
+{
+	return READ_ONCE(current->rcu_read_unlock_special) &
+	       (RCU_SPECIAL_NEED_QS | RCU_SPECIAL_BLOCKED);
+}
+
+static void rcu_read_unlock_tail(struct torture_rdr *rs, struct torture_random *r)
+{
+	struct task *gp_kthread = READ_ONCE(rcu_state.gp_kthread);
+	unsigned long gp;
+	u64 t0;
+	int i;
+
+	if (!TORTURE_TEST_BUILD || cur_ops->flavor != TF_RCU || irqs_disabled() ||
+	    !gp_kthread || READ_ONCE(gp_kthread->cpu) == raw_smp_processor_id())
+		return;
+	if (!rcu_read_special() && !preempt_count() && !(torture_random(r) % 32)) {
+		atomic_long_inc(&n_rcu_torture_unlock_waits);
+		torture_hold_until(rcu_read_special(), 100ull * 1000000ull);
+	}
+	if (rcu_read_special() != RCU_SPECIAL_NEED_QS)
+		return;
+	atomic_long_inc(&n_rcu_torture_unlock_tails);
+	preempt_disable();
+	gp = READ_ONCE(rcu_state.gp_seq);
+	t0 = ktime_get_ns();
+	for (i = 0; i < RCUTORTURE_RDR_NBITS; i++)
+		if (rs->state & RDR_RCU_LOCKS & (1u << i)) {
+			rcutorture_rdr_drop(rs, 1u << i);
+			rs->state &= ~(1u << i);
+		}
+	if (rcu_seq_state(gp) &&
+	    torture_hold_until(rcu_seq_done(&rcu_state.gp_seq, rcu_seq_endval(gp)),
+			       50ull * 1000000ull))
+		torture_error("reader on CPU %d: grace period %ld, which a tick found it "
+			      "holding up, ended in the preempt-disabled tail of its section, "
+			      "%llu us after its outermost rcu_read_unlock()\n",
+			      raw_smp_processor_id(), (long)rcu_seq_ctr(gp),
+			      (unsigned long long)(ktime_get_ns() - t0) / 1000);
+	preempt_enable();
+}
+#else
+static void rcu_read_unlock_tail(struct torture_rdr *rs, struct torture_random *r) { }
+#endif
+
+/*
  * A reader that changes its protection mid-section: it takes a random
  * protecting state, fetches the element, moves through up to seven more
  * such states (taking and dropping in random orders), checks the element
@@ -1306,6 +1378,7 @@ static void rcu_torture_one_read_extended(struct torture_random *r)
 		rcu_read_exp_kept(kept, rs.state, rs.state);
 		rcu_torture_read_check(p, &st, raw_smp_processor_id());
 		atomic_long_inc(&n_rcu_torture_extended);
+		rcu_read_unlock_tail(&rs, r);
 	}
 	rcutorture_one_extend(&rs, 0, r);
 }
@@ -1496,11 +1569,15 @@ static bool rcu_torture_stats_print(struct rcu_torture_result *res, unsigned lon
 	if (torture_extendables)
 		printk(KERN_INFO "rcu-torture: extended readers: %ld (states that waited "
 		       "for an expedited IPI: %ld, found by one begun after the section: %ld; "
-		       "moves of a deferred QS to irqs off alone: %ld)\n",
+		       "moves of a deferred QS to irqs off alone: %ld; "
+		       "sections that waited for a tick's mark: %ld; tails held under "
+		       "preemption off: %ld)\n",
 		       atomic_long_read(&n_rcu_torture_extended),
 		       atomic_long_read(&n_rcu_torture_exp_waits),
 		       atomic_long_read(&n_rcu_torture_exp_deferred),
-		       atomic_long_read(&n_rcu_torture_exp_irqoff_moves));
+		       atomic_long_read(&n_rcu_torture_exp_irqoff_moves),
+		       atomic_long_read(&n_rcu_torture_unlock_waits),
+		       atomic_long_read(&n_rcu_torture_unlock_tails));
 	ok = !bad && !res->mberrors && !res->errors && res->versions > 0 && reads > 0;
 	return ok;
 }
@@ -1553,6 +1630,8 @@ static void rcu_torture_reset(void)
 	atomic_long_set(&n_rcu_torture_exp_waits, 0);
 	atomic_long_set(&n_rcu_torture_exp_deferred, 0);
 	atomic_long_set(&n_rcu_torture_exp_irqoff_moves, 0);
+	atomic_long_set(&n_rcu_torture_unlock_tails, 0);
+	atomic_long_set(&n_rcu_torture_unlock_waits, 0);
 	atomic_long_set(&n_rcu_torture_cookie_errors, 0);
 	for (i = 0; i < 2; i++) {
 		atomic_long_set(&n_irq_long_reads[i], 0);
