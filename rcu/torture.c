@@ -50,6 +50,10 @@
  *    the deferral is still there (nothing inside it may report the QS),
  *    and moves next, 1 in 2, to irqs off alone, where the count drops
  *    to zero inside the section (rcu_read_exp_kept()).
+ *    Preemptible RCU's, test build: a section a tick marked as holding
+ *    up the grace period ends its rcu_read_lock() with preemption off
+ *    and holds that tail, which that grace period must wait for too
+ *    (rcu_read_unlock_tail()).
  *  - Every flavour, in thread readers with irqs on: 1 section in 16384
  *    stays running (not preempted; preemption on in rcu's and srcu's
  *    plain readers) until a grace period that began after it is under
