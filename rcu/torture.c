@@ -1307,10 +1307,14 @@ static void rcu_read_unlock_tail(struct torture_rdr *rs, struct torture_random *
 		atomic_long_inc(&n_rcu_torture_unlock_waits);
 		torture_hold_until(rcu_read_special(), 100ull * 1000000ull);
 	}
-	if (rcu_read_special() != RCU_SPECIAL_NEED_QS)
-		return;
-	atomic_long_inc(&n_rcu_torture_unlock_tails);
+	/* Marked and never switched out: looked at with preemption off, so
+	 * that no switch-out can come between the look and the tail. */
 	preempt_disable();
+	if (rcu_read_special() != RCU_SPECIAL_NEED_QS) {
+		preempt_enable();
+		return;
+	}
+	atomic_long_inc(&n_rcu_torture_unlock_tails);
 	gp = READ_ONCE(rcu_state.gp_seq);
 	t0 = ktime_get_ns();
 	for (i = 0; i < RCUTORTURE_RDR_NBITS; i++)
