@@ -1836,6 +1836,12 @@ static int rcu_cpu_online_hook(int cpu)
  * yet taken up the tree (no walk can come before it goes on).  Only the
  * next walk if this grace period's second pass has passed its leaf (a
  * walk still under way has dealt with the CPU).  Lockless: a hint.
+ * None too while this CPU holds a lock other than ofl_lock (whose
+ * waiter, rcu_gp_init(), ends the hold: jitter_walk_blocked()): the GP
+ * kthread may need it before it can walk.  rcu_state.gp_wq's is one:
+ * rcu_report_dead() wakes the kthread when its report ends the grace
+ * period, and a hold at the run queue's unlock inside wake_up() kept
+ * gp_wq.lock to the bound (6.5 s at jitter=200, past spinlock.timeout_ms).
  */
 static enum jitter_cross rcu_gp_init_may_cross(unsigned int walk)
 {
@@ -1846,6 +1852,10 @@ static enum jitter_cross rcu_gp_init_may_cross(unsigned int walk)
 
 	if (walk != JITTER_WALK_GP_INIT || !rnp)
 		return JITTER_CROSS_ANY;
+#ifdef CONFIG_LOCKDEP
+	if (lockdep_depth_spinning() > (int)lock_is_held(&rcu_state.ofl_lock.dep_map))
+		return JITTER_CROSS_NONE;
+#endif
 	if (!(READ_ONCE(rnp->qsmaskinitnext) & mask))
 		return JITTER_CROSS_NONE;
 	if (!rcu_seq_state(gps))
