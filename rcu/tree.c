@@ -726,6 +726,26 @@ static void rcu_ofl_unlock(void)
 		arch_spin_unlock(&rcu_state.ofl_lock);
 }
 
+/*
+ * rcu_gp_init(), ofl_lock found held (by a CPU going down or coming up).
+ * Test build: for as long as it waits, it says so to the dying CPU's
+ * jitter holds (jitter_walk_blocked()), not once: a hold begun after a
+ * single telling would wait for this walk, which waits for its lock, to
+ * its bound (6.5 s at jitter=200, past spinlock.timeout_ms).
+ */
+static void rcu_ofl_lock_blocked(void)
+{
+#ifdef CONFIG_JITTER
+	for (;;) {
+		jitter_walk_blocked(JITTER_WALK_GP_INIT);
+		if (!arch_spin_is_locked(&rcu_state.ofl_lock))
+			break;
+		cpu_relax();
+	}
+#endif
+	rcu_ofl_lock();
+}
+
 #ifdef CONFIG_SANITIZE
 /* Test build: rcu_ofl_window_arm() (rcu/tree.h). */
 static struct {
@@ -988,8 +1008,7 @@ static bool rcu_gp_init(void)
 		local_irq_save(flags);
 		if (leaf && !rcu_ofl_trylock()) {
 			rcu_ofl_window_gp_blocked(gps);
-			jitter_walk_blocked(JITTER_WALK_GP_INIT);	/* test build */
-			rcu_ofl_lock();
+			rcu_ofl_lock_blocked();
 		}
 		spin_lock(&rnp->lock);
 		if (leaf) {
