@@ -246,10 +246,11 @@ void __jitter_walk_blocked(unsigned int walk);
  * called on a dying CPU that is about to hold for such a walk:
  * JITTER_CROSS_NONE if the hold cannot line a crossing up, because no
  * walk of that kind can end before this CPU goes on (the grace period
- * under way still waits for it), or because no walk sees this CPU any
- * more (it has left): the hold does not begin, it could only run to its
- * bound.  JITTER_CROSS_NEXT if a walk under way has already dealt with
- * this CPU as it is now: only the end of one begun later ends the hold.
+ * under way still waits for it, or this CPU holds a lock the walker may
+ * need first), or because no walk sees this CPU any more (it has left):
+ * the hold does not begin, it could only run to its bound.
+ * JITTER_CROSS_NEXT if a walk under way has already dealt with this CPU
+ * as it is now: only the end of one begun later ends the hold.
  * JITTER_CROSS_ANY otherwise (and if NULL).
  */
 enum jitter_cross {

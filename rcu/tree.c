@@ -726,6 +726,26 @@ static void rcu_ofl_unlock(void)
 		arch_spin_unlock(&rcu_state.ofl_lock);
 }
 
+/*
+ * rcu_gp_init(), ofl_lock found held (by a CPU going down or coming up).
+ * Test build: for as long as it waits, it says so to the dying CPU's
+ * jitter holds (jitter_walk_blocked()), not once: a hold begun after a
+ * single telling would wait for this walk, which waits for its lock, to
+ * its bound (6.5 s at jitter=200, past spinlock.timeout_ms).
+ */
+static void rcu_ofl_lock_blocked(void)
+{
+#ifdef CONFIG_JITTER
+	for (;;) {
+		jitter_walk_blocked(JITTER_WALK_GP_INIT);
+		if (!arch_spin_is_locked(&rcu_state.ofl_lock))
+			break;
+		cpu_relax();
+	}
+#endif
+	rcu_ofl_lock();
+}
+
 #ifdef CONFIG_SANITIZE
 /* Test build: rcu_ofl_window_arm() (rcu/tree.h). */
 static struct {
@@ -988,8 +1008,7 @@ static bool rcu_gp_init(void)
 		local_irq_save(flags);
 		if (leaf && !rcu_ofl_trylock()) {
 			rcu_ofl_window_gp_blocked(gps);
-			jitter_walk_blocked(JITTER_WALK_GP_INIT);	/* test build */
-			rcu_ofl_lock();
+			rcu_ofl_lock_blocked();
 		}
 		spin_lock(&rnp->lock);
 		if (leaf) {
@@ -1836,6 +1855,12 @@ static int rcu_cpu_online_hook(int cpu)
  * yet taken up the tree (no walk can come before it goes on).  Only the
  * next walk if this grace period's second pass has passed its leaf (a
  * walk still under way has dealt with the CPU).  Lockless: a hint.
+ * None too while this CPU holds a lock other than ofl_lock (whose
+ * waiter, rcu_gp_init(), ends the hold: jitter_walk_blocked()): the GP
+ * kthread may need it before it can walk.  rcu_state.gp_wq's is one:
+ * rcu_report_dead() wakes the kthread when its report ends the grace
+ * period, and a hold at the run queue's unlock inside wake_up() kept
+ * gp_wq.lock to the bound (6.5 s at jitter=200, past spinlock.timeout_ms).
  */
 static enum jitter_cross rcu_gp_init_may_cross(unsigned int walk)
 {
@@ -1846,6 +1871,10 @@ static enum jitter_cross rcu_gp_init_may_cross(unsigned int walk)
 
 	if (walk != JITTER_WALK_GP_INIT || !rnp)
 		return JITTER_CROSS_ANY;
+#ifdef CONFIG_LOCKDEP
+	if (lockdep_depth_spinning() > (int)lock_is_held(&rcu_state.ofl_lock.dep_map))
+		return JITTER_CROSS_NONE;
+#endif
 	if (!(READ_ONCE(rnp->qsmaskinitnext) & mask))
 		return JITTER_CROSS_NONE;
 	if (!rcu_seq_state(gps))
