@@ -1295,13 +1295,15 @@ static unsigned int rcu_read_special(void)
 
 static void rcu_read_unlock_tail(struct torture_rdr *rs, struct torture_random *r)
 {
-	struct task *gp_kthread = READ_ONCE(rcu_state.gp_kthread);
+	struct task *gp_kthread;
 	unsigned long gp;
 	u64 t0;
 	int i;
 
-	if (!TORTURE_TEST_BUILD || cur_ops->flavor != TF_RCU || irqs_disabled() ||
-	    !gp_kthread || READ_ONCE(gp_kthread->cpu) == raw_smp_processor_id())
+	if (!TORTURE_TEST_BUILD || cur_ops->flavor != TF_RCU || irqs_disabled())
+		return;
+	gp_kthread = READ_ONCE(rcu_state.gp_kthread);
+	if (!gp_kthread || READ_ONCE(gp_kthread->cpu) == raw_smp_processor_id())
 		return;
 	if (!rcu_read_special() && !preempt_count() && !(torture_random(r) % 32)) {
 		atomic_long_inc(&n_rcu_torture_unlock_waits);
