@@ -270,8 +270,14 @@ static bool switch_prev_ran_elsewhere(void *arg)
 }
 
 /* Per dying CPU: the task whose waker waits there for its ->on_cpu to
- * clear (stored on each turn of move_woken_task()'s wait). */
+ * clear (stored on each turn of move_woken_task()'s wait), and when its
+ * hold before that store began. */
 static struct task *switch_waited_for[NR_CPUS];
+static u64 switch_hold_t0[NR_CPUS];
+/* That hold's own bound: a wake-up asked for just before the switch (a
+ * cross-CPU call's) comes within it; none other is worth waiting for
+ * with irqs off (jitter_site_until()'s bound is 205 ms at jitter=200). */
+#define SWITCH_WOKEN_HOLD_NS	(20 * 1000000ull)
 
 /*
  * Test build, done() for the same switch before prev's ->on_cpu is
@@ -290,6 +296,8 @@ static bool switch_prev_woken(void *arg)
 	long before, after;
 
 	if (READ_ONCE(switch_waited_for[cpu]) == t)
+		return true;
+	if (ktime_get_ns() - switch_hold_t0[cpu] > SWITCH_WOKEN_HOLD_NS)
 		return true;
 	before = READ_ONCE(t->state);
 	c = READ_ONCE(t->cpu);
@@ -338,6 +346,7 @@ static void finish_task_switch(struct task *prev)
 		if (held) {
 			get_task_struct(prev);
 			WRITE_ONCE(switch_waited_for[smp_processor_id()], NULL);
+			switch_hold_t0[smp_processor_id()] = ktime_get_ns();
 			jitter_site_until(JITTER_SWITCH_DYING, switch_prev_woken, prev);
 		} else {
 			jitter_site(JITTER_SWITCH_DYING);
