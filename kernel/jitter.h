@@ -57,7 +57,10 @@ enum jitter_site {
 				 * exit meanwhile (a slow path: its odds, and
 				 * 16 jitter.slow: that takes milliseconds).
 				 * With prev asleep, the window is held until
-				 * that run has ended (jitter_site_until()) */
+				 * that run has ended (jitter_site_until());
+				 * and, at the same odds, before the store:
+				 * until a wake-up from another CPU has come
+				 * (its waker then waits for the store) */
 	JITTER_EQS,		/* between the two steps (counter, nesting) of
 				 * rcu_eqs_enter()/exit() and of the outermost
 				 * rcu_nmi_exit() from idle, irqs off: only an

@@ -268,6 +268,58 @@ static bool switch_prev_ran_elsewhere(void *arg)
 	return READ_ONCE(t->cpu) != raw_smp_processor_id() && !READ_ONCE(t->on_cpu) &&
 	       state != TASK_RUNNING && state != TASK_WAKING;
 }
+
+/* Per dying CPU: the task whose waker waits there for its ->on_cpu to
+ * clear (stored on each turn of move_woken_task()'s wait), and when its
+ * hold before that store began. */
+static struct task *switch_waited_for[NR_CPUS];
+static u64 switch_hold_t0[NR_CPUS];
+/* That hold's own bound: a wake-up asked for just before the switch (a
+ * cross-CPU call's) comes within it; none other is worth waiting for
+ * with irqs off (jitter_site_until()'s bound is 205 ms at jitter=200). */
+#define SWITCH_WOKEN_HOLD_NS	(20 * 1000000ull)
+
+/*
+ * Test build, done() for the same switch before prev's ->on_cpu is
+ * cleared: a wake-up on another CPU has come.  Either its waker waits for
+ * this switch to end (it says so in switch_waited_for[]), or it woke t in
+ * place (a kthread to park), or it moved t without waiting: then held
+ * until t runs there (next->on_cpu still set: __schedule()'s check) or
+ * has stopped again.  A move stores ->cpu before ->state (TASK_WAKING,
+ * then TASK_RUNNING): TASK_RUNNING read before ->cpu is in place only
+ * if ->cpu is still this CPU's, and a stop is read after ->cpu.
+ */
+static bool switch_prev_woken(void *arg)
+{
+	struct task *t = arg;
+	int cpu = raw_smp_processor_id(), c;
+	long before, after;
+
+	if (READ_ONCE(switch_waited_for[cpu]) == t)
+		return true;
+	if (ktime_get_ns() - switch_hold_t0[cpu] > SWITCH_WOKEN_HOLD_NS)
+		return true;
+	before = READ_ONCE(t->state);
+	c = READ_ONCE(t->cpu);
+	after = READ_ONCE(t->state);
+	if (c != cpu)
+		return READ_ONCE(cpu_rq(c)->curr) == t ||
+		       (after != TASK_RUNNING && after != TASK_WAKING);
+	return before == TASK_RUNNING;
+}
+
+static inline void wait_switch_out(struct task *t, int cpu)
+{
+	WRITE_ONCE(switch_waited_for[cpu], t);
+	cpu_relax();
+}
+#else
+static inline void wait_switch_out(struct task *t, int cpu)
+{
+	(void)t;
+	(void)cpu;
+	cpu_relax();
+}
 #endif
 
 /*
@@ -287,15 +339,21 @@ static void finish_task_switch(struct task *prev)
 	if (unlikely(READ_ONCE(this_cpu_rq()->dying))) {
 		/* Test build: on a CPU going down, a wake-up elsewhere that
 		 * moves prev must find it still here and wait
-		 * (move_woken_task()). */
-		jitter_site(JITTER_SWITCH_DYING);
+		 * (move_woken_task()).  With prev asleep the window is held
+		 * until one has come (a reference keeps prev readable
+		 * meanwhile, and below; dropped at the end). */
+		held = READ_ONCE(prev->state) & TASK_NORMAL;
+		if (held) {
+			get_task_struct(prev);
+			WRITE_ONCE(switch_waited_for[smp_processor_id()], NULL);
+			switch_hold_t0[smp_processor_id()] = ktime_get_ns();
+			jitter_site_until(JITTER_SWITCH_DYING, switch_prev_woken, prev);
+		} else {
+			jitter_site(JITTER_SWITCH_DYING);
+		}
 		/* And one that comes after the store below may run prev
 		 * elsewhere, even to its exit, while this CPU is still in
-		 * the switch: the window is held until it has (a reference
-		 * keeps prev readable meanwhile; dropped at the end). */
-		held = READ_ONCE(prev->state) & TASK_NORMAL;
-		if (held)
-			get_task_struct(prev);
+		 * the switch: the window is held until it has. */
 	}
 #endif
 	smp_store_release(&prev->on_cpu, 0);
@@ -570,7 +628,7 @@ static void move_woken_task(struct task *t, int cpu)
 
 	lockdep_assert_irqs_disabled();
 	while (__atomic_load_n(&t->on_cpu, __ATOMIC_ACQUIRE))
-		cpu_relax();
+		wait_switch_out(t, cpu);
 	broke_affinity(t, cpu);
 	arch_spin_lock(&rq->lock);
 	WRITE_ONCE(t->cpu, to);
