@@ -274,9 +274,11 @@ static bool switch_prev_ran_elsewhere(void *arg)
  * hold before that store began. */
 static struct task *switch_waited_for[NR_CPUS];
 static u64 switch_hold_t0[NR_CPUS];
-/* That hold's own bound: a wake-up asked for just before the switch (a
- * cross-CPU call's) comes within it; none other is worth waiting for
- * with irqs off (jitter_site_until()'s bound is 205 ms at jitter=200). */
+/* That hold's own bound while prev is still this CPU's: a wake-up asked
+ * for just before the switch (a cross-CPU call's) comes within it; none
+ * other is worth waiting for with irqs off (jitter_site_until()'s bound
+ * is 205 ms at jitter=200).  A prev moved without waiting (a bug) is
+ * held to jitter's bound, so that it runs elsewhere inside the hold. */
 #define SWITCH_WOKEN_HOLD_NS	(20 * 1000000ull)
 
 /*
@@ -297,15 +299,14 @@ static bool switch_prev_woken(void *arg)
 
 	if (READ_ONCE(switch_waited_for[cpu]) == t)
 		return true;
-	if (ktime_get_ns() - switch_hold_t0[cpu] > SWITCH_WOKEN_HOLD_NS)
-		return true;
 	before = READ_ONCE(t->state);
 	c = READ_ONCE(t->cpu);
 	after = READ_ONCE(t->state);
-	if (c != cpu)
+	if (c != cpu)	/* moved without waiting: only jitter's own bound */
 		return READ_ONCE(cpu_rq(c)->curr) == t ||
 		       (after != TASK_RUNNING && after != TASK_WAKING);
-	return before == TASK_RUNNING;
+	return before == TASK_RUNNING ||
+	       ktime_get_ns() - switch_hold_t0[cpu] > SWITCH_WOKEN_HOLD_NS;
 }
 
 static inline void wait_switch_out(struct task *t, int cpu)
