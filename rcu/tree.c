@@ -731,17 +731,22 @@ static void rcu_ofl_unlock(void)
  * Test build: for as long as it waits, it says so to the dying CPU's
  * jitter holds (jitter_walk_blocked()), not once: a hold begun after a
  * single telling would wait for this walk, which waits for its lock, to
- * its bound (6.5 s at jitter=200, past spinlock.timeout_ms).
+ * its bound (6.5 s at jitter=200, past spinlock.timeout_ms).  It tries
+ * the lock between tellings, half of spinlock.timeout_ms at most, then
+ * waits in rcu_ofl_lock(), whose watchdog names a holder that never
+ * lets go.
  */
 static void rcu_ofl_lock_blocked(void)
 {
 #ifdef CONFIG_JITTER
-	for (;;) {
+	u64 end = ktime_get_ns() + (u64)spinlock_timeout_ms * 500000ull;
+
+	do {
 		jitter_walk_blocked(JITTER_WALK_GP_INIT);
-		if (!arch_spin_is_locked(&rcu_state.ofl_lock))
-			break;
+		if (rcu_ofl_trylock())
+			return;
 		cpu_relax();
-	}
+	} while (ktime_get_ns() < end);
 #endif
 	rcu_ofl_lock();
 }
