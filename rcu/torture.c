@@ -1298,7 +1298,6 @@ static void rcu_read_unlock_tail(struct torture_rdr *rs, struct torture_random *
 	struct task *gp_kthread;
 	unsigned long gp;
 	u64 t0;
-	int i;
 
 	if (!TORTURE_TEST_BUILD || cur_ops->flavor != TF_RCU || irqs_disabled())
 		return;
@@ -1319,11 +1318,9 @@ static void rcu_read_unlock_tail(struct torture_rdr *rs, struct torture_random *
 	atomic_long_inc(&n_rcu_torture_unlock_tails);
 	gp = READ_ONCE(rcu_state.gp_seq);
 	t0 = ktime_get_ns();
-	for (i = 0; i < RCUTORTURE_RDR_NBITS; i++)
-		if (rs->state & RDR_RCU_LOCKS & (1u << i)) {
-			rcutorture_rdr_drop(rs, 1u << i);
-			rs->state &= ~(1u << i);
-		}
+	/* The flavour's locks go, in a random order as in any move; the
+	 * preempt_disable() above is what protects the tail. */
+	rcutorture_one_extend(rs, rs->state & ~RDR_RCU_LOCKS, r);
 	if (rcu_seq_state(gp) &&
 	    torture_hold_until(rcu_seq_done(&rcu_state.gp_seq, rcu_seq_endval(gp)),
 			       50ull * 1000000ull))
